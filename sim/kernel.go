@@ -1,0 +1,243 @@
+package sim
+
+import (
+	"fmt"
+)
+
+// A queue entry keeps the ordering key next to the pointer so that sifting
+// compares without dereferencing events.
+type entry struct {
+	when Time
+	key  uint64 // priority (biased) in the top 8 bits, sequence below
+	ev   *Event
+}
+
+func (a *entry) less(b *entry) bool {
+	if a.when != b.when {
+		return a.when < b.when
+	}
+	return a.key < b.key
+}
+
+const seqBits = 56
+
+// Kernel is the event kernel of one simulation. It is not safe for use by
+// more than one goroutine.
+//
+// The queue is a 4-ary min-heap ordered by (time, priority, sequence).
+type Kernel struct {
+	now     Time
+	seq     uint64
+	heap    []entry
+	fired   uint64
+	stopped bool
+	seed    uint64
+	trace   func(t Time, ev *Event)
+}
+
+// NewKernel returns a kernel at time 0 whose random streams derive from
+// seed.
+func NewKernel(seed uint64) *Kernel {
+	return &Kernel{seed: seed, heap: make([]entry, 0, 64)}
+}
+
+// Now returns the current simulated time.
+func (k *Kernel) Now() Time { return k.now }
+
+// Seed returns the master seed.
+func (k *Kernel) Seed() uint64 { return k.seed }
+
+// Fired returns how many events have fired so far.
+func (k *Kernel) Fired() uint64 { return k.fired }
+
+// Pending returns how many events are scheduled.
+func (k *Kernel) Pending() int { return len(k.heap) }
+
+// SetTrace installs fn to be called before every event fires (nil removes
+// it). It is a listener: it must not schedule or cancel events.
+func (k *Kernel) SetTrace(fn func(t Time, ev *Event)) { k.trace = fn }
+
+// Schedule arranges for e to fire at time at (>= Now). An event that is
+// already scheduled is moved.
+func (k *Kernel) Schedule(e *Event, at Time) {
+	if at < k.now {
+		panic(fmt.Sprintf("sim: event %s scheduled at %v, before now %v", e.name, at, k.now))
+	}
+	k.seq++
+	key := uint64(uint8(int16(e.prio)+128))<<seqBits | (k.seq & (1<<seqBits - 1))
+	e.when = at
+	if e.index >= 0 {
+		i := e.index
+		k.heap[i].when, k.heap[i].key = at, key
+		if !k.up(i) {
+			k.down(i)
+		}
+		return
+	}
+	k.heap = append(k.heap, entry{when: at, key: key, ev: e})
+	i := len(k.heap) - 1
+	e.index = i
+	k.up(i)
+}
+
+// ScheduleAfter arranges for e to fire d after now.
+func (k *Kernel) ScheduleAfter(e *Event, d Time) { k.Schedule(e, k.now+d) }
+
+// Cancel removes e from the queue; cancelling an idle event does nothing.
+func (k *Kernel) Cancel(e *Event) {
+	i := e.index
+	if i < 0 {
+		return
+	}
+	last := len(k.heap) - 1
+	if i != last {
+		k.heap[i] = k.heap[last]
+		k.heap[i].ev.index = i
+	}
+	k.heap[last] = entry{}
+	k.heap = k.heap[:last]
+	e.index = -1
+	if i != last {
+		if !k.up(i) {
+			k.down(i)
+		}
+	}
+}
+
+// Next returns the time of the earliest scheduled event, or Never.
+func (k *Kernel) Next() Time {
+	if len(k.heap) == 0 {
+		return Never
+	}
+	return k.heap[0].when
+}
+
+// AdvanceTo moves the clock forward to t without firing anything. It is
+// allowed only when no event is due at or before t: this is how a CPU that
+// ran ahead of the clock synchronises cheaply when nothing intervened. It
+// reports whether the clock was moved.
+func (k *Kernel) AdvanceTo(t Time) bool {
+	if t < k.now {
+		panic(fmt.Sprintf("sim: AdvanceTo(%v) before now %v", t, k.now))
+	}
+	if len(k.heap) > 0 && k.heap[0].when <= t {
+		return false
+	}
+	k.now = t
+	return true
+}
+
+// Stop makes the running Run* call return after the current event.
+func (k *Kernel) Stop() { k.stopped = true }
+
+// Step fires the earliest event. It returns false if the queue is empty.
+func (k *Kernel) Step() bool {
+	if len(k.heap) == 0 {
+		return false
+	}
+	e := k.pop()
+	k.now = e.when
+	k.fired++
+	if k.trace != nil {
+		k.trace(e.when, e)
+	}
+	e.fn()
+	return true
+}
+
+// Run fires events until the queue is empty or Stop is called.
+func (k *Kernel) Run() { k.RunUntil(Never) }
+
+// RunUntil fires every event due at or before limit, unless Stop is called
+// first; then, if it was not stopped, the clock stands at limit (or stays
+// where it is when limit is Never).
+func (k *Kernel) RunUntil(limit Time) {
+	k.stopped = false
+	for !k.stopped && len(k.heap) > 0 && k.heap[0].when <= limit {
+		k.Step()
+	}
+	if !k.stopped && limit != Never && k.now < limit {
+		k.now = limit
+	}
+}
+
+// RunEvents fires at most n events and returns how many fired.
+func (k *Kernel) RunEvents(n uint64) uint64 {
+	k.stopped = false
+	var i uint64
+	for ; i < n && !k.stopped && k.Step(); i++ {
+	}
+	return i
+}
+
+// RunWhile fires events while cond returns true; cond is checked before
+// each event.
+func (k *Kernel) RunWhile(cond func() bool) {
+	k.stopped = false
+	for !k.stopped && cond() && k.Step() {
+	}
+}
+
+func (k *Kernel) pop() *Event {
+	h := k.heap
+	e := h[0].ev
+	last := len(h) - 1
+	h[0] = h[last]
+	h[0].ev.index = 0
+	h[last] = entry{}
+	k.heap = h[:last]
+	if last > 0 {
+		k.down(0)
+	}
+	e.index = -1
+	return e
+}
+
+// up sifts entry i towards the root and reports whether it moved.
+func (k *Kernel) up(i int) bool {
+	h := k.heap
+	x := h[i]
+	start := i
+	for i > 0 {
+		p := (i - 1) / 4
+		if !x.less(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		h[i].ev.index = i
+		i = p
+	}
+	h[i] = x
+	x.ev.index = i
+	return i != start
+}
+
+func (k *Kernel) down(i int) {
+	h := k.heap
+	n := len(h)
+	x := h[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		end := c + 4
+		if end > n {
+			end = n
+		}
+		for j := c + 1; j < end; j++ {
+			if h[j].less(&h[m]) {
+				m = j
+			}
+		}
+		if !h[m].less(&x) {
+			break
+		}
+		h[i] = h[m]
+		h[i].ev.index = i
+		i = m
+	}
+	h[i] = x
+	x.ev.index = i
+}
