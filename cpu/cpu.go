@@ -1,0 +1,420 @@
+// Package cpu models a processor core as simkron charges it: a cycle
+// counter driven by the cost of what the simulated software does, execution
+// contexts that take turns on the core, and an interrupt controller.
+//
+// # Execution model
+//
+// Simulated software is ordinary Go code that runs on the core through a
+// Context: a coroutine (iter.Pull) with its own Go stack, so a thread can
+// block in a system call and resume later. Interrupt handlers and deferred
+// work run to completion on the stack of whichever context they interrupt,
+// as they do on a real kernel stack.
+//
+// Work is charged lazily: Charge and friends only advance the core's cycle
+// counter, which may run ahead of the event clock. Before anything another
+// component can observe (a device access, masking or unmasking interrupts,
+// switching context) the software calls Sync, which lets the event clock
+// catch up with the core. Events due in between fire first; an interrupt
+// among them runs its handler at its own arrival time and pushes the
+// completion of the interrupted work back by exactly the handler's cycles.
+// When no event is due, Sync costs a comparison.
+//
+// Simplifications: one core per host; no pipeline or superscalar model (a
+// single CPI for non-memory work); instruction fetch is charged per code
+// line of a function per call (stall cycles only); interrupt priorities are
+// fixed by line number, lower numbers first, like a single 8259.
+package cpu
+
+import (
+	"fmt"
+	"iter"
+
+	"simkron/memory"
+	"simkron/sim"
+)
+
+// ContextKind says what a context is for.
+type ContextKind uint8
+
+// Context kinds.
+const (
+	KindThread ContextKind = iota
+	KindIdle
+)
+
+// Context is an execution context with its own stack: a thread, or the
+// core's idle loop.
+type Context struct {
+	cpu   *CPU
+	name  string
+	kind  ContextKind
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	// stack holds the active symbols, innermost last. Interrupt handlers
+	// push onto the stack of the context they interrupt.
+	stack []*Symbol
+	done  bool
+	// Data belongs to the kernel (its thread structure).
+	Data any
+}
+
+// Name returns the context's name.
+func (x *Context) Name() string { return x.name }
+
+// Kind returns the context's kind.
+func (x *Context) Kind() ContextKind { return x.kind }
+
+// Done reports whether the context's body has ended.
+func (x *Context) Done() bool { return x.done }
+
+type reqKind uint8
+
+const (
+	reqNone reqKind = iota
+	reqWait         // wait until req.until (slow Sync)
+	reqHalt         // idle until an interrupt
+	reqSwitch       // run req.to instead
+)
+
+type request struct {
+	kind  reqKind
+	until sim.Time
+	to    *Context
+}
+
+// errStopped unwinds a context's stack when the simulation shuts it down.
+type errStopped struct{}
+
+// Stats counts what the core did.
+type Stats struct {
+	Cycles       int64 // cycle counter, idle included
+	IdleCycles   int64
+	Instructions int64
+	Interrupts   uint64
+	Spurious     uint64
+	Switches     uint64
+	Traps        uint64
+	SyncsFast    uint64 // Sync with nothing due: no yield
+	SyncsSlow    uint64 // Sync that yielded to the event kernel
+	IOAccesses   uint64
+	IOCycles     int64 // cycles spent on bus accesses to devices
+}
+
+// Hooks are listeners on the core's execution. They observe only: they
+// must not charge, sync or touch the model. Each is guarded by a nil check.
+type Hooks struct {
+	Enter     func(c *CPU, s *Symbol)
+	Exit      func(c *CPU, s *Symbol)
+	Interrupt func(c *CPU, line int, entry bool)
+}
+
+// CPU is one core.
+type CPU struct {
+	k     *sim.Kernel
+	name  string
+	p     Params
+	clock sim.Clock
+	sys   *memory.System
+	cpi   int64 // milli-cycles per instruction
+	rem   int64 // carried fraction of a cycle, in milli-cycles
+
+	cycle int64 // cycles since boot, idle included
+	stats Stats
+
+	cur       *Context
+	req       request
+	suspended reqKind // what cur is suspended in, seen from the event side
+	wake      *sim.Event
+	irqEv     *sim.Event
+	deliver   bool
+	deliverAt sim.Time
+
+	pic pic
+
+	// symCycles holds self cycles per symbol index; noSym collects cycles
+	// charged with no symbol active.
+	symCycles []int64
+	noSym     int64
+
+	// OnIRQExit runs when the outermost interrupt handler returns, with
+	// interrupts enabled: the kernel's deferred work (bottom halves). It
+	// must guard itself against re-entry from nested interrupts.
+	OnIRQExit func()
+	// OnContextEnd runs when a context's body returns; it must switch
+	// away (the kernel's thread exit).
+	OnContextEnd func(x *Context)
+	Hooks        Hooks
+}
+
+// New returns a core named name ("hostA.cpu0") that reaches memory and
+// devices through sys.
+func New(k *sim.Kernel, name string, p Params, sys *memory.System) (*CPU, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if p.Lines <= 0 || p.Lines > 32 {
+		return nil, fmt.Errorf("%s: irq_lines %d out of range 1..32", name, p.Lines)
+	}
+	c := &CPU{k: k, name: name, p: p, clock: sim.NewClock(p.Clock), sys: sys, cpi: p.cpiMilli()}
+	c.wake = sim.NewEvent(name+".resume", c.resume)
+	c.irqEv = sim.NewEventPriority(name+".irq", sim.PriorityLate, c.irqEvent)
+	c.pic.init(p.Lines)
+	return c, nil
+}
+
+// Name returns the core's name.
+func (c *CPU) Name() string { return c.name }
+
+// Params returns the core's parameters.
+func (c *CPU) Params() Params { return c.p }
+
+// Clock returns the core's clock.
+func (c *CPU) Clock() sim.Clock { return c.clock }
+
+// Kernel returns the event kernel.
+func (c *CPU) Kernel() *sim.Kernel { return c.k }
+
+// System returns the memory side of the host.
+func (c *CPU) System() *memory.System { return c.sys }
+
+// Cycles returns the cycle counter: every cycle since boot, idle included.
+// It may be ahead of the event clock while work is charged lazily.
+func (c *CPU) Cycles() int64 { return c.cycle }
+
+// LocalTime returns the time the charged work reaches.
+func (c *CPU) LocalTime() sim.Time { return c.clock.Time(c.cycle) }
+
+// Stats returns the core's counters.
+func (c *CPU) Stats() Stats {
+	s := c.stats
+	s.Cycles = c.cycle
+	return s
+}
+
+// Current returns the running context.
+func (c *CPU) Current() *Context { return c.cur }
+
+// Symbol returns the innermost active symbol, or nil.
+func (c *CPU) Symbol() *Symbol {
+	if c.cur == nil || len(c.cur.stack) == 0 {
+		return nil
+	}
+	return c.cur.stack[len(c.cur.stack)-1]
+}
+
+// SymbolCycles returns the self cycles charged while symbol index i was
+// innermost, and the cycles charged with no symbol active.
+func (c *CPU) SymbolCycles() (bySymbol []int64, none int64) { return c.symCycles, c.noSym }
+
+// NewContext creates a context that will run body. It does not run until
+// the core switches to it (or Start names it).
+func (c *CPU) NewContext(name string, kind ContextKind, body func(x *Context)) *Context {
+	x := &Context{cpu: c, name: name, kind: kind}
+	seq := func(yield func(struct{}) bool) {
+		x.yield = yield
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(errStopped); !ok {
+					panic(r)
+				}
+			}
+		}()
+		body(x)
+		x.done = true
+		if c.OnContextEnd != nil {
+			c.OnContextEnd(x)
+		}
+		panic(fmt.Sprintf("cpu: %s: context %s ended without switching away", c.name, x.name))
+	}
+	x.next, x.stop = iter.Pull(seq)
+	return x
+}
+
+// Start makes x the running context at the current time. It is called
+// once, at boot, from outside any context.
+func (c *CPU) Start(x *Context) {
+	if c.cur != nil {
+		panic(fmt.Sprintf("cpu: %s started twice", c.name))
+	}
+	c.cur = x
+	c.cycle = max(c.cycle, c.clock.Cycle(c.k.Now()))
+	c.k.Schedule(c.wake, c.k.Now())
+}
+
+// Shutdown unwinds every context given, ending their coroutines; used
+// when a simulation ends with threads still blocked.
+func (c *CPU) Shutdown(xs ...*Context) {
+	for _, x := range xs {
+		if x.stop != nil {
+			x.stop()
+		}
+	}
+	c.k.Cancel(c.wake)
+	c.k.Cancel(c.irqEv)
+}
+
+// resume runs the current context until it suspends in a wait or a halt,
+// following switches. It runs on the event side (main stack) only.
+func (c *CPU) resume() {
+	for {
+		c.req = request{}
+		if _, ok := c.cur.next(); !ok {
+			panic(fmt.Sprintf("cpu: %s: context %s ended", c.name, c.cur.name))
+		}
+		switch c.req.kind {
+		case reqWait:
+			c.suspended = reqWait
+			c.k.Schedule(c.wake, c.req.until)
+			return
+		case reqHalt:
+			c.suspended = reqHalt
+			return
+		case reqSwitch:
+			c.cur = c.req.to
+		default:
+			panic(fmt.Sprintf("cpu: %s: context %s yielded without a request", c.name, c.cur.name))
+		}
+	}
+}
+
+// suspend hands control to the event side with request r and returns when
+// the context is resumed.
+func (c *CPU) suspend(r request) {
+	c.req = r
+	x := c.cur
+	if !x.yield(struct{}{}) {
+		panic(errStopped{})
+	}
+	c.suspended = reqNone
+}
+
+// Charge adds n cycles of work to the running context.
+func (c *CPU) Charge(n int64) {
+	c.cycle += n
+	if s := c.Symbol(); s != nil {
+		c.symCycles[s.index] += n
+	} else {
+		c.noSym += n
+	}
+}
+
+// Exec charges n instructions at the core's CPI.
+func (c *CPU) Exec(n int64) {
+	c.stats.Instructions += n
+	m := n*c.cpi + c.rem
+	c.rem = m % 1000
+	c.Charge(m / 1000)
+}
+
+// Sync lets the event clock catch up with the charged work. Interrupts that
+// arrive meanwhile are taken at their arrival time and delay the work.
+func (c *CPU) Sync() {
+	for {
+		t := c.clock.Time(c.cycle)
+		if t < c.k.Now() {
+			panic(fmt.Sprintf("cpu: %s: local time %v behind the clock %v", c.name, t, c.k.Now()))
+		}
+		if c.k.AdvanceTo(t) {
+			c.stats.SyncsFast++
+			return
+		}
+		c.stats.SyncsSlow++
+		c.suspend(request{kind: reqWait, until: t})
+		if !c.deliver {
+			return
+		}
+		c.deliver = false
+		c.takeInterrupt(c.deliverAt)
+	}
+}
+
+// Switch saves the running context and runs to instead, charging a
+// context switch. It returns when the old context is switched back in.
+func (c *CPU) Switch(to *Context) {
+	if to == c.cur {
+		return
+	}
+	if to.done {
+		panic(fmt.Sprintf("cpu: %s: switch to ended context %s", c.name, to.name))
+	}
+	c.Charge(c.p.SwitchCycles)
+	c.Sync()
+	c.stats.Switches++
+	c.suspend(request{kind: reqSwitch, to: to})
+}
+
+// Halt idles the core until an interrupt has been taken. It is the idle
+// loop's body; it returns after the handlers (and deferred work) ran.
+func (c *CPU) Halt() {
+	c.Sync()
+	if c.pic.next(c) >= 0 {
+		c.dispatch()
+		return
+	}
+	if !c.pic.enabled {
+		c.sys.Guest.Report(c.k.Now(), c.name, "halt with interrupts disabled: the core stops for good")
+	}
+	c.suspend(request{kind: reqHalt})
+	c.deliver = false
+	c.takeInterrupt(c.deliverAt)
+}
+
+// Trap charges a system-call trap and return.
+func (c *CPU) Trap() {
+	c.stats.Traps++
+	c.Charge(c.p.TrapCycles)
+}
+
+// Enter starts a call of s: its instructions are charged and its code is
+// fetched through the instruction cache.
+func (c *CPU) Enter(s *Symbol) {
+	x := c.cur
+	x.stack = append(x.stack, s)
+	if s.index >= len(c.symCycles) {
+		grown := make([]int64, s.index+64)
+		copy(grown, c.symCycles)
+		c.symCycles = grown
+	}
+	if c.Hooks.Enter != nil {
+		c.Hooks.Enter(c, s)
+	}
+	c.fetch(s)
+	c.Exec(s.Instructions)
+}
+
+// Exit ends the call of s, which must be the innermost active symbol.
+func (c *CPU) Exit(s *Symbol) {
+	x := c.cur
+	n := len(x.stack)
+	if n == 0 || x.stack[n-1] != s {
+		panic(fmt.Sprintf("cpu: %s: exit %s does not match the active symbol %v", c.name, s.Name, c.Symbol()))
+	}
+	if c.Hooks.Exit != nil {
+		c.Hooks.Exit(c, s)
+	}
+	x.stack = x.stack[:n-1]
+}
+
+// Call runs fn as a call of s.
+func (c *CPU) Call(s *Symbol, fn func()) {
+	c.Enter(s)
+	fn()
+	c.Exit(s)
+}
+
+// fetch charges the stall cycles of fetching s's code lines.
+func (c *CPU) fetch(s *Symbol) {
+	h := c.sys.Cache
+	if h == nil {
+		return
+	}
+	l1 := h.L1I()
+	line := memory.Addr(l1.Params().Line)
+	hit := l1.Params().HitLatency
+	var stall int64
+	for a := s.Addr &^ (line - 1); a < s.Addr+memory.Addr(s.CodeBytes); a += line {
+		stall += c.sys.Reference(a, memory.Fetch) - hit
+	}
+	c.Charge(stall)
+}

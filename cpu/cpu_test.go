@@ -1,0 +1,242 @@
+package cpu_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+)
+
+// rig is a bare core at 100 MHz (10 ns a cycle) with a 16 KiB memory
+// and one L1, no kernel: the tests drive contexts directly.
+type rig struct {
+	k    *sim.Kernel
+	c    *cpu.CPU
+	sys  *memory.System
+	idle *cpu.Context
+}
+
+func newRig(t testing.TB) *rig {
+	t.Helper()
+	k := sim.NewKernel(1)
+	l1 := &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 2, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
+	h, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := memory.NewSystem(k, "h", memory.NewPhys(64*sim.KiB), h)
+	p := cpu.DefaultParams()
+	p.Clock = 100 * sim.MHz
+	p.CPI = 1
+	p.IRQEntryCycles = 80
+	p.IRQExitCycles = 40
+	p.SwitchCycles = 300
+	c, err := cpu.New(k, "h.cpu0", p, sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{k: k, c: c, sys: sys}
+	r.idle = c.NewContext("idle", cpu.KindIdle, func(*cpu.Context) {
+		for {
+			c.Halt()
+		}
+	})
+	c.OnContextEnd = func(*cpu.Context) { c.Switch(r.idle) }
+	return r
+}
+
+const cycle = 10 * sim.Nanosecond
+
+// An interrupt that arrives during charged work runs at its arrival time
+// and delays the work's completion by exactly the handler's cycles.
+func TestInterruptDelaysChargedWork(t *testing.T) {
+	r := newRig(t)
+	line, err := r.c.Line(3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handlerStart int64
+	var handlerAt sim.Time
+	r.c.SetHandler(3, "dev", func() {
+		handlerStart = r.c.Cycles()
+		handlerAt = r.k.Now()
+		r.c.Charge(500)
+	})
+	var done sim.Time
+	x := r.c.NewContext("work", cpu.KindThread, func(*cpu.Context) {
+		r.c.Charge(10000) // 100us of work, charged lazily
+		r.c.Sync()
+		done = r.k.Now()
+	})
+	pulse := sim.NewEvent("pulse", line.Pulse)
+	r.k.Schedule(pulse, 30*sim.Microsecond+5) // between two cycle boundaries
+	r.c.Start(x)
+	r.k.Run()
+
+	// Recognised at the next cycle boundary after 30us+5ps: cycle 3001.
+	if want := int64(3001 + 80); handlerStart != want {
+		t.Errorf("handler started at cycle %d, want %d (entry cost charged from the boundary)", handlerStart, want)
+	}
+	if handlerAt != 30*sim.Microsecond+5 {
+		t.Errorf("handler ran at %v, want the arrival time", handlerAt)
+	}
+	if want := 100*sim.Microsecond + (80+500+40)*cycle; done != want {
+		t.Errorf("work completed at %v, want %v", done, want)
+	}
+	if got := r.c.Stats().Interrupts; got != 1 {
+		t.Errorf("interrupts = %d, want 1", got)
+	}
+}
+
+// A masked request waits until interrupts are enabled again, then runs at
+// the enabling instant.
+func TestMaskedInterruptWaitsForEnable(t *testing.T) {
+	r := newRig(t)
+	line, _ := r.c.Line(5, false)
+	var at sim.Time
+	r.c.SetHandler(5, "dev", func() {
+		at = r.c.LocalTime()
+		line.Set(false)
+	})
+	x := r.c.NewContext("work", cpu.KindThread, func(*cpu.Context) {
+		was := r.c.DisableInterrupts()
+		r.c.Charge(1000)
+		r.c.Sync()
+		r.c.RestoreInterrupts(was)
+	})
+	r.k.Schedule(sim.NewEvent("raise", func() { line.Set(true) }), 2*sim.Microsecond)
+	r.c.Start(x)
+	r.k.Run()
+	if want := 10*sim.Microsecond + 80*cycle; at != want {
+		t.Errorf("handler body ran at %v, want %v (after the entry cost at the enabling instant)", at, want)
+	}
+}
+
+// A higher-priority line preempts a running handler; a lower one waits for
+// it to finish.
+func TestInterruptPriorities(t *testing.T) {
+	r := newRig(t)
+	hi, _ := r.c.Line(1, true)
+	lo, _ := r.c.Line(6, true)
+	mid, _ := r.c.Line(4, true)
+	var order []string
+	r.c.SetHandler(4, "mid", func() {
+		order = append(order, "mid-start")
+		r.c.Charge(1000)
+		r.c.Sync() // lets the others arrive while mid runs
+		order = append(order, "mid-end")
+	})
+	r.c.SetHandler(1, "hi", func() { order = append(order, "hi") })
+	r.c.SetHandler(6, "lo", func() { order = append(order, "lo") })
+	r.k.Schedule(sim.NewEvent("mid", mid.Pulse), 1*sim.Microsecond)
+	r.k.Schedule(sim.NewEvent("lo", lo.Pulse), 2*sim.Microsecond)
+	r.k.Schedule(sim.NewEvent("hi", hi.Pulse), 3*sim.Microsecond)
+	r.c.Start(r.idle)
+	r.k.RunUntil(sim.Millisecond)
+	want := []string{"mid-start", "hi", "mid-end", "lo"}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("handler order (-want +got):\n%s", diff)
+	}
+}
+
+// Contexts switch with the configured cost and a halted core wakes on an
+// interrupt at its arrival time; idle cycles are counted.
+func TestSwitchAndHalt(t *testing.T) {
+	r := newRig(t)
+	line, _ := r.c.Line(2, true)
+	var a, b *cpu.Context
+	var woke sim.Time
+	blocked := false
+	r.c.SetHandler(2, "wake", func() {
+		if blocked {
+			blocked = false
+			woke = r.c.LocalTime()
+		}
+	})
+	b = r.c.NewContext("b", cpu.KindThread, func(*cpu.Context) {
+		r.c.Charge(100)
+		r.c.Switch(a)
+	})
+	a = r.c.NewContext("a", cpu.KindThread, func(*cpu.Context) {
+		r.c.Switch(b) // 300 cycles, then b charges 100 and switches back: 300 more
+		r.c.Sync()
+		if got, want := r.k.Now(), 700*cycle; got != want {
+			t.Errorf("back in a at %v, want %v", got, want)
+		}
+		blocked = true
+		r.c.Switch(r.idle)
+	})
+	r.k.Schedule(sim.NewEvent("irq", line.Pulse), 50*sim.Microsecond)
+	r.c.Start(a)
+	r.k.Run()
+	if want := 50*sim.Microsecond + 80*cycle; woke != want {
+		t.Errorf("handler ran at %v, want %v", woke, want)
+	}
+	st := r.c.Stats()
+	if st.Switches != 3 {
+		t.Errorf("switches = %d, want 3", st.Switches)
+	}
+	// Idle from the switch to idle (1000 cycles: 700 + 300) until 5000.
+	if st.IdleCycles != 4000 {
+		t.Errorf("idle cycles = %d, want 4000", st.IdleCycles)
+	}
+}
+
+// An unhandled level interrupt is a guest error, not a hang or a panic.
+func TestSpuriousInterruptMasksLine(t *testing.T) {
+	r := newRig(t)
+	line, _ := r.c.Line(7, false)
+	r.k.Schedule(sim.NewEvent("irq", func() { line.Set(true) }), sim.Microsecond)
+	r.c.Start(r.idle)
+	r.k.RunUntil(sim.Millisecond)
+	if r.sys.Guest.Count() != 1 || r.c.Stats().Spurious != 1 {
+		t.Errorf("guest errors %d, spurious %d; want 1 and 1", r.sys.Guest.Count(), r.c.Stats().Spurious)
+	}
+}
+
+// The CPI is applied in fixed point without losing fractions.
+func TestExecFixedPointCPI(t *testing.T) {
+	r := newRig(t)
+	p := r.c.Params()
+	p.CPI = 1.25
+	c, _ := cpu.New(r.k, "x", p, r.sys)
+	for range 4 {
+		c.Exec(1) // 1.25 cycles each: 1, 1, 1, 2
+	}
+	if c.Cycles() != 5 {
+		t.Errorf("4 instructions at CPI 1.25 = %d cycles, want 5", c.Cycles())
+	}
+}
+
+// Entering a symbol charges its instructions and the stall of fetching its
+// code; the second call hits in the I-cache.
+func TestSymbolFetchAndAttribution(t *testing.T) {
+	r := newRig(t)
+	tab := cpu.NewSymbolTable(0x1000, map[string]int64{"f": 20})
+	f := tab.Define(cpu.Def{Name: "f", Layer: cpu.LayerIP, Instructions: 10, CodeBytes: 64})
+	if got := tab.UnusedOverrides(); len(got) != 0 {
+		t.Errorf("unused overrides %v", got)
+	}
+	var first, second int64
+	x := r.c.NewContext("t", cpu.KindThread, func(*cpu.Context) {
+		c0 := r.c.Cycles()
+		r.c.Call(f, func() {})
+		first = r.c.Cycles() - c0
+		c0 = r.c.Cycles()
+		r.c.Call(f, func() {})
+		second = r.c.Cycles() - c0
+	})
+	r.c.Start(x)
+	r.k.Run()
+	// 4 lines of 16 bytes: each miss costs 10 (memory) - 1 (hit) = 9.
+	if first != 20+4*9 || second != 20 {
+		t.Errorf("first call %d cycles, second %d; want %d and 20", first, second, 20+4*9)
+	}
+	by, _ := r.c.SymbolCycles()
+	if by[f.Index()] != first+second {
+		t.Errorf("self cycles of f = %d, want %d", by[f.Index()], first+second)
+	}
+}

@@ -1,0 +1,155 @@
+package cpu
+
+import (
+	"simkron/memory"
+)
+
+// Reference charges one data reference of up to a word at a.
+func (c *CPU) Reference(a memory.Addr, kind memory.AccessKind) {
+	c.Charge(c.sys.Reference(a, kind))
+}
+
+// ReferenceRange charges a reference to every word of [a, a+n).
+func (c *CPU) ReferenceRange(a memory.Addr, n uint64, kind memory.AccessKind) {
+	if n > 0 {
+		c.Charge(c.sys.ReferenceRange(a, n, kind))
+	}
+}
+
+// Read copies simulated memory at a into p, charging a reference per word.
+// An address outside memory is a guest error; p is then zero-filled.
+func (c *CPU) Read(a memory.Addr, p []byte) {
+	c.ReferenceRange(a, uint64(len(p)), memory.Read)
+	if err := c.sys.Phys.Read(a, p); err != nil {
+		clear(p)
+		c.sys.Guest.Report(c.LocalTime(), c.name, "read: %v", err)
+	}
+}
+
+// Write copies p into simulated memory at a, charging a reference per word.
+func (c *CPU) Write(a memory.Addr, p []byte) {
+	c.ReferenceRange(a, uint64(len(p)), memory.Write)
+	if err := c.sys.Phys.Write(a, p); err != nil {
+		c.sys.Guest.Report(c.LocalTime(), c.name, "write: %v", err)
+	}
+}
+
+// device finds the device at a; an access to nothing is a guest error.
+func (c *CPU) device(space memory.Space, a memory.Addr, what string) (*memory.Mapping, bool) {
+	m, ok := c.sys.Devices.Lookup(space, a)
+	if !ok {
+		c.sys.Guest.Report(c.k.Now(), c.name, "%s of unmapped %s address 0x%x", what, space, uint64(a))
+	}
+	return m, ok
+}
+
+func (c *CPU) busCycles(m *memory.Mapping, bytes int) int64 {
+	if m.Bus == nil {
+		return 1
+	}
+	return c.clock.Cycles(m.Bus.Cost(bytes))
+}
+
+// In reads a device register of size bytes (inb/inw/inl, or an uncached
+// load from a memory-mapped register). The device sees the access at the
+// core's local time; the core then waits for the bus cycle. Nothing mapped
+// reads as all ones, like an open ISA bus.
+func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
+	c.Sync()
+	c.stats.IOAccesses++
+	m, ok := c.device(space, a, "read")
+	if !ok {
+		c.Charge(1)
+		return 1<<(8*size) - 1
+	}
+	v := m.Dev.Read(uint64(a-m.Base), size)
+	n := c.busCycles(m, size)
+	c.stats.IOCycles += n
+	c.Charge(n)
+	return v
+}
+
+// Out writes a device register.
+func (c *CPU) Out(space memory.Space, a memory.Addr, size int, v uint64) {
+	c.Sync()
+	c.stats.IOAccesses++
+	m, ok := c.device(space, a, "write")
+	if !ok {
+		c.Charge(1)
+		return
+	}
+	m.Dev.Write(uint64(a-m.Base), size, v)
+	n := c.busCycles(m, size)
+	c.stats.IOCycles += n
+	c.Charge(n)
+}
+
+// InString reads n bytes from a data port in width-byte bus cycles into
+// simulated memory at dst (rep insw). The bytes move in bulk when the
+// string starts; every bus cycle and every word stored is charged.
+func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memory.Addr, n int) {
+	c.Sync()
+	m, ok := c.device(space, port, "string read")
+	buf := make([]byte, n)
+	if ok {
+		off := uint64(port - m.Base)
+		if bd, isBlock := m.Dev.(memory.BlockDevice); isBlock {
+			bd.ReadBlock(off, width, buf)
+		} else {
+			for i := 0; i+width <= n; i += width {
+				putLE(buf[i:i+width], m.Dev.Read(off, width))
+			}
+		}
+	} else {
+		for i := range buf {
+			buf[i] = 0xff
+		}
+	}
+	c.stringCost(m, width, n)
+	c.Write(dst, buf)
+}
+
+// OutString writes n bytes from simulated memory at src to a data port in
+// width-byte bus cycles (rep outsw).
+func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src memory.Addr, n int) {
+	c.Sync()
+	buf := make([]byte, n)
+	c.Read(src, buf)
+	m, ok := c.device(space, port, "string write")
+	if ok {
+		off := uint64(port - m.Base)
+		if bd, isBlock := m.Dev.(memory.BlockDevice); isBlock {
+			bd.WriteBlock(off, width, buf)
+		} else {
+			for i := 0; i+width <= n; i += width {
+				m.Dev.Write(off, width, getLE(buf[i:i+width]))
+			}
+		}
+	}
+	c.stringCost(m, width, n)
+}
+
+func (c *CPU) stringCost(m *memory.Mapping, width, n int) {
+	words := (n + width - 1) / width
+	c.stats.IOAccesses += uint64(words)
+	var per int64 = 1
+	if m != nil {
+		per = c.busCycles(m, width)
+	}
+	c.stats.IOCycles += per * int64(words)
+	c.Charge(per * int64(words))
+}
+
+func putLE(b []byte, v uint64) {
+	for i := range b {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+func getLE(b []byte) uint64 {
+	var v uint64
+	for i := range b {
+		v |= uint64(b[i]) << (8 * i)
+	}
+	return v
+}

@@ -1,0 +1,224 @@
+package cpu
+
+import (
+	"fmt"
+	"math/bits"
+
+	"simkron/sim"
+)
+
+// The interrupt controller: a request bit per line, a mask, and the level
+// in service. A line numbered below the level in service may interrupt a
+// handler (nesting by priority, line 0 highest); the core's enable flag
+// blocks everything.
+//
+//	line ──► asserted (level) ─┐
+//	         latched (edge)  ──┴─► requested & ^masked & (line < inService) & enabled ──► handler
+type pic struct {
+	lines     int
+	asserted  uint32 // level-triggered lines currently driven
+	latched   uint32 // edge requests not yet taken
+	edge      uint32 // lines that are edge-triggered
+	masked    uint32
+	enabled   bool
+	inService int // lowest line number in service; lines >= it wait
+	depth     int
+	handlers  []handler
+	counts    []uint64
+}
+
+type handler struct {
+	name string
+	fn   func()
+}
+
+func (p *pic) init(n int) {
+	p.lines = n
+	p.enabled = true
+	p.inService = 32
+	p.handlers = make([]handler, n)
+	p.counts = make([]uint64, n)
+}
+
+// next returns the line to take now, or -1.
+func (p *pic) next(c *CPU) int {
+	if !p.enabled {
+		return -1
+	}
+	req := (p.asserted | p.latched) &^ p.masked
+	if p.inService < 32 {
+		req &= 1<<p.inService - 1
+	}
+	if req == 0 {
+		return -1
+	}
+	return bits.TrailingZeros32(req)
+}
+
+// IRQLine is a device's interrupt output wired to one line of a core.
+type IRQLine struct {
+	c    *CPU
+	n    int
+	edge bool
+}
+
+// Line wires line n. Edge-triggered lines latch a request on Pulse;
+// level-triggered lines request while Set(true).
+func (c *CPU) Line(n int, edge bool) (*IRQLine, error) {
+	if n < 0 || n >= c.pic.lines {
+		return nil, fmt.Errorf("%s: irq %d out of range 0..%d", c.name, n, c.pic.lines-1)
+	}
+	if edge {
+		c.pic.edge |= 1 << n
+	}
+	return &IRQLine{c: c, n: n, edge: edge}, nil
+}
+
+// Number returns the line number.
+func (l *IRQLine) Number() int { return l.n }
+
+// Set drives a level-triggered line.
+func (l *IRQLine) Set(on bool) {
+	p := &l.c.pic
+	if on {
+		p.asserted |= 1 << l.n
+		l.c.poke()
+	} else {
+		p.asserted &^= 1 << l.n
+	}
+}
+
+// Pulse latches a request on an edge-triggered line.
+func (l *IRQLine) Pulse() {
+	l.c.pic.latched |= 1 << l.n
+	l.c.poke()
+}
+
+// poke arranges for the core to look at its requests once the current
+// instant's device activity is done.
+func (c *CPU) poke() {
+	if !c.irqEv.Scheduled() {
+		c.k.Schedule(c.irqEv, c.k.Now())
+	}
+}
+
+// SetHandler installs the handler of line n (request_irq).
+func (c *CPU) SetHandler(n int, name string, fn func()) {
+	c.pic.handlers[n] = handler{name: name, fn: fn}
+}
+
+// InterruptCounts returns how many times each line was taken.
+func (c *CPU) InterruptCounts() []uint64 { return c.pic.counts }
+
+// InInterrupt reports whether a handler is running.
+func (c *CPU) InInterrupt() bool { return c.pic.depth > 0 }
+
+// irqEvent runs on the event side: if the core is waiting and a request is
+// deliverable, the waiting context is resumed to take it.
+func (c *CPU) irqEvent() {
+	if c.pic.next(c) < 0 {
+		return
+	}
+	switch c.suspended {
+	case reqWait:
+		c.k.Cancel(c.wake)
+	case reqHalt:
+	default:
+		return // not booted yet; taken at the first Sync
+	}
+	c.deliver = true
+	c.deliverAt = c.k.Now()
+	c.resume()
+}
+
+// takeInterrupt runs the pending handlers as if they had started at the
+// cycle boundary at or after at, then puts the interrupted work back on
+// top: its completion moves by exactly the handlers' cycles.
+func (c *CPU) takeInterrupt(at sim.Time) {
+	start := c.clock.Cycle(at)
+	ahead := c.cycle - start
+	if ahead < 0 { // the core was idle until now
+		c.stats.IdleCycles -= ahead
+		c.cycle = start
+		ahead = 0
+	}
+	c.cycle = start
+	c.dispatch()
+	c.cycle += ahead
+}
+
+// dispatch takes every deliverable request, highest priority first.
+func (c *CPU) dispatch() {
+	for {
+		n := c.pic.next(c)
+		if n < 0 {
+			return
+		}
+		c.runHandler(n)
+	}
+}
+
+func (c *CPU) runHandler(n int) {
+	p := &c.pic
+	p.latched &^= 1 << n
+	h := p.handlers[n]
+	if h.fn == nil {
+		c.stats.Spurious++
+		p.masked |= 1 << n
+		c.sys.Guest.Report(c.k.Now(), c.name, "interrupt on line %d with no handler: line masked", n)
+		return
+	}
+	c.stats.Interrupts++
+	p.counts[n]++
+	saved := p.inService
+	p.inService = n
+	p.depth++
+	if c.Hooks.Interrupt != nil {
+		c.Hooks.Interrupt(c, n, true)
+	}
+	c.Charge(c.p.IRQEntryCycles)
+	h.fn()
+	// Lowering the level is observable: requests that arrived while the
+	// handler ran must be seen as pending, not as preempting it.
+	c.Sync()
+	p.inService = saved
+	p.depth--
+	if p.depth == 0 && c.OnIRQExit != nil {
+		c.OnIRQExit()
+	}
+	c.Charge(c.p.IRQExitCycles)
+	if c.Hooks.Interrupt != nil {
+		c.Hooks.Interrupt(c, n, false)
+	}
+}
+
+// DisableInterrupts clears the core's enable flag (cli) and returns the
+// previous state for RestoreInterrupts. Masking is observable: the core
+// synchronises first.
+func (c *CPU) DisableInterrupts() bool {
+	c.Sync()
+	was := c.pic.enabled
+	c.pic.enabled = false
+	return was
+}
+
+// RestoreInterrupts sets the enable flag to on (sti when on) and takes any
+// request that became deliverable.
+func (c *CPU) RestoreInterrupts(on bool) {
+	c.Sync()
+	c.pic.enabled = on
+	if on {
+		c.dispatch()
+	}
+}
+
+// MaskLine masks or unmasks one line at the controller.
+func (c *CPU) MaskLine(n int, masked bool) {
+	c.Sync()
+	if masked {
+		c.pic.masked |= 1 << n
+	} else {
+		c.pic.masked &^= 1 << n
+		c.dispatch()
+	}
+}
