@@ -71,10 +71,10 @@ func (x *Context) Done() bool { return x.done }
 type reqKind uint8
 
 const (
-	reqNone reqKind = iota
-	reqWait         // wait until req.until (slow Sync)
-	reqHalt         // idle until an interrupt
-	reqSwitch       // run req.to instead
+	reqNone   reqKind = iota
+	reqWait           // wait until req.until (slow Sync)
+	reqHalt           // idle until an interrupt
+	reqSwitch         // run req.to instead
 )
 
 type request struct {

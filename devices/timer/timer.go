@@ -33,18 +33,18 @@ type Stats struct {
 
 // Timer is the device.
 type Timer struct {
-	name    string
-	k       *sim.Kernel
-	p       Params
-	irq     *cpu.IRQLine
-	guest   *memory.GuestLog
-	period  sim.Time
-	ctrl    uint32
-	status  uint32
-	ticks   uint32
-	tickEv  *sim.Event
-	shotEv  *sim.Event
-	stats   Stats
+	name   string
+	k      *sim.Kernel
+	p      Params
+	irq    *cpu.IRQLine
+	guest  *memory.GuestLog
+	period sim.Time
+	ctrl   uint32
+	status uint32
+	ticks  uint32
+	tickEv *sim.Event
+	shotEv *sim.Event
+	stats  Stats
 }
 
 var _ memory.Device = (*Timer)(nil)
