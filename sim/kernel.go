@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // A queue entry keeps the ordering key next to the pointer so that sifting
@@ -12,11 +13,16 @@ type entry struct {
 	ev   *Event
 }
 
-func (a *entry) less(b *entry) bool {
-	if a.when != b.when {
-		return a.when < b.when
-	}
-	return a.key < b.key
+func (a *entry) less(b *entry) bool { return lessBit(a, b) != 0 }
+
+// lessBit is 1 if a orders before b and 0 otherwise. It compares (when, key)
+// as one 128-bit number (the sign bit of when flipped so that the unsigned
+// comparison matches the signed one) with no branches, which matters in the
+// sift loops where the outcome is unpredictable.
+func lessBit(a, b *entry) uint64 {
+	_, borrow := bits.Sub64(a.key, b.key, 0)
+	_, borrow = bits.Sub64(uint64(a.when)^(1<<63), uint64(b.when)^(1<<63), borrow)
+	return borrow
 }
 
 const seqBits = 56
@@ -182,25 +188,34 @@ func (k *Kernel) pop() *Event {
 	h := k.heap
 	e := h[0].ev
 	last := len(h) - 1
-	h[0] = h[last]
-	h[0].ev.index = 0
+	x := h[last]
 	h[last] = entry{}
-	k.heap = h[:last]
-	if last > 0 {
-		k.down(0)
-	}
+	h = h[:last]
+	k.heap = h
 	e.index = -1
+	if last > 0 {
+		// The old last entry almost always belongs near the bottom, so
+		// walk the hole down to a leaf along the smallest children and
+		// sift x up from there (Floyd): one comparison per level instead
+		// of two.
+		k.siftUp(k.descend(0), x)
+	}
 	return e
 }
 
 // up sifts entry i towards the root and reports whether it moved.
 func (k *Kernel) up(i int) bool {
+	j := k.siftUp(i, k.heap[i])
+	return j != i
+}
+
+// siftUp places x at hole i or above it, moving larger parents down, and
+// returns where x ended up.
+func (k *Kernel) siftUp(i int, x entry) int {
 	h := k.heap
-	x := h[i]
-	start := i
 	for i > 0 {
 		p := (i - 1) / 4
-		if !x.less(&h[p]) {
+		if lessBit(&x, &h[p]) == 0 {
 			break
 		}
 		h[i] = h[p]
@@ -209,29 +224,55 @@ func (k *Kernel) up(i int) bool {
 	}
 	h[i] = x
 	x.ev.index = i
-	return i != start
+	return i
 }
 
+// minChild returns the index of the smallest of the children of i, or -1 if
+// i is a leaf.
+func minChild(h []entry, i int) int {
+	c := 4*i + 1
+	if c+3 < len(h) {
+		// All four children exist: a branch-free tournament.
+		q := (*[4]entry)(h[c : c+4])
+		a := lessBit(&q[1], &q[0])     // 0 or 1
+		b := 2 + lessBit(&q[3], &q[2]) // 2 or 3
+		mask := -lessBit(&q[b], &q[a])
+		return c + int(a^((a^b)&mask))
+	}
+	if c >= len(h) {
+		return -1
+	}
+	m := c
+	for j := c + 1; j < len(h); j++ {
+		if h[j].less(&h[m]) {
+			m = j
+		}
+	}
+	return m
+}
+
+// descend moves the hole at i down to a leaf, pulling the smallest child
+// up at each level, and returns the leaf's index.
+func (k *Kernel) descend(i int) int {
+	h := k.heap
+	for {
+		m := minChild(h, i)
+		if m < 0 {
+			return i
+		}
+		h[i] = h[m]
+		h[i].ev.index = i
+		i = m
+	}
+}
+
+// down sifts entry i towards the leaves.
 func (k *Kernel) down(i int) {
 	h := k.heap
-	n := len(h)
 	x := h[i]
 	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if h[j].less(&h[m]) {
-				m = j
-			}
-		}
-		if !h[m].less(&x) {
+		m := minChild(h, i)
+		if m < 0 || lessBit(&h[m], &x) == 0 {
 			break
 		}
 		h[i] = h[m]

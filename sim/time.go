@@ -130,6 +130,9 @@ func (c Clock) Time(n int64) Time {
 		return Never
 	}
 	q, _ := bits.Div64(hi, lo, c.hz)
+	if q > uint64(Never) {
+		return Never
+	}
 	return Time(q)
 }
 

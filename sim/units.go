@@ -103,7 +103,9 @@ func parseQuantity(s, what string, units []unit) (int64, error) {
 	}
 	num := strings.TrimSpace(strings.TrimSuffix(t, u.suffix))
 	r, ok := new(big.Rat).SetString(num)
-	if !ok || num == "" || strings.ContainsAny(num, "/eE") {
+	// big.Rat also reads fractions, exponents, base prefixes (0x, 0b, 0o)
+	// and digit separators: accept only signs, digits and a point.
+	if !ok || num == "" || strings.TrimLeft(num, "+-.0123456789") != "" {
 		return 0, fmt.Errorf("%s %q: %q is not a decimal number", what, s, num)
 	}
 	if r.Sign() < 0 {
