@@ -1,0 +1,342 @@
+package memory
+
+import (
+	"fmt"
+	"math/bits"
+
+	"simkron/sim"
+)
+
+// WritePolicy says what a cache does with a write hit.
+type WritePolicy uint8
+
+// Write policies.
+const (
+	// WriteBack marks the line dirty; memory is updated when the line is
+	// evicted or flushed.
+	WriteBack WritePolicy = iota
+	// WriteThrough passes every write on to the next level.
+	WriteThrough
+)
+
+// String returns "write-back" or "write-through".
+func (w WritePolicy) String() string {
+	switch w {
+	case WriteBack:
+		return "write-back"
+	case WriteThrough:
+		return "write-through"
+	}
+	return fmt.Sprintf("WritePolicy(%d)", uint8(w))
+}
+
+// MarshalText writes the policy as UnmarshalText reads it.
+func (w WritePolicy) MarshalText() ([]byte, error) {
+	if w > WriteThrough {
+		return nil, fmt.Errorf("memory: invalid write policy %d", uint8(w))
+	}
+	return []byte(w.String()), nil
+}
+
+// UnmarshalText reads "write-back" or "write-through".
+func (w *WritePolicy) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "write-back":
+		*w = WriteBack
+	case "write-through":
+		*w = WriteThrough
+	default:
+		return fmt.Errorf("write policy %q: want \"write-back\" or \"write-through\"", b)
+	}
+	return nil
+}
+
+// CacheParams configures one cache, from its TOML table.
+type CacheParams struct {
+	Size          sim.Size    `toml:"size" help:"capacity"`
+	Line          sim.Size    `toml:"line" help:"line size"`
+	Assoc         int         `toml:"assoc" min:"1" max:"64" help:"ways per set (1 = direct-mapped)"`
+	HitLatency    int64       `toml:"hit_latency" min:"0" max:"1000" help:"cycles for a hit at this level"`
+	WritePolicy   WritePolicy `toml:"write_policy" help:"write-back or write-through"`
+	WriteAllocate bool        `toml:"write_allocate" help:"allocate a line on a write miss"`
+}
+
+func isPow2(v uint64) bool { return v != 0 && v&(v-1) == 0 }
+
+// Validate checks p; each error names the TOML field at fault.
+func (p CacheParams) Validate() error {
+	switch {
+	case p.Line < 4 || p.Line > 1<<20:
+		return fmt.Errorf("line: %v must be between 4B and 1MiB", p.Line)
+	case !isPow2(uint64(p.Line)):
+		return fmt.Errorf("line: %v is not a power of two", p.Line)
+	case p.Assoc < 1 || p.Assoc > 64:
+		return fmt.Errorf("assoc: %d must be between 1 and 64", p.Assoc)
+	case p.Size == 0:
+		return fmt.Errorf("size: must not be zero")
+	case p.Size > 1<<40:
+		return fmt.Errorf("size: %v is larger than 1TiB", p.Size)
+	case isPow2(uint64(p.Assoc)) && !isPow2(uint64(p.Size)):
+		return fmt.Errorf("size: %v is not a power of two", p.Size)
+	case p.Size%(p.Line*sim.Size(p.Assoc)) != 0:
+		return fmt.Errorf("size: %v is not a multiple of line (%v) × assoc (%d)", p.Size, p.Line, p.Assoc)
+	case !isPow2(uint64(p.Size / (p.Line * sim.Size(p.Assoc)))):
+		return fmt.Errorf("size: %v with %v lines and %d ways gives %d sets, not a power of two",
+			p.Size, p.Line, p.Assoc, p.Size/(p.Line*sim.Size(p.Assoc)))
+	case p.HitLatency < 0 || p.HitLatency > 1000:
+		return fmt.Errorf("hit_latency: %d must be between 0 and 1000", p.HitLatency)
+	case p.WritePolicy > WriteThrough:
+		return fmt.Errorf("write_policy: invalid value %d", uint8(p.WritePolicy))
+	}
+	return nil
+}
+
+// AccessKind is the kind of one CPU reference.
+type AccessKind uint8
+
+// Access kinds.
+const (
+	Read  AccessKind = iota // data load
+	Write                   // data store
+	Fetch                   // instruction fetch
+)
+
+// String returns "read", "write" or "fetch".
+func (k AccessKind) String() string {
+	switch k {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Fetch:
+		return "fetch"
+	}
+	return fmt.Sprintf("AccessKind(%d)", uint8(k))
+}
+
+// CacheStats counts the events of one cache. Hits and misses count demand
+// references only (CPU references and, at L2, L1 misses and write-through
+// traffic); victim write-backs arriving from above are not counted there.
+type CacheStats struct {
+	ReadHits, ReadMisses   uint64 // data loads
+	WriteHits, WriteMisses uint64 // data stores
+	FetchHits, FetchMisses uint64 // instruction fetches
+	Writebacks             uint64 // dirty lines written to the next level (evicted or flushed)
+	Invalidations          uint64 // valid lines dropped by Flush, Invalidate or a DMA snoop
+	StaleReads             uint64 // reads that hit a line non-coherent DMA had overwritten
+}
+
+// Accesses returns all demand references.
+func (s CacheStats) Accesses() uint64 {
+	return s.ReadHits + s.ReadMisses + s.WriteHits + s.WriteMisses + s.FetchHits + s.FetchMisses
+}
+
+// Misses returns all demand misses.
+func (s CacheStats) Misses() uint64 { return s.ReadMisses + s.WriteMisses + s.FetchMisses }
+
+// MissRate returns Misses/Accesses, or 0 without accesses.
+func (s CacheStats) MissRate() float64 {
+	if a := s.Accesses(); a != 0 {
+		return float64(s.Misses()) / float64(a)
+	}
+	return 0
+}
+
+// way is one entry of the tag store.
+type way struct {
+	tag   uint64 // line number + 1; 0 = invalid
+	stamp uint64 // clock at last use
+}
+
+// Line state bits.
+const (
+	lineDirty uint8 = 1 << iota
+	lineStale       // non-coherent DMA wrote memory under this line
+)
+
+// Cache is the tag store of one cache with LRU replacement. It holds no
+// data: data always lives in Phys. The arrays are flat, indexed by
+// set*assoc + way:
+//
+//	ways[i].tag    line number + 1 (0 = invalid)
+//	ways[i].stamp  value of clock at the last use (LRU: smallest is evicted)
+//	flags[i]       lineDirty | lineStale
+//
+// Tag and stamp sit together so that a 4-way set is one host cache line.
+//
+// A Cache is driven by a Hierarchy.
+type Cache struct {
+	name      string
+	p         CacheParams
+	lineShift uint
+	setMask   uint64
+	assoc     int
+	hit       int64
+	ways      []way
+	flags     []uint8
+	clock     uint64
+
+	// Per access kind (index Read, Write, Fetch), so the hit path needs no
+	// branch on the kind.
+	hits, misses [3]uint64
+	dirtyOn      [3]uint8 // flags a hit sets: lineDirty for a write-back write
+	staleOn      [3]uint8 // flags that make a hit report: lineStale for reads
+	through      [3]bool  // a hit passes on below: write-through writes
+
+	stats CacheStats // Writebacks, Invalidations, StaleReads
+}
+
+// NewCache returns an empty cache. It panics if p is invalid: validate
+// configuration with CacheParams.Validate first.
+func NewCache(name string, p CacheParams) *Cache {
+	if err := p.Validate(); err != nil {
+		panic(fmt.Sprintf("memory: NewCache(%q): %v", name, err))
+	}
+	lines := int(p.Size / p.Line)
+	sets := uint64(lines / p.Assoc)
+	c := &Cache{
+		name:      name,
+		p:         p,
+		lineShift: uint(bits.TrailingZeros64(uint64(p.Line))),
+		setMask:   sets - 1,
+		assoc:     p.Assoc,
+		hit:       p.HitLatency,
+		ways:      make([]way, lines),
+		flags:     make([]uint8, lines),
+		staleOn:   [3]uint8{Read: lineStale, Fetch: lineStale},
+	}
+	if p.WritePolicy == WriteBack {
+		c.dirtyOn[Write] = lineDirty
+	} else {
+		c.through[Write] = true
+	}
+	return c
+}
+
+// Name returns the cache's hierarchical name.
+func (c *Cache) Name() string { return c.name }
+
+// Params returns the cache's configuration.
+func (c *Cache) Params() CacheParams { return c.p }
+
+// Stats returns the counters.
+func (c *Cache) Stats() CacheStats {
+	s := c.stats
+	s.ReadHits, s.WriteHits, s.FetchHits = c.hits[Read], c.hits[Write], c.hits[Fetch]
+	s.ReadMisses, s.WriteMisses, s.FetchMisses = c.misses[Read], c.misses[Write], c.misses[Fetch]
+	return s
+}
+
+// ResetStats zeroes the counters; the contents stay.
+func (c *Cache) ResetStats() {
+	c.stats = CacheStats{}
+	c.hits, c.misses = [3]uint64{}, [3]uint64{}
+}
+
+// Probe reports whether the line holding a is cached and whether it is
+// dirty, without changing replacement state or counters.
+func (c *Cache) Probe(a Addr) (present, dirty bool) {
+	i := c.find(uint64(a) >> c.lineShift)
+	if i < 0 {
+		return false, false
+	}
+	return true, c.flags[i]&lineDirty != 0
+}
+
+// find returns the index of line, or -1.
+func (c *Cache) find(line uint64) int {
+	tag := line + 1
+	base := int(line&c.setMask) * c.assoc
+	set := c.ways[base : base+c.assoc]
+	for w := range set {
+		if set[w].tag == tag {
+			return base + w
+		}
+	}
+	return -1
+}
+
+// use marks entry i most recently used.
+func (c *Cache) use(i int) {
+	c.clock++
+	c.ways[i].stamp = c.clock
+}
+
+// install puts line (known absent) into its set, evicting the least
+// recently used way. It returns the new entry's index and, if a valid line
+// was evicted, its line number and flags.
+func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicted bool) {
+	base := int(line&c.setMask) * c.assoc
+	set := c.ways[base : base+c.assoc]
+	// An invalid way has stamp 0 and every valid one a later stamp, so the
+	// smallest (stamp, way) is the first invalid way or else the LRU one.
+	// Packing both into one word lets min compile to conditional moves: no
+	// mispredicted branches. Stamps stay below 2^58 (centuries of host time).
+	best := uint64(1<<64 - 1)
+	for w := range set {
+		best = min(best, set[w].stamp<<6|uint64(w))
+	}
+	v := int(best & 63)
+	i = base + v
+	if t := set[v].tag; t != 0 {
+		victim, vflags, evicted = t-1, c.flags[i], true
+	}
+	c.clock++
+	set[v] = way{tag: line + 1, stamp: c.clock}
+	c.flags[i] = 0
+	return i, victim, vflags, evicted
+}
+
+// drop invalidates entry i.
+func (c *Cache) drop(i int) {
+	c.ways[i] = way{}
+	c.flags[i] = 0
+	c.stats.Invalidations++
+}
+
+func (c *Cache) countHit(k AccessKind)  { c.hits[k]++ }
+func (c *Cache) countMiss(k AccessKind) { c.misses[k]++ }
+
+// lineSpan returns the first and last line numbers touched by [a, a+n),
+// n > 0.
+func (c *Cache) lineSpan(a Addr, n uint64) (first, last uint64) {
+	end := uint64(a) + n - 1
+	if end < uint64(a) { // wraps: clip at the top of the address space
+		end = ^uint64(0)
+	}
+	return uint64(a) >> c.lineShift, end >> c.lineShift
+}
+
+// eachPresent calls fn with the index of every valid entry whose line
+// intersects [a, a+n), n > 0. It walks the range line by line, or the whole
+// tag store when that is shorter.
+func (c *Cache) eachPresent(a Addr, n uint64, fn func(i int)) {
+	first, last := c.lineSpan(a, n)
+	if last-first < uint64(len(c.ways)) {
+		for l := first; ; l++ {
+			if i := c.find(l); i >= 0 {
+				fn(i)
+			}
+			if l == last {
+				return
+			}
+		}
+	}
+	for i := range c.ways {
+		if t := c.ways[i].tag; t != 0 && t-1 >= first && t-1 <= last {
+			fn(i)
+		}
+	}
+}
+
+// linesIn returns how many lines of c [a, a+n) touches (saturating).
+func (c *Cache) linesIn(a Addr, n uint64) uint64 {
+	if n == 0 {
+		return 0
+	}
+	first, last := c.lineSpan(a, n)
+	if last-first == ^uint64(0) {
+		return last - first
+	}
+	return last - first + 1
+}

@@ -1,0 +1,278 @@
+package memory
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+
+	"simkron/sim"
+)
+
+// System ties one host's memory side together: physical memory, the CPU's
+// cache hierarchy, uncached regions, the device registry and the log of
+// guest errors. The CPU model charges data references through Reference and
+// ReferenceRange; devices move data through DMA ports.
+type System struct {
+	Name    string
+	Phys    *Phys
+	Cache   *Hierarchy
+	Devices *Registry
+	Guest   *GuestLog
+
+	k        *sim.Kernel
+	uncached []uncachedRegion // sorted by base, disjoint
+	ports    []*DMAPort
+	stats    SystemStats
+}
+
+// SystemStats counts references that bypassed the caches.
+type SystemStats struct {
+	UncachedRefs   uint64 // references to uncached regions
+	UncachedCycles uint64 // cycles they cost
+}
+
+type uncachedRegion struct {
+	base, end Addr // [base, end)
+	latency   int64
+}
+
+// NewSystem assembles a host's memory side. Stale reads found by the
+// hierarchy are reported to the system's GuestLog at the kernel's time.
+func NewSystem(k *sim.Kernel, name string, phys *Phys, h *Hierarchy) *System {
+	s := &System{Name: name, Phys: phys, Cache: h, Devices: NewRegistry(), Guest: &GuestLog{}, k: k}
+	h.OnStale = func(a Addr) {
+		s.Guest.Report(k.Now(), name+".cache",
+			"CPU read of %#x returned stale data: DMA wrote the line while it was cached "+
+				"(non-coherent DMA; flush/invalidate before reading)", uint64(a))
+	}
+	return s
+}
+
+// Kernel returns the event kernel the system reports times from.
+func (s *System) Kernel() *sim.Kernel { return s.k }
+
+// Stats returns the uncached-reference counters.
+func (s *System) Stats() SystemStats { return s.stats }
+
+// ResetStats zeroes the system's, the hierarchy's and the DMA ports'
+// counters.
+func (s *System) ResetStats() {
+	s.stats = SystemStats{}
+	s.Cache.ResetStats()
+	for _, p := range s.ports {
+		p.stats = DMAStats{}
+	}
+}
+
+// AddUncached makes [base, base+size) bypass the caches (a frame buffer,
+// device memory): each reference there costs latency cycles. Regions must
+// not overlap.
+func (s *System) AddUncached(base Addr, size uint64, latency int64) error {
+	end := base + Addr(size)
+	switch {
+	case size == 0:
+		return fmt.Errorf("memory: %s: uncached region at %#x has zero size", s.Name, uint64(base))
+	case end < base:
+		return fmt.Errorf("memory: %s: uncached region at %#x of size %#x wraps around", s.Name, uint64(base), size)
+	case latency < 0:
+		return fmt.Errorf("memory: %s: uncached region at %#x: latency %d is negative", s.Name, uint64(base), latency)
+	}
+	i := sort.Search(len(s.uncached), func(i int) bool { return s.uncached[i].base >= base })
+	for _, j := range []int{i - 1, i} {
+		if j >= 0 && j < len(s.uncached) {
+			o := s.uncached[j]
+			if base < o.end && o.base < end {
+				return fmt.Errorf("memory: %s: uncached region [%#x, %#x) overlaps [%#x, %#x)",
+					s.Name, uint64(base), uint64(end), uint64(o.base), uint64(o.end))
+			}
+		}
+	}
+	s.uncached = append(s.uncached, uncachedRegion{})
+	copy(s.uncached[i+1:], s.uncached[i:])
+	s.uncached[i] = uncachedRegion{base: base, end: end, latency: latency}
+	return nil
+}
+
+// region returns the index of the first uncached region ending after a.
+func (s *System) region(a Addr) int {
+	u := s.uncached
+	lo, hi := 0, len(u)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if u[mid].end <= a {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// Reference charges one CPU reference of up to a word at a and returns its
+// cost in cycles: an uncached region's latency, or the cache hierarchy's.
+func (s *System) Reference(a Addr, kind AccessKind) int64 {
+	if len(s.uncached) == 0 {
+		return s.Cache.Access(a, kind)
+	}
+	if i := s.region(a); i < len(s.uncached) && s.uncached[i].base <= a {
+		s.stats.UncachedRefs++
+		s.stats.UncachedCycles += uint64(s.uncached[i].latency)
+		return s.uncached[i].latency
+	}
+	return s.Cache.Access(a, kind)
+}
+
+// ReferenceRange charges a reference to every word (4 bytes) touching
+// [a, a+n), in order, exactly as Reference per word would, and returns the
+// total cycles.
+func (s *System) ReferenceRange(a Addr, n uint64, kind AccessKind) int64 {
+	if n == 0 {
+		return 0
+	}
+	if len(s.uncached) == 0 {
+		return s.Cache.AccessRange(a, n, kind)
+	}
+	w := uint64(a) &^ 3
+	last := (uint64(a) + n - 1) &^ 3
+	if last < w {
+		last = ^uint64(3)
+	}
+	var cost int64
+	for {
+		i := s.region(Addr(w))
+		if i < len(s.uncached) && uint64(s.uncached[i].base) <= w {
+			// Words whose address lies in the region.
+			r := s.uncached[i]
+			stop := min(last, (uint64(r.end)-1)&^3)
+			words := (stop-w)/4 + 1
+			s.stats.UncachedRefs += words
+			s.stats.UncachedCycles += words * uint64(r.latency)
+			cost += int64(words) * r.latency
+			w = stop
+		} else {
+			// Cached words up to the next region (or the end).
+			stop := last
+			if i < len(s.uncached) {
+				stop = min(stop, (uint64(s.uncached[i].base)-1)&^3)
+			}
+			cost += s.Cache.AccessRange(Addr(w), stop-w+4, kind)
+			w = stop
+		}
+		if w >= last {
+			return cost
+		}
+		w += 4
+	}
+}
+
+// DMAStats counts a DMA port's traffic.
+type DMAStats struct {
+	Writes       uint64 // transfers device → memory
+	Reads        uint64 // transfers memory → device
+	BytesWritten uint64
+	BytesRead    uint64
+	Errors       uint64 // transfers refused (out of range)
+}
+
+// DMAPort is a device's path into host memory. Bytes move at the moment of
+// the call (a simplification: the device sees memory as of the start of the
+// transfer); the call returns how long the transfer takes at the port's
+// bandwidth, and the device schedules its completion after that.
+type DMAPort struct {
+	name     string
+	sys      *System
+	bps      uint64
+	coherent bool
+	stats    DMAStats
+}
+
+// NewDMAPort returns a DMA port moving bytesPerSecond. A coherent port's
+// writes invalidate cached copies (snooping); a non-coherent port's writes
+// leave them, stale, and the driver must invalidate before reading. It
+// panics if bytesPerSecond is not positive.
+func (s *System) NewDMAPort(name string, bytesPerSecond int64, coherent bool) *DMAPort {
+	if bytesPerSecond <= 0 {
+		panic(fmt.Sprintf("memory: DMA port %q: bandwidth %d bytes/s must be positive", name, bytesPerSecond))
+	}
+	p := &DMAPort{name: name, sys: s, bps: uint64(bytesPerSecond), coherent: coherent}
+	s.ports = append(s.ports, p)
+	return p
+}
+
+// Name returns the port's name.
+func (p *DMAPort) Name() string { return p.name }
+
+// Coherent reports whether the port snoops the caches.
+func (p *DMAPort) Coherent() bool { return p.coherent }
+
+// Stats returns the port's counters.
+func (p *DMAPort) Stats() DMAStats { return p.stats }
+
+// Duration returns how long moving n bytes takes: ceil(n·1e12/bandwidth) ps.
+func (p *DMAPort) Duration(n int) sim.Time {
+	if n <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(n), uint64(sim.Second))
+	if hi >= p.bps {
+		return sim.Never
+	}
+	q, r := bits.Div64(hi, lo, p.bps)
+	if r != 0 {
+		q++
+	}
+	return sim.Time(q)
+}
+
+func (p *DMAPort) component() string { return p.sys.Name + ".dma." + p.name }
+
+func (p *DMAPort) refuse(op string, a Addr, n int) error {
+	p.stats.Errors++
+	err := fmt.Errorf("memory: %s: DMA %s of %d bytes at %#x exceeds physical memory of %v",
+		p.component(), op, n, uint64(a), p.sys.Phys.Size())
+	p.sys.Guest.Report(p.sys.k.Now(), p.component(), "DMA %s of %d bytes at %#x exceeds physical memory of %v",
+		op, n, uint64(a), p.sys.Phys.Size())
+	return err
+}
+
+// Write moves data from the device into host memory at a and returns the
+// transfer's duration. Coherent: cached copies of the range are dropped.
+// Non-coherent: they are marked stale, and a later CPU read of one is
+// reported as a guest error. A range outside memory moves nothing, is
+// reported to the GuestLog and returns an error.
+func (p *DMAPort) Write(a Addr, data []byte) (sim.Time, error) {
+	s := p.sys
+	if !s.Phys.InRange(a, uint64(len(data))) {
+		return 0, p.refuse("write", a, len(data))
+	}
+	_ = s.Phys.Write(a, data)
+	if p.coherent {
+		s.Cache.SnoopInvalidate(a, uint64(len(data)))
+	} else {
+		s.Cache.MarkStale(a, uint64(len(data)))
+	}
+	p.stats.Writes++
+	p.stats.BytesWritten += uint64(len(data))
+	return p.Duration(len(data)), nil
+}
+
+// Read moves host memory at a into dst (the device) and returns the
+// transfer's duration. A non-coherent port reading a range with a dirty
+// cached line reports a guest error (the driver forgot to flush); the data
+// still comes from Phys, which is all a tags-only model has. A range
+// outside memory moves nothing, is reported and returns an error.
+func (p *DMAPort) Read(a Addr, dst []byte) (sim.Time, error) {
+	s := p.sys
+	if !s.Phys.InRange(a, uint64(len(dst))) {
+		return 0, p.refuse("read", a, len(dst))
+	}
+	if !p.coherent && s.Cache.DirtyIn(a, uint64(len(dst))) {
+		s.Guest.Report(s.k.Now(), p.component(),
+			"DMA read of unflushed dirty line in [%#x, %#x): the CPU's latest writes are still in the cache "+
+				"(non-coherent DMA; flush before starting the device)", uint64(a), uint64(a)+uint64(len(dst)))
+	}
+	_ = s.Phys.Read(a, dst)
+	p.stats.Reads++
+	p.stats.BytesRead += uint64(len(dst))
+	return p.Duration(len(dst)), nil
+}
