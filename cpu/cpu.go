@@ -54,7 +54,10 @@ type Context struct {
 	// stack holds the active symbols, innermost last. Interrupt handlers
 	// push onto the stack of the context they interrupt.
 	stack []*Symbol
-	done  bool
+	// cycles counts the cycles charged while this context ran outside
+	// interrupts: its own work, which a measurement of it wants.
+	cycles int64
+	done   bool
 	// Data belongs to the kernel (its thread structure).
 	Data any
 }
@@ -64,6 +67,10 @@ func (x *Context) Name() string { return x.name }
 
 // Kind returns the context's kind.
 func (x *Context) Kind() ContextKind { return x.kind }
+
+// Cycles returns the cycles charged to the context's own work, excluding
+// interrupt handlers and deferred work that ran on its stack.
+func (x *Context) Cycles() int64 { return x.cycles }
 
 // Done reports whether the context's body has ended.
 func (x *Context) Done() bool { return x.done }
@@ -292,6 +299,9 @@ func (c *CPU) suspend(r request) {
 // Charge adds n cycles of work to the running context.
 func (c *CPU) Charge(n int64) {
 	c.cycle += n
+	if c.pic.depth == 0 && c.cur != nil {
+		c.cur.cycles += n
+	}
 	if s := c.Symbol(); s != nil {
 		c.symCycles[s.index] += n
 	} else {

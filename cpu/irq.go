@@ -110,7 +110,8 @@ func (c *CPU) SetHandler(n int, name string, fn func()) {
 // InterruptCounts returns how many times each line was taken.
 func (c *CPU) InterruptCounts() []uint64 { return c.pic.counts }
 
-// InInterrupt reports whether a handler is running.
+// InInterrupt reports whether a handler, or the deferred work on its way
+// out, is running.
 func (c *CPU) InInterrupt() bool { return c.pic.depth > 0 }
 
 // irqEvent runs on the event side: if the core is waiting and a request is
@@ -182,11 +183,13 @@ func (c *CPU) runHandler(n int) {
 	// handler ran must be seen as pending, not as preempting it.
 	c.Sync()
 	p.inService = saved
-	p.depth--
-	if p.depth == 0 && c.OnIRQExit != nil {
+	// Deferred work runs on the way out of the outermost interrupt, still
+	// counted as interrupt time, with lower-priority lines open again.
+	if p.depth == 1 && c.OnIRQExit != nil {
 		c.OnIRQExit()
 	}
 	c.Charge(c.p.IRQExitCycles)
+	p.depth--
 	if c.Hooks.Interrupt != nil {
 		c.Hooks.Interrupt(c, n, false)
 	}

@@ -67,6 +67,7 @@ type SymbolTable struct {
 	base, next memory.Addr
 	align      memory.Addr
 	syms       []*Symbol
+	costs      []Def
 	byName     map[string]*Symbol
 	overrides  map[string]int64
 	used       map[string]bool
@@ -100,6 +101,23 @@ func (t *SymbolTable) Define(d Def) *Symbol {
 	t.syms = append(t.syms, s)
 	t.byName[d.Name] = s
 	return s
+}
+
+// Cost returns the instruction count of a loop body or other per-item cost
+// inside a function (bcopy's per-word loop), under a name the [costs] table
+// can override like a function's. It is listed with the symbols.
+func (t *SymbolTable) Cost(name string, instructions int64, why string) int64 {
+	for _, c := range t.costs {
+		if c.Name == name {
+			return c.Instructions
+		}
+	}
+	if v, ok := t.overrides[name]; ok {
+		instructions = v
+		t.used[name] = true
+	}
+	t.costs = append(t.costs, Def{Name: name, Instructions: instructions, Why: why})
+	return instructions
 }
 
 // Lookup finds a symbol by name.
@@ -137,5 +155,8 @@ func (t *SymbolTable) WriteTable(w io.Writer) {
 			layer = "-"
 		}
 		fmt.Fprintf(w, "%-24s %-6s 0x%08x %6d %6d  %s\n", s.Name, layer, uint64(s.Addr), s.CodeBytes, s.Instructions, s.Why)
+	}
+	for _, c := range t.costs {
+		fmt.Fprintf(w, "%-24s %-6s %-10s %6s %6d  %s\n", c.Name, "-", "(loop)", "-", c.Instructions, c.Why)
 	}
 }

@@ -8,11 +8,11 @@ import (
 )
 
 // Allocator hands out buffers in simulated memory, kmalloc-style: sizes
-// are rounded up to a power of two from 32 bytes to 128 KiB; each size
+// are rounded up to a power of two from 32 bytes to 16 MiB; each size
 // class keeps a LIFO free list and is refilled from a bump pointer over
 // the heap. Addresses are deterministic. Blocks are aligned to their size
-// class (so a 2 KiB buffer never straddles more lines or pages than it
-// must). Freed memory is not returned to the bump region.
+// class up to 64 KiB (so a 2 KiB buffer never straddles more lines or
+// pages than it must). Freed memory is not returned to the bump region.
 //
 //	heap: [ class-aligned blocks ... | bump → ............. | end ]
 type Allocator struct {
@@ -25,9 +25,12 @@ type Allocator struct {
 
 const (
 	minClassShift = 5  // 32 bytes
-	maxClassShift = 17 // 128 KiB
+	maxClassShift = 24 // 16 MiB
 	numClasses    = maxClassShift - minClassShift + 1
 )
+
+// maxAlign caps the alignment of large blocks.
+const maxAlign = 64 * 1024
 
 // MaxAlloc is the largest single allocation.
 const MaxAlloc = 1 << maxClassShift
@@ -60,7 +63,8 @@ func (a *Allocator) Alloc(n int) (memory.Addr, bool) {
 		p = l[len(l)-1]
 		a.free[c] = l[:len(l)-1]
 	} else {
-		p = (a.next + size - 1) &^ (size - 1)
+		align := min(size, maxAlign)
+		p = (a.next + align - 1) &^ (align - 1)
 		if p+size > a.end {
 			return 0, false
 		}

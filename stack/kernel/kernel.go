@@ -85,6 +85,7 @@ type Kernel struct {
 	idle  *cpu.Context
 	all   []*Thread
 	alloc *Allocator
+	lib   lib
 
 	softPending uint32
 	softirqs    [32]softirq
@@ -131,6 +132,7 @@ func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Kernel, er
 	k.sym.kmalloc = syms.Define(defKmalloc)
 	k.sym.kfree = syms.Define(defKfree)
 	k.sym.idle = syms.Define(defIdle)
+	k.defineLib()
 	// The heap starts on a 64 KiB boundary after the text, leaving room for
 	// protocol code defined after boot.
 	heapBase := (syms.TextEnd() + 256*1024 + 0xFFFF) &^ 0xFFFF
@@ -225,6 +227,8 @@ func (k *Kernel) schedule() {
 // threadEnded is the exit path of a thread whose body returned.
 func (k *Kernel) threadEnded(x *cpu.Context) {
 	t := x.Data.(*Thread)
+	// Ending is observable (the workload may be over): catch up first.
+	k.cpu.Sync()
 	t.state = stateDone
 	k.stats.ThreadsEnded++
 	k.live--

@@ -1,0 +1,107 @@
+package kernel
+
+import (
+	"simkron/cpu"
+	"simkron/memory"
+)
+
+// Library routines every layer calls. Their layer is the caller's, so a
+// copy made by UDP counts as UDP.
+var (
+	defBcopy = cpu.Def{Name: "bcopy", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 128, Why: "argument checks, alignment of the head, loop set-up, tail bytes"}
+	defCksum = cpu.Def{Name: "in_cksum", Layer: cpu.LayerInherit, Instructions: 18, CodeBytes: 192, Why: "set-up, odd-byte handling, fold to 16 bits and complement (RFC 1071)"}
+)
+
+// Per-word loop costs, overridable in [costs] like a function's.
+const (
+	costBcopyWord = "bcopy.word"
+	costCksumWord = "in_cksum.word"
+)
+
+type lib struct {
+	bcopy, cksum         *cpu.Symbol
+	bcopyWord, cksumWord int64
+	scratch              []byte
+}
+
+func (k *Kernel) defineLib() {
+	k.lib.bcopy = k.syms.Define(defBcopy)
+	k.lib.cksum = k.syms.Define(defCksum)
+	k.lib.bcopyWord = k.syms.Cost(costBcopyWord, 3, "load, store, loop branch per 32-bit word (4.4BSD bcopy inner loop)")
+	k.lib.cksumWord = k.syms.Cost(costCksumWord, 3, "load, add with carry, loop branch per 32-bit word (Linux csum_partial)")
+}
+
+// Bcopy copies n bytes from src to dst in simulated memory (overlap
+// allowed), charging the loop's instructions and its interleaved data
+// references.
+func (k *Kernel) Bcopy(dst, src memory.Addr, n int) {
+	c := k.cpu
+	c.Enter(k.lib.bcopy)
+	if n > 0 {
+		if cap(k.lib.scratch) < n {
+			k.lib.scratch = make([]byte, n)
+		}
+		buf := k.lib.scratch[:n]
+		if err := k.sys.Phys.Read(src, buf); err != nil {
+			k.sys.Guest.Report(c.LocalTime(), k.name, "bcopy: %v", err)
+		} else if err := k.sys.Phys.Write(dst, buf); err != nil {
+			k.sys.Guest.Report(c.LocalTime(), k.name, "bcopy: %v", err)
+		}
+		c.ReferenceCopy(dst, src, uint64(n))
+		c.Exec(int64((n+3)/4) * k.lib.bcopyWord)
+	}
+	c.Exit(k.lib.bcopy)
+}
+
+// Cksum returns the Internet checksum (RFC 1071: the complement of the
+// one's-complement sum of 16-bit big-endian words) of n bytes at a, read
+// from simulated memory, charging a load per word.
+func (k *Kernel) Cksum(a memory.Addr, n int) uint16 {
+	c := k.cpu
+	c.Enter(k.lib.cksum)
+	var sum uint32
+	odd := false
+	if n > 0 {
+		err := k.sys.Phys.Chunks(a, uint64(n), false, func(b []byte) {
+			sum, odd = SumBytes(sum, b, odd)
+		})
+		if err != nil {
+			k.sys.Guest.Report(c.LocalTime(), k.name, "in_cksum: %v", err)
+		}
+		c.ReferenceRange(a, uint64(n), memory.Read)
+		c.Exec(int64((n+3)/4) * k.lib.cksumWord)
+	}
+	c.Exit(k.lib.cksum)
+	return ^Fold(sum)
+}
+
+// SumBytes adds b to a one's-complement running sum. odd says the bytes so
+// far were odd in number, so b starts with the low half of a word; the new
+// parity is returned. The sum stays below 2^32 by folding as it goes.
+func SumBytes(sum uint32, b []byte, odd bool) (uint32, bool) {
+	i := 0
+	if odd && len(b) > 0 {
+		sum += uint32(b[0])
+		i = 1
+		odd = false
+	}
+	for ; i+1 < len(b); i += 2 {
+		sum += uint32(b[i])<<8 | uint32(b[i+1])
+		if sum >= 1<<31 {
+			sum = sum&0xffff + sum>>16
+		}
+	}
+	if i < len(b) {
+		sum += uint32(b[i]) << 8
+		odd = true
+	}
+	return sum, odd
+}
+
+// Fold reduces a running sum to 16 bits with end-around carry.
+func Fold(sum uint32) uint16 {
+	for sum>>16 != 0 {
+		sum = sum&0xffff + sum>>16
+	}
+	return uint16(sum)
+}
