@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"simkron/config"
+	"simkron/machine"
+	"simkron/report"
+	"simkron/sim"
+)
+
+func cmdVersion(e *env, args []string) int {
+	fs := newFlags(e, "version", "", "Print simkron's version.")
+	if _, stop, st := parseFlags(e, fs, args); stop {
+		return st
+	}
+	fmt.Fprintf(e.stdout, "simkron %s (result schema %s)\n", machine.Version, report.Schema)
+	return exitOK
+}
+
+// seedFlag is an optional uint64 flag.
+type seedFlag struct{ v *uint64 }
+
+func (s *seedFlag) String() string {
+	if s.v == nil {
+		return ""
+	}
+	return strconv.FormatUint(*s.v, 10)
+}
+
+func (s *seedFlag) Set(v string) error {
+	n, err := strconv.ParseUint(v, 0, 64)
+	if err != nil {
+		return fmt.Errorf("want a non-negative integer")
+	}
+	s.v = &n
+	return nil
+}
+
+func cmdRun(e *env, args []string) int {
+	fs := newFlags(e, "run", "CONFIG", `Run the experiment in CONFIG (a TOML experiment file) and print a summary.
+With --out, also write DIR/result.json (the machine-readable result) and
+DIR/summary.txt; both are byte-identical for the same config and seed.
+Nothing is written when the config is invalid.`)
+	var seed seedFlag
+	fs.Var(&seed, "seed", "master seed of every random stream (default: the experiment's seed)")
+	out := fs.String("out", "", "directory for result.json and summary.txt (created if missing)")
+	quiet := fs.Bool("q", false, "do not print the summary on standard output")
+	rest, stop, st := parseFlags(e, fs, args)
+	if stop {
+		return st
+	}
+	if len(rest) != 1 {
+		fmt.Fprintf(e.stderr, "simkron run: want exactly one CONFIG, got %d arguments\n", len(rest))
+		return exitUsage
+	}
+	exp, err := machine.LoadExperiment(rest[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%v\n", err)
+		return exitUsage
+	}
+	e.log.WithField("config", rest[0]).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
+	opt := machine.Options{Seed: seed.v}
+	r, err := machine.New(exp, opt)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
+		return exitUsage
+	}
+	start := time.Now()
+	if e.stderrTTY {
+		opt.Progress = func(now, stopAt sim.Time) {
+			if time.Since(start) > time.Second {
+				fmt.Fprintf(e.stderr, "\rsimulated %v of at most %v   ", now, stopAt)
+			}
+		}
+	}
+	res, runErr := r.Execute(opt)
+	elapsed := time.Since(start)
+	if e.stderrTTY && elapsed > time.Second {
+		fmt.Fprintf(e.stderr, "\r%60s\r", "")
+	}
+	e.log.WithFields(map[string]any{
+		"host_seconds": fmt.Sprintf("%.3f", elapsed.Seconds()),
+		"events":       res.Events,
+		"events_per_s": fmt.Sprintf("%.0f", float64(res.Events)/max(elapsed.Seconds(), 1e-9)),
+	}).Info("simulation finished")
+	var summary bytes.Buffer
+	if err := report.WriteSummary(&summary, res); err != nil {
+		fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+		return exitFailed
+	}
+	if !*quiet {
+		e.stdout.Write(summary.Bytes())
+	}
+	if *out != "" {
+		if err := writeResults(*out, res, summary.Bytes()); err != nil {
+			fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+			return exitFailed
+		}
+		e.log.Debugf("wrote %s", *out)
+	}
+	if runErr != nil {
+		fmt.Fprintf(e.stderr, "simkron run: %v\n", runErr)
+		return exitFailed
+	}
+	if !res.Complete {
+		fmt.Fprintf(e.stderr, "simkron run: %s\n", res.Incomplete)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// writeResults writes the result files, each through a temporary file so
+// that a failed run never leaves half a file.
+func writeResults(dir string, res *report.Result, summary []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var js bytes.Buffer
+	if err := res.WriteJSON(&js); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"result.json", js.Bytes()}, {"summary.txt", summary}} {
+		path := filepath.Join(dir, f.name)
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, f.data, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadAny reads an experiment file, or a machine file when the file has a
+// [machine] table and no [experiment].
+func loadAny(path string) (exp *machine.Experiment, spec *machine.Spec, err error) {
+	f, err := config.Parse(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.Has("machine") && !f.Has("experiment") {
+		spec, err = machine.LoadMachine(path)
+		return nil, spec, err
+	}
+	exp, err = machine.LoadExperiment(path)
+	return exp, nil, err
+}
+
+func cmdValidate(e *env, args []string) int {
+	fs := newFlags(e, "validate", "FILE...", `Check experiment and machine files. Every problem is reported with its file,
+line and key; the exit status is 2 if any file has one. An experiment is
+also built (hosts assembled, devices mapped) without running it.`)
+	rest, stop, st := parseFlags(e, fs, args)
+	if stop {
+		return st
+	}
+	if len(rest) == 0 {
+		fmt.Fprintf(e.stderr, "simkron validate: name at least one FILE\n")
+		return exitUsage
+	}
+	status := exitOK
+	for _, path := range rest {
+		exp, _, err := loadAny(path)
+		if err == nil && exp != nil {
+			_, err = machine.New(exp, machine.Options{})
+			if err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "%v\n", err)
+			var es config.Errors
+			if errors.As(err, &es) && len(es) > 1 {
+				fmt.Fprintf(e.stderr, "%s: %d problems\n", path, len(es))
+			}
+			status = exitUsage
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: ok\n", path)
+	}
+	return status
+}
+
+func cmdParams(e *env, args []string) int {
+	fs := newFlags(e, "params", "", `List every parameter of machine files ([cpu], [cache], [[device]] ...) and
+experiment files, with type, default, range and meaning.`)
+	if _, stop, st := parseFlags(e, fs, args); stop {
+		return st
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Machine files (configs/machines/*.toml)\n\n")
+	spec := machine.DefaultSpec()
+	if err := config.Describe(w, "", &spec); err != nil {
+		fmt.Fprintf(e.stderr, "simkron params: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(w, "\n[[device]] entries\n\n")
+	d := machine.DefaultDevice()
+	config.Describe(w, "device[]", &d)
+	for _, t := range machine.DeviceTypes() {
+		fmt.Fprintf(w, "\n[device.params] of type = %q: %s\n\n", t.Name, t.Help)
+		config.Describe(w, "device[].params", t.Defaults())
+	}
+	fmt.Fprintf(w, "\nExperiment files\n\n")
+	exp := machine.DefaultExperiment()
+	config.Describe(w, "", &exp)
+	return exitOK
+}
+
+func loadExperimentHosts(e *env, name string, args []string, summary string) (*machine.Run, int) {
+	fs := newFlags(e, name, "CONFIG", summary)
+	rest, stop, st := parseFlags(e, fs, args)
+	if stop {
+		return nil, st
+	}
+	if len(rest) != 1 {
+		fmt.Fprintf(e.stderr, "simkron %s: want exactly one CONFIG\n", name)
+		return nil, exitUsage
+	}
+	exp, err := machine.LoadExperiment(rest[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%v\n", err)
+		return nil, exitUsage
+	}
+	r, err := machine.New(exp, machine.Options{})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
+		return nil, exitUsage
+	}
+	return r, exitOK
+}
+
+func cmdSymbols(e *env, args []string) int {
+	r, st := loadExperimentHosts(e, "symbols", args, `List every modelled function of each host of the experiment: name, layer,
+code address, code size, instructions per call, and why. Annotation scripts
+name these symbols; [costs] in a machine file overrides the instructions.`)
+	if r == nil {
+		return st
+	}
+	for i, h := range r.Hosts {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintf(e.stdout, "host %s (%s)\n", h.Name, h.Spec.Machine.Name)
+		h.Syms.WriteTable(e.stdout)
+	}
+	return exitOK
+}
+
+func cmdDevices(e *env, args []string) int {
+	r, st := loadExperimentHosts(e, "devices", args, `Print the device registry of each host of the experiment: the address ranges
+of its devices in each space, and the bus that reaches them.`)
+	if r == nil {
+		return st
+	}
+	for i, h := range r.Hosts {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintf(e.stdout, "host %s (%s)\n", h.Name, h.Spec.Machine.Name)
+		h.Sys.Devices.WriteTable(e.stdout)
+	}
+	return exitOK
+}

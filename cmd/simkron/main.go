@@ -1,0 +1,161 @@
+// Command simkron runs complete-machine simulations described in TOML.
+//
+//	simkron run configs/quickstart.toml
+//	simkron validate configs/quickstart.toml
+//	simkron params
+//	simkron symbols configs/quickstart.toml
+//	simkron version
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+)
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the simulation or writing its results failed
+	exitUsage  = 2 // bad command line or bad configuration: nothing ran
+)
+
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(env *env, args []string) int
+}
+
+var commands = []command{
+	{"run", "CONFIG", "run an experiment and report what the machines did", cmdRun},
+	{"validate", "FILE...", "check experiment or machine files and explain every problem", cmdValidate},
+	{"params", "", "list every configuration parameter with its default, range and meaning", cmdParams},
+	{"symbols", "CONFIG", "list each host's modelled functions: layer, code address, instructions", cmdSymbols},
+	{"devices", "CONFIG", "print each host's device address map", cmdDevices},
+	{"version", "", "print the version", cmdVersion},
+}
+
+// env is what a command may touch: its streams and the logger.
+type env struct {
+	stdout, stderr io.Writer
+	log            *logrus.Logger
+	// stderrTTY says whether progress may be drawn on stderr.
+	stderrTTY bool
+}
+
+func main() {
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, stderrTTY: isTerminal(os.Stderr)}
+	os.Exit(run(e, os.Args[1:]))
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `simkron simulates whole machines - CPU cycles, caches, memory, devices,
+interrupts - running a real protocol stack, and reports where the time goes.
+
+Usage:
+  simkron [-v] COMMAND [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-9s %-8s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintf(w, `
+Global flags:
+  -v    verbose: log what simkron does (to standard error)
+
+"simkron COMMAND --help" describes a command's flags.
+`)
+}
+
+func run(e *env, args []string) int {
+	e.log = logrus.New()
+	e.log.SetOutput(e.stderr)
+	e.log.SetLevel(logrus.WarnLevel)
+	e.log.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true})
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-v", "--verbose":
+			e.log.SetLevel(logrus.DebugLevel)
+		case "-h", "-help", "--help":
+			usage(e.stdout)
+			return exitOK
+		default:
+			fmt.Fprintf(e.stderr, "simkron: unknown flag %s\n\n", args[0])
+			usage(e.stderr)
+			return exitUsage
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		usage(e.stderr)
+		return exitUsage
+	}
+	if args[0] == "help" {
+		usage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "simkron: unknown command %q\n\n", args[0])
+	usage(e.stderr)
+	return exitUsage
+}
+
+// newFlags returns a flag set for a command whose --help prints usage to
+// stdout, and whose errors go to stderr.
+func newFlags(e *env, name, args, summary string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: simkron %s [flags] %s\n\n%s\n", name, args, summary)
+		var flags bool
+		fs.VisitAll(func(*flag.Flag) { flags = true })
+		if flags {
+			fmt.Fprintf(fs.Output(), "\nFlags:\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseFlags parses a command's flags; -v may follow the command too. It
+// returns the exit status to use when the command should stop.
+func parseFlags(e *env, fs *flag.FlagSet, args []string) (rest []string, stop bool, status int) {
+	verbose := fs.Bool("v", false, "verbose: log what simkron does (to standard error)")
+	// Flags may come after the arguments too ("run CONFIG --seed 2").
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(e.stdout)
+				fs.Usage()
+				return nil, true, exitOK
+			}
+			return nil, true, exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *verbose {
+		e.log.SetLevel(logrus.DebugLevel)
+	}
+	return positional, false, exitOK
+}

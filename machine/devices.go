@@ -1,0 +1,111 @@
+package machine
+
+import (
+	"fmt"
+	"sort"
+
+	"simkron/cpu"
+	"simkron/devices/timer"
+	"simkron/memory"
+	"simkron/report"
+	"simkron/sim"
+	"simkron/stack/driver/clock"
+)
+
+// DeviceType is a device model that machine files can name with
+// type = "...": its parameters, its register window and how to build it
+// together with the driver the kernel uses for it.
+type DeviceType struct {
+	Name string
+	Help string
+	// Defaults returns a pointer to the type's default Params, into which
+	// the [device.params] table is decoded.
+	Defaults func() any
+	// Size is the register window.
+	Size  uint64
+	build func(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error)
+}
+
+var deviceTypes = map[string]*DeviceType{
+	"timer": {
+		Name:     "timer",
+		Help:     "real-time clock, periodic tick and one-shot timer (devices/timer)",
+		Defaults: func() any { p := timer.DefaultParams(); return &p },
+		Size:     timer.Size,
+		build: func(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+			if irq == nil {
+				return nil, fmt.Errorf("a timer needs an irq")
+			}
+			t, err := timer.New(k, h.Name+"."+d.Name, *d.Params.(*timer.Params), irq, h.Sys.Guest)
+			if err != nil {
+				return nil, err
+			}
+			drv := clock.New(h.Kernel, d.Space, memory.Addr(d.Base), d.IRQ)
+			h.inits = append(h.inits, drv.Init)
+			return timerDevice{t}, nil
+		},
+	},
+}
+
+type timerDevice struct{ *timer.Timer }
+
+func (t timerDevice) Counters() []report.Counter {
+	s := t.Stats()
+	return []report.Counter{{Name: "ticks", Value: s.Ticks}, {Name: "one_shots", Value: s.OneShots}}
+}
+
+// LookupDeviceType finds a device model by name.
+func LookupDeviceType(name string) (*DeviceType, bool) {
+	t, ok := deviceTypes[name]
+	return t, ok
+}
+
+// DeviceTypes returns the models, sorted by name.
+func DeviceTypes() []*DeviceType {
+	out := make([]*DeviceType, 0, len(deviceTypes))
+	for _, t := range deviceTypes {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (h *Host) addDevice(k *sim.Kernel, d *DeviceSpec) error {
+	if err := validName(d.Name); err != nil {
+		return err
+	}
+	t, ok := deviceTypes[d.Type]
+	if !ok {
+		return fmt.Errorf("unknown type %q", d.Type)
+	}
+	if d.Params == nil {
+		d.Params = t.Defaults()
+	}
+	var bus *memory.Bus
+	if d.Bus != "" {
+		if bus, ok = h.Buses[d.Bus]; !ok {
+			return fmt.Errorf("bus %q is not defined", d.Bus)
+		}
+	}
+	var irq *cpu.IRQLine
+	if d.IRQ >= 0 {
+		if other, used := h.irqs[d.IRQ]; used {
+			return fmt.Errorf("irq %d is already used by device %q (lines are not shared)", d.IRQ, other)
+		}
+		h.irqs[d.IRQ] = d.Name
+		var err error
+		if irq, err = h.CPU.Line(d.IRQ, false); err != nil {
+			return err
+		}
+	}
+	dev, err := t.build(h, k, d, irq)
+	if err != nil {
+		return err
+	}
+	m := memory.Mapping{Name: d.Name, Space: d.Space, Base: memory.Addr(d.Base), Size: t.Size, Dev: dev, Bus: bus}
+	if err := h.Sys.Devices.Map(m); err != nil {
+		return err
+	}
+	h.Devices = append(h.Devices, dev)
+	return nil
+}

@@ -1,0 +1,174 @@
+package machine_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"simkron/machine"
+)
+
+const goodMachine = `[machine]
+name = "m"
+
+[cpu]
+clock = "33MHz"
+cpi = 1.5
+irq_lines = 16
+
+[memory]
+size = "16MiB"
+
+[cache.l1]
+size = "8KiB"
+line = "16B"
+assoc = 4
+hit_latency = 1
+write_policy = "write-back"
+write_allocate = true
+
+[[bus]]
+name = "isa"
+access_time = "1us"
+width = 2
+
+[[device]]
+name = "timer0"
+type = "timer"
+space = "io"
+base = 0x40
+bus = "isa"
+irq = 0
+[device.params]
+hz = 100
+`
+
+const goodExperiment = `[experiment]
+name = "e"
+
+[[host]]
+name = "a"
+machine = "m.toml"
+
+[workload]
+type = "membench"
+[workload.membench]
+max_size = "4KiB"
+`
+
+// edit returns text with the first occurrence of old replaced by new, and
+// fails the test if old is missing.
+func edit(t *testing.T, text, old, new string) string {
+	t.Helper()
+	if !strings.Contains(text, old) {
+		t.Fatalf("%q not in the config", old)
+	}
+	return strings.Replace(text, old, new, 1)
+}
+
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every way a machine or experiment file can be wrong is an error that
+// names the file, the line and the key.
+func TestConfigErrors(t *testing.T) {
+	extraDevice := `
+[[device]]
+name = "timer1"
+type = "timer"
+space = "io"
+base = 0x50
+bus = "isa"
+irq = 1
+`
+	tests := []struct {
+		name       string
+		machine    string // edits of goodMachine: old -> new
+		old, new   string
+		experiment bool   // edit the experiment instead
+		want       string // substring of the error
+	}{
+		{name: "unknown key", old: "cpi = 1.5", new: "cpi = 1.5\nclok = \"1MHz\"", want: "m.toml:7: cpu.clok: unknown key"},
+		{name: "unknown key suggestion", old: "cpi = 1.5", new: "cpi = 1.5\nclok = \"1MHz\"", want: `did you mean "clock"`},
+		{name: "wrong type", old: `clock = "33MHz"`, new: "clock = 33", want: "m.toml:5: cpu.clock:"},
+		{name: "bad unit", old: `clock = "33MHz"`, new: `clock = "33MHZ"`, want: "m.toml:5: cpu.clock:"},
+		{name: "below range", old: "cpi = 1.5", new: "cpi = 0.01", want: "m.toml:6: cpu.cpi:"},
+		{name: "above range", old: "irq_lines = 16", new: "irq_lines = 64", want: "m.toml:7: cpu.irq_lines:"},
+		{name: "cache line not power of two", old: `line = "16B"`, new: `line = "24B"`, want: "m.toml:14: cache.l1.line:"},
+		{name: "unknown write policy", old: `"write-back"`, new: `"write-around"`, want: "m.toml:17: cache.l1.write_policy:"},
+		{name: "unknown device type", old: `type = "timer"`, new: `type = "tmr"`, want: `m.toml:27: device[0].type: unknown device type "tmr"`},
+		{name: "unknown device param", old: "hz = 100", new: "hz = 100\nfreq = 3", want: "m.toml:34: device[0].params.freq: unknown key"},
+		{name: "device param range", old: "hz = 100", new: "hz = 0", want: "m.toml:33: device[0].params.hz:"},
+		{name: "undefined bus", old: `bus = "isa"`, new: `bus = "pci"`, want: `m.toml:30: device[0].bus: bus "pci" is not defined`},
+		{name: "irq beyond lines", old: "irq = 0", new: "irq = 20", want: "m.toml:31: device[0].irq: line 20 does not exist"},
+		{name: "overlapping devices", old: "hz = 100", new: "hz = 100\n" + strings.Replace(strings.Replace(extraDevice, "0x50", "0x48", 1), "irq = 1", "irq = 2", 1), want: `device[1].base: io range [0x48, 0x60) of "timer1" overlaps [0x40, 0x58) of "timer0"`},
+		{name: "shared irq", old: "hz = 100", new: "hz = 100\n" + strings.Replace(extraDevice, "irq = 1", "irq = 0", 1), want: `device[1].irq: line 0 is already used by device "timer0"`},
+		{name: "duplicate device", old: "hz = 100", new: "hz = 100\n" + strings.Replace(extraDevice, "timer1", "timer0", 1), want: `device[1].name: device "timer0" is defined twice`},
+		{name: "no cache", old: "[cache.l1]", new: "[cachex]", want: "m.toml:12: cachex: unknown key"},
+		{name: "heap too large", old: `size = "16MiB"`, new: `size = "2MiB"`, want: "kernel.heap_size:"},
+		{name: "syntax error", old: "cpi = 1.5", new: "cpi = = 1.5", want: "m.toml:6"},
+		{name: "missing machine name", old: `name = "m"`, new: `description = "x"`, want: "m.toml:1: machine.name: a machine needs a name"},
+		{name: "unknown workload", experiment: true, old: `type = "membench"`, new: `type = "udp"`, want: `e.toml:9: workload.type: unknown workload "udp"`},
+		{name: "missing machine file", experiment: true, old: `"m.toml"`, new: `"nope.toml"`, want: "nope.toml"},
+		{name: "bad host name", experiment: true, old: `name = "a"`, new: `name = "a b"`, want: `e.toml:5: host[0].name:`},
+		{name: "workload validate", experiment: true, old: `max_size = "4KiB"`, new: `max_size = "32B"`, want: "e.toml:10: workload.membench: min_size"},
+		{name: "unknown experiment key", experiment: true, old: `name = "e"`, new: "name = \"e\"\nsed = 3", want: "e.toml:3: experiment.sed: unknown key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			m, e := goodMachine, goodExperiment
+			if tc.experiment {
+				e = edit(t, e, tc.old, tc.new)
+			} else {
+				m = edit(t, m, tc.old, tc.new)
+			}
+			write(t, dir, "m.toml", m)
+			p := write(t, dir, "e.toml", e)
+			_, err := machine.LoadExperiment(p)
+			if err == nil {
+				t.Fatalf("no error; want one containing %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error:\n%v\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestGoodConfigLoads(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "m.toml", goodMachine)
+	exp, err := machine.LoadExperiment(write(t, dir, "e.toml", goodExperiment))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := machine.New(exp, machine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Several problems in one file are all reported, in line order.
+func TestConfigErrorsAllReported(t *testing.T) {
+	dir := t.TempDir()
+	m := edit(t, goodMachine, "cpi = 1.5", "cpi = 0.01")
+	m = edit(t, m, "hz = 100", "hz = 100\nbogus = 1")
+	m = edit(t, m, `clock = "33MHz"`, `clock = "fast"`)
+	write(t, dir, "m.toml", m)
+	_, err := machine.LoadExperiment(write(t, dir, "e.toml", goodExperiment))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	i1, i2, i3 := strings.Index(msg, "cpu.clock"), strings.Index(msg, "cpu.cpi"), strings.Index(msg, "params.bogus")
+	if i1 < 0 || i2 < 0 || i3 < 0 || !(i1 < i2 && i2 < i3) {
+		t.Errorf("want all three problems in line order, got:\n%s", msg)
+	}
+}

@@ -1,0 +1,92 @@
+package machine
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/report"
+	"simkron/sim"
+	"simkron/stack/kernel"
+)
+
+// Host is one assembled machine with its kernel booted.
+type Host struct {
+	Name   string
+	Spec   *Spec
+	Sys    *memory.System
+	CPU    *cpu.CPU
+	Syms   *cpu.SymbolTable
+	Kernel *kernel.Kernel
+	Buses  map[string]*memory.Bus
+	// Devices are the device instances in the order of the machine file.
+	Devices []Device
+	// inits are the drivers' initialisation routines, run in order by the
+	// init thread before any program.
+	inits []func()
+	irqs  map[int]string // line -> device
+}
+
+// Device is a built device with its counters for reports.
+type Device interface {
+	memory.Device
+	// Counters returns named counters, in a fixed order.
+	Counters() []report.Counter
+}
+
+// Build assembles host name from spec on event kernel k and boots its
+// kernel. Programs are added by the workload afterwards.
+func Build(k *sim.Kernel, name string, spec *Spec) (*Host, error) {
+	if err := validName(name); err != nil {
+		return nil, fmt.Errorf("host: %w", err)
+	}
+	hier, err := memory.NewHierarchy(spec.Cache)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cache: %w", name, err)
+	}
+	sys := memory.NewSystem(k, name, memory.NewPhys(spec.Memory.Size), hier)
+	c, err := cpu.New(k, name+".cpu0", spec.CPU, sys)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{Name: name, Spec: spec, Sys: sys, CPU: c, Buses: map[string]*memory.Bus{}, irqs: map[int]string{}}
+	if uint64(spec.Memory.KernelText) >= uint64(spec.Memory.Size) {
+		return nil, fmt.Errorf("%s: memory.kernel_text 0x%x lies beyond memory (%v)", name, spec.Memory.KernelText, spec.Memory.Size)
+	}
+	h.Syms = cpu.NewSymbolTable(memory.Addr(spec.Memory.KernelText), spec.Costs)
+	h.Kernel, err = kernel.Boot(name, c, h.Syms, spec.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	for _, bp := range spec.Buses {
+		if _, dup := h.Buses[bp.Name]; dup {
+			return nil, fmt.Errorf("%s: bus %q defined twice", name, bp.Name)
+		}
+		h.Buses[bp.Name] = memory.NewBus(bp)
+	}
+	for _, u := range spec.Uncached {
+		if err := sys.AddUncached(memory.Addr(u.Base), uint64(u.Size), u.Latency); err != nil {
+			return nil, fmt.Errorf("%s: uncached %q: %w", name, u.Name, err)
+		}
+	}
+	for i := range spec.Devices {
+		if err := h.addDevice(k, &spec.Devices[i]); err != nil {
+			return nil, fmt.Errorf("%s: device %q: %w", name, spec.Devices[i].Name, err)
+		}
+	}
+	h.Kernel.Spawn("init", func(*kernel.Thread) {
+		for _, f := range h.inits {
+			f()
+		}
+	})
+	return h, nil
+}
+
+// CheckCosts reports cost overrides that name nothing the host defined;
+// call it once every program is in place.
+func (h *Host) CheckCosts() error {
+	if bad := h.Syms.UnusedOverrides(); len(bad) > 0 {
+		return fmt.Errorf("costs: %q names no modelled function or loop (see simkron symbols)", bad[0])
+	}
+	return nil
+}

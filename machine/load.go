@@ -1,0 +1,208 @@
+package machine
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"simkron/config"
+	"simkron/memory"
+)
+
+// LoadMachine reads a machine file strictly. Every problem is reported
+// with the file, line and key; a nil error means the machine can be built.
+func LoadMachine(path string) (*Spec, error) {
+	f, err := config.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	return decodeMachine(f)
+}
+
+func decodeMachine(f *config.File) (*Spec, error) {
+	var errs config.Errors
+	add := func(err error) {
+		var es config.Errors
+		if errors.As(err, &es) {
+			errs = append(errs, es...)
+		} else if err != nil {
+			errs = append(errs, &config.Error{File: f.Path(), Msg: err.Error()})
+		}
+	}
+	spec := DefaultSpec()
+	add(f.DecodePartial(&spec))
+	for _, i := range f.Keys("device") {
+		d := DefaultDevice()
+		add(f.DecodePartial(&d, "device", i))
+		t, ok := deviceTypes[d.Type]
+		if !ok {
+			names := make([]string, 0, len(deviceTypes))
+			for _, t := range DeviceTypes() {
+				names = append(names, t.Name)
+			}
+			errs = append(errs, f.Errorf([]string{"device", i, "type"}, "unknown device type %q (known: %v)", d.Type, names))
+			f.MarkUsed("device", i, "params")
+		} else {
+			d.Params = t.Defaults()
+			add(f.DecodeInto(d.Params, "device", i, "params"))
+		}
+		spec.Devices = append(spec.Devices, d)
+	}
+	add(f.CheckUnused())
+	if len(errs) == 0 {
+		errs = append(errs, checkMachine(f, &spec)...)
+	}
+	if len(errs) > 0 {
+		sortErrors(errs)
+		return nil, errs
+	}
+	return &spec, nil
+}
+
+// checkMachine finds what no single field can: names, references between
+// tables, overlapping address ranges.
+func checkMachine(f *config.File, s *Spec) config.Errors {
+	var errs config.Errors
+	at := func(key ...string) []string { return key }
+	if s.Machine.Name == "" {
+		errs = append(errs, f.Errorf(at("machine", "name"), "a machine needs a name"))
+	}
+	if s.Cache.L1 == nil && s.Cache.L1I == nil {
+		errs = append(errs, f.Errorf(at("cache"), "no first-level cache: give [cache.l1] or [cache.l1i] and [cache.l1d]"))
+	}
+	if s.Memory.KernelText >= uint64(s.Memory.Size) {
+		errs = append(errs, f.Errorf(at("memory", "kernel_text"), "0x%x lies beyond memory (%v)", s.Memory.KernelText, s.Memory.Size))
+	} else if need := s.Memory.KernelText + 1<<20 + uint64(s.Kernel.HeapSize); need > uint64(s.Memory.Size) {
+		errs = append(errs, f.Errorf(at("kernel", "heap_size"), "%v of heap after the kernel at 0x%x needs %d bytes of memory; memory.size is %v", s.Kernel.HeapSize, s.Memory.KernelText, need, s.Memory.Size))
+	}
+	buses := map[string]bool{}
+	for i, b := range s.Buses {
+		k := strconv.Itoa(i)
+		if err := validName(b.Name); err != nil {
+			errs = append(errs, f.Errorf(at("bus", k, "name"), "%v", err))
+		} else if buses[b.Name] {
+			errs = append(errs, f.Errorf(at("bus", k, "name"), "bus %q is defined twice", b.Name))
+		}
+		buses[b.Name] = true
+	}
+	names := map[string]bool{}
+	irqs := map[int]string{}
+	type span struct {
+		name      string
+		space     memory.Space
+		base, end uint64
+	}
+	var spans []span
+	for i, d := range s.Devices {
+		k := strconv.Itoa(i)
+		if err := validName(d.Name); err != nil {
+			errs = append(errs, f.Errorf(at("device", k, "name"), "%v", err))
+		} else if names[d.Name] {
+			errs = append(errs, f.Errorf(at("device", k, "name"), "device %q is defined twice", d.Name))
+		}
+		names[d.Name] = true
+		if d.Bus != "" && !buses[d.Bus] {
+			errs = append(errs, f.Errorf(at("device", k, "bus"), "bus %q is not defined in a [[bus]]", d.Bus))
+		}
+		if d.IRQ >= s.CPU.Lines {
+			errs = append(errs, f.Errorf(at("device", k, "irq"), "line %d does not exist: cpu.irq_lines is %d", d.IRQ, s.CPU.Lines))
+		} else if other, used := irqs[d.IRQ]; used && d.IRQ >= 0 {
+			errs = append(errs, f.Errorf(at("device", k, "irq"), "line %d is already used by device %q (lines are not shared)", d.IRQ, other))
+		}
+		irqs[d.IRQ] = d.Name
+		t := deviceTypes[d.Type]
+		cur := span{d.Name, d.Space, d.Base, d.Base + t.Size}
+		for _, o := range spans {
+			if o.space == cur.space && cur.base < o.end && o.base < cur.end {
+				errs = append(errs, f.Errorf(at("device", k, "base"), "%s range [0x%x, 0x%x) of %q overlaps [0x%x, 0x%x) of %q", cur.space, cur.base, cur.end, d.Name, o.base, o.end, o.name))
+			}
+		}
+		spans = append(spans, cur)
+	}
+	for i, u := range s.Uncached {
+		if u.Base+uint64(u.Size) > uint64(s.Memory.Size) {
+			errs = append(errs, f.Errorf(at("uncached", strconv.Itoa(i), "size"), "[0x%x, 0x%x) extends beyond memory (%v)", u.Base, u.Base+uint64(u.Size), s.Memory.Size))
+		}
+	}
+	return errs
+}
+
+// LoadExperiment reads an experiment file and every machine file it
+// names. A nil error means the experiment can run.
+func LoadExperiment(path string) (*Experiment, error) {
+	f, err := config.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	exp := DefaultExperiment()
+	exp.Path = path
+	var errs config.Errors
+	if err := f.DecodeInto(&exp); err != nil {
+		errs = append(errs, err.(config.Errors)...)
+	}
+	if len(errs) == 0 {
+		errs = append(errs, checkExperiment(f, &exp)...)
+	}
+	if len(errs) > 0 {
+		sortErrors(errs)
+		return nil, errs
+	}
+	// Machine files: their errors name their own file and line.
+	var machineErrs error
+	for i := range exp.Hosts {
+		h := &exp.Hosts[i]
+		mp := h.MachineFile
+		if !filepath.IsAbs(mp) {
+			mp = filepath.Join(filepath.Dir(path), mp)
+		}
+		spec, err := LoadMachine(mp)
+		if err != nil {
+			machineErrs = errors.Join(machineErrs, fmt.Errorf("host %q: %w", h.Name, err))
+			continue
+		}
+		h.Machine = spec
+	}
+	if machineErrs != nil {
+		return nil, machineErrs
+	}
+	return &exp, nil
+}
+
+func checkExperiment(f *config.File, e *Experiment) config.Errors {
+	var errs config.Errors
+	if len(e.Hosts) == 0 {
+		errs = append(errs, f.Errorf(nil, "no [[host]]: an experiment needs at least one host"))
+	}
+	names := map[string]bool{}
+	for i, h := range e.Hosts {
+		k := strconv.Itoa(i)
+		if err := validName(h.Name); err != nil {
+			errs = append(errs, f.Errorf([]string{"host", k, "name"}, "%v", err))
+		} else if names[h.Name] {
+			errs = append(errs, f.Errorf([]string{"host", k, "name"}, "host %q is defined twice", h.Name))
+		}
+		names[h.Name] = true
+		if h.MachineFile == "" {
+			errs = append(errs, f.Errorf([]string{"host", k}, "machine is missing: name a machine file"))
+		}
+	}
+	known := false
+	for _, w := range Workloads {
+		known = known || w == e.Workload.Type
+	}
+	if !known {
+		errs = append(errs, f.Errorf([]string{"workload", "type"}, "unknown workload %q (known: %v)", e.Workload.Type, Workloads))
+	}
+	return errs
+}
+
+func sortErrors(es config.Errors) {
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].File != es[j].File {
+			return es[i].File < es[j].File
+		}
+		return es[i].Line < es[j].Line
+	})
+}

@@ -1,0 +1,208 @@
+package machine
+
+import (
+	"fmt"
+	"time"
+
+	"simkron/memory"
+	"simkron/report"
+	"simkron/sim"
+	"simkron/stack/apps/membench"
+)
+
+// Version is simkron's version, recorded in every result.
+const Version = "0.1.0"
+
+// Options are the run-time choices that are not part of the experiment.
+type Options struct {
+	// Seed, when set, replaces the experiment's seed.
+	Seed *uint64
+	// Progress, when set, is called now and then with the simulated time
+	// reached and the stop time. It must only report: it sees host time.
+	Progress func(now, stop sim.Time)
+	// Trace, when set, sees every event as it fires.
+	Trace func(t sim.Time, ev *sim.Event)
+}
+
+// Run is one simulation of an experiment, built and ready.
+type Run struct {
+	Exp   *Experiment
+	K     *sim.Kernel
+	Hosts []*Host
+	progs []*membench.Program
+	done  int
+}
+
+// New builds every host of exp and puts the workload in place.
+func New(exp *Experiment, opt Options) (*Run, error) {
+	seed := exp.Info.Seed
+	if opt.Seed != nil {
+		seed = *opt.Seed
+	}
+	r := &Run{Exp: exp, K: sim.NewKernel(seed)}
+	if opt.Trace != nil {
+		r.K.SetTrace(opt.Trace)
+	}
+	if len(exp.Hosts) == 0 {
+		return nil, fmt.Errorf("the experiment has no [[host]]")
+	}
+	names := map[string]bool{}
+	for i := range exp.Hosts {
+		hs := &exp.Hosts[i]
+		if names[hs.Name] {
+			return nil, fmt.Errorf("host %q defined twice", hs.Name)
+		}
+		names[hs.Name] = true
+		if hs.Machine == nil {
+			return nil, fmt.Errorf("host %q has no machine", hs.Name)
+		}
+		h, err := Build(r.K, hs.Name, hs.Machine)
+		if err != nil {
+			return nil, err
+		}
+		r.Hosts = append(r.Hosts, h)
+	}
+	switch exp.Workload.Type {
+	case "membench":
+		for _, h := range r.Hosts {
+			p := membench.New(h.Name, h.Kernel, exp.Workload.Membench)
+			p.Start()
+			r.progs = append(r.progs, p)
+		}
+	default:
+		return nil, fmt.Errorf("workload.type %q is unknown (want one of %v)", exp.Workload.Type, Workloads)
+	}
+	for _, h := range r.Hosts {
+		if err := h.CheckCosts(); err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Name, err)
+		}
+		h.Kernel.OnAllDone = r.hostDone
+	}
+	return r, nil
+}
+
+func (r *Run) hostDone() {
+	r.done++
+	if r.done == len(r.Hosts) {
+		r.K.Stop()
+	}
+}
+
+// Execute runs the simulation to the workload's end or the stop time and
+// returns the result.
+func (r *Run) Execute(opt Options) (*report.Result, error) {
+	stop := r.Exp.Info.StopAt
+	const chunk = 1 << 16
+	last := time.Now()
+	for r.done < len(r.Hosts) && r.K.Next() <= stop {
+		n := 0
+		r.K.RunWhile(func() bool {
+			n++
+			return n <= chunk && r.K.Next() <= stop
+		})
+		if r.done == len(r.Hosts) {
+			break
+		}
+		if opt.Progress != nil && time.Since(last) > 200*time.Millisecond {
+			last = time.Now()
+			opt.Progress(r.K.Now(), stop)
+		}
+	}
+	res := r.result()
+	for _, p := range r.progs {
+		if err := p.Err(); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (r *Run) result() *report.Result {
+	res := &report.Result{
+		Schema:      report.Schema,
+		Version:     Version,
+		Experiment:  r.Exp.Info.Name,
+		Description: r.Exp.Info.Description,
+		Seed:        r.K.Seed(),
+		Complete:    r.done == len(r.Hosts),
+		SimTimePS:   int64(r.K.Now()),
+		Events:      r.K.Fired(),
+		Workload:    r.Exp.Workload.Type,
+	}
+	if !res.Complete {
+		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
+	}
+	for _, h := range r.Hosts {
+		res.Hosts = append(res.Hosts, h.result())
+	}
+	for _, p := range r.progs {
+		res.Membench = append(res.Membench, p.Rows()...)
+	}
+	return res
+}
+
+func (h *Host) result() report.Host {
+	cs := h.CPU.Stats()
+	ks := h.Kernel.Stats()
+	_, peak := h.Kernel.Allocator().InUse()
+	out := report.Host{
+		Name:        h.Name,
+		Machine:     h.Spec.Machine.Name,
+		Description: h.Spec.Machine.Description,
+		ClockHz:     int64(h.Spec.CPU.Clock),
+		CPU: report.CPU{
+			Cycles: cs.Cycles, IdleCycles: cs.IdleCycles, Instructions: cs.Instructions,
+			Interrupts: cs.Interrupts, Switches: cs.Switches, Traps: cs.Traps,
+			IOAccesses: cs.IOAccesses, IOCycles: cs.IOCycles,
+		},
+		Memory: report.Memory{
+			Size:         uint64(h.Sys.Phys.Size()),
+			PagesTouched: h.Sys.Phys.PagesTouched(),
+			Reads:        h.Sys.Cache.MemReads(),
+			Writes:       h.Sys.Cache.MemWrites(),
+		},
+		Kernel: report.Kernel{
+			Syscalls: ks.Syscalls, Ticks: ks.Ticks, TimersFired: ks.TimersFired,
+			SoftirqRuns: ks.SoftirqRuns, Schedules: ks.Schedules, HeapPeak: peak,
+		},
+		GuestErrors: h.Sys.Guest.Count(),
+	}
+	for _, c := range distinctCaches(h.Sys.Cache) {
+		p, s := c.Params(), c.Stats()
+		out.Caches = append(out.Caches, report.Cache{
+			Name: h.Name + "." + c.Name(), Size: uint64(p.Size), Line: uint64(p.Line), Assoc: p.Assoc,
+			WritePolicy: p.WritePolicy.String(),
+			ReadHits:    s.ReadHits, ReadMisses: s.ReadMisses, WriteHits: s.WriteHits, WriteMisses: s.WriteMisses,
+			FetchHits: s.FetchHits, FetchMisses: s.FetchMisses, Writebacks: s.Writebacks,
+		})
+	}
+	devs := map[string]Device{}
+	for _, d := range h.Devices {
+		devs[d.Name()] = d
+	}
+	for _, m := range h.Sys.Devices.Mappings() {
+		d := report.Device{Name: h.Name + "." + m.Name, Space: m.Space.String(), Base: uint64(m.Base), Size: m.Size}
+		if m.Bus != nil {
+			d.Bus = m.Bus.Name()
+		}
+		if dev, ok := devs[h.Name+"."+m.Name]; ok {
+			d.Counters = dev.Counters()
+		}
+		out.Devices = append(out.Devices, d)
+	}
+	for _, g := range h.Sys.Guest.Records() {
+		out.GuestLog = append(out.GuestLog, g.String())
+	}
+	return out
+}
+
+// distinctCaches lists a hierarchy's caches once each, first level first.
+func distinctCaches(hier *memory.Hierarchy) []*memory.Cache {
+	var out []*memory.Cache
+	for _, c := range []*memory.Cache{hier.L1I(), hier.L1D(), hier.L2()} {
+		if c != nil && (len(out) == 0 || out[len(out)-1] != c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,38 @@
+package machine_test
+
+import (
+	"testing"
+
+	"simkron/machine"
+	"simkron/memory"
+	"simkron/sim"
+)
+
+func smallExperiment() *machine.Experiment {
+	exp := machine.DefaultExperiment()
+	exp.Info.Name = "t"
+	spec := machine.DefaultSpec()
+	spec.Machine.Name = "m"
+	spec.Cache.L1 = &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
+	exp.Hosts = []machine.HostSpec{{Name: "a", Machine: &spec}}
+	exp.Workload.Membench.MaxSize = 64 * sim.KiB
+	return &exp
+}
+
+func TestMembenchRuns(t *testing.T) {
+	exp := smallExperiment()
+	r, err := machine.New(exp, machine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Execute(machine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete {
+		t.Fatalf("incomplete: %s", res.Incomplete)
+	}
+	for _, row := range res.Membench {
+		t.Logf("%s %6d cold %8d warm %10.1f cpb %.2f L1 miss %.1f", row.Op, row.Size, row.ColdCycles, row.WarmCycles, row.CyclesPerByte, row.Levels[0].Misses)
+	}
+}

@@ -1,0 +1,130 @@
+// Package machine assembles simulated hosts from their descriptions and
+// runs experiments on them. It is the one place that knows every
+// component: hardware (memory, cpu, devices), the software that runs on it
+// (stack/...) and the network between hosts; DESIGN.md names it as the
+// natural home for building hosts from a config.
+package machine
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/apps/membench"
+	"simkron/stack/kernel"
+)
+
+// Spec describes one kind of machine: a TOML file under configs/machines.
+type Spec struct {
+	Machine  Info                   `toml:"machine"`
+	CPU      cpu.Params             `toml:"cpu"`
+	Memory   MemoryParams           `toml:"memory"`
+	Cache    memory.HierarchyParams `toml:"cache"`
+	Kernel   kernel.Params          `toml:"kernel"`
+	Buses    []memory.BusParams     `toml:"bus"`
+	Devices  []DeviceSpec           `toml:"-"` // [[device]], decoded per type by LoadMachine
+	Uncached []UncachedSpec         `toml:"uncached"`
+	// Costs overrides instruction counts of modelled functions and loops
+	// by name (see `simkron symbols`).
+	Costs map[string]int64 `toml:"costs" help:"instruction counts by function or loop name, replacing the defaults"`
+}
+
+// Info names a machine.
+type Info struct {
+	Name        string `toml:"name" help:"short name of the machine"`
+	Description string `toml:"description" help:"one line for reports"`
+}
+
+// MemoryParams sizes physical memory and places the kernel in it.
+type MemoryParams struct {
+	Size       sim.Size `toml:"size" min:"64KiB" max:"4GiB" help:"physical memory"`
+	KernelText uint64   `toml:"kernel_text" help:"physical address where kernel code is placed"`
+}
+
+// DeviceSpec places one device; Params holds its type's own parameters.
+type DeviceSpec struct {
+	Name  string       `toml:"name" help:"device name, unique in the machine (hostA.<name> in reports)"`
+	Type  string       `toml:"type" help:"device model: see simkron params"`
+	Space memory.Space `toml:"space" help:"address space: io (port I/O) or mem (memory-mapped)"`
+	Base  uint64       `toml:"base" help:"first register address"`
+	Bus   string       `toml:"bus" help:"bus the registers are reached over (a [[bus]] name); empty: the memory bus"`
+	IRQ   int          `toml:"irq" min:"-1" max:"31" help:"interrupt line, -1 for none"`
+	// Params is the decoded [device.params] table of the type.
+	Params any `toml:"-"`
+}
+
+// UncachedSpec is an address range that bypasses the caches.
+type UncachedSpec struct {
+	Name    string   `toml:"name" help:"what lives there"`
+	Base    uint64   `toml:"base" help:"first address"`
+	Size    sim.Size `toml:"size" help:"length"`
+	Latency int64    `toml:"latency" min:"1" max:"100000" unit:"cycles" help:"cycles per reference"`
+}
+
+// DefaultSpec returns the defaults every machine file starts from.
+func DefaultSpec() Spec {
+	return Spec{
+		CPU:    cpu.DefaultParams(),
+		Memory: MemoryParams{Size: 16 * sim.MiB, KernelText: 0x100000},
+		// No cache is preset: a machine file describes its own levels.
+		Cache:  memory.HierarchyParams{MemLatency: 10, MemWriteLatency: 2},
+		Kernel: kernel.DefaultParams(),
+	}
+}
+
+// DefaultDevice returns the defaults of a [[device]] entry.
+func DefaultDevice() DeviceSpec { return DeviceSpec{Space: memory.SpaceIO, IRQ: -1} }
+
+// HostSpec is one host of an experiment.
+type HostSpec struct {
+	Name        string `toml:"name" help:"host name, used in every report and file name"`
+	MachineFile string `toml:"machine" help:"machine file, relative to the experiment file"`
+	Machine     *Spec  `toml:"-"`
+}
+
+// Experiment is a whole run: hosts and a workload.
+type Experiment struct {
+	Info     ExperimentInfo `toml:"experiment"`
+	Hosts    []HostSpec     `toml:"host"`
+	Workload WorkloadSpec   `toml:"workload"`
+	// Path is the file the experiment came from ("" when built in code).
+	Path string `toml:"-"`
+}
+
+// ExperimentInfo holds the run-wide settings.
+type ExperimentInfo struct {
+	Name        string   `toml:"name" help:"experiment name"`
+	Description string   `toml:"description" help:"one line for reports"`
+	Seed        uint64   `toml:"seed" help:"master seed of every random stream (overridden by --seed)"`
+	StopAt      sim.Time `toml:"stop_at" min:"1ns" help:"simulated time at which the run stops even if the workload has not ended"`
+}
+
+// WorkloadSpec chooses the programs that run.
+type WorkloadSpec struct {
+	Type     string          `toml:"type" help:"workload: membench"`
+	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
+}
+
+// DefaultExperiment returns the defaults an experiment file starts from.
+func DefaultExperiment() Experiment {
+	return Experiment{
+		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
+		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams()},
+	}
+}
+
+// Workloads lists the workload types.
+var Workloads = []string{"membench"}
+
+func validName(s string) error {
+	if s == "" {
+		return fmt.Errorf("name is empty")
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("name %q may hold only letters, digits, '-' and '_'", s)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"simkron/sim"
+)
+
+// WriteSummary writes the text summary of r: what ran, each host's
+// figures, and the workload's table.
+func WriteSummary(w io.Writer, r *Result) error {
+	ew := &errWriter{w: w}
+	status := "complete"
+	if !r.Complete {
+		status = "INCOMPLETE: " + r.Incomplete
+	}
+	ew.printf("simkron %s  experiment %q  seed %d\n", r.Version, r.Experiment, r.Seed)
+	if r.Description != "" {
+		ew.printf("%s\n", r.Description)
+	}
+	ew.printf("simulated %v in %d events, %s\n", sim.Time(r.SimTimePS), r.Events, status)
+	for _, h := range r.Hosts {
+		ew.printf("\nhost %s: %s (%s)\n", h.Name, h.Machine, sim.Frequency(h.ClockHz))
+		if h.Description != "" {
+			ew.printf("  %s\n", h.Description)
+		}
+		busy := h.CPU.Cycles - h.CPU.IdleCycles
+		ew.printf("  cpu: %d cycles, %d busy (%.1f%%), %d instructions, %d interrupts, %d context switches\n",
+			h.CPU.Cycles, busy, pct(busy, h.CPU.Cycles), h.CPU.Instructions, h.CPU.Interrupts, h.CPU.Switches)
+		for _, c := range h.Caches {
+			acc := c.ReadHits + c.ReadMisses + c.WriteHits + c.WriteMisses + c.FetchHits + c.FetchMisses
+			miss := c.ReadMisses + c.WriteMisses + c.FetchMisses
+			ew.printf("  %s: %s %d-way %dB lines %s: %d references, %d misses (%.2f%%), %d write-backs\n",
+				c.Name, sim.Size(c.Size), c.Assoc, c.Line, c.WritePolicy, acc, miss, pct(int64(miss), int64(acc)), c.Writebacks)
+		}
+		ew.printf("  memory: %s, %d pages touched, %d line reads, %d writes\n", sim.Size(h.Memory.Size), h.Memory.PagesTouched, h.Memory.Reads, h.Memory.Writes)
+		ew.printf("  kernel: %d system calls, %d ticks, %d timers fired, heap peak %s\n", h.Kernel.Syscalls, h.Kernel.Ticks, h.Kernel.TimersFired, sim.Size(h.Kernel.HeapPeak))
+		for _, d := range h.Devices {
+			var cs []string
+			for _, c := range d.Counters {
+				cs = append(cs, fmt.Sprintf("%s %d", c.Name, c.Value))
+			}
+			ew.printf("  device %s at %s 0x%x+0x%x %s\n", d.Name, d.Space, d.Base, d.Size, strings.Join(cs, ", "))
+		}
+		if h.GuestErrors > 0 {
+			ew.printf("  GUEST ERRORS: %d\n", h.GuestErrors)
+			for _, g := range h.GuestLog {
+				ew.printf("    %s\n", g)
+			}
+		}
+	}
+	if len(r.Membench) > 0 {
+		ew.printf("\n")
+		writeMembench(ew, r)
+	}
+	return ew.err
+}
+
+func writeMembench(ew *errWriter, r *Result) {
+	type key struct{ host, op string }
+	var order []key
+	seen := map[key]bool{}
+	for _, row := range r.Membench {
+		k := key{row.Host, row.Op}
+		if !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
+	for _, k := range order {
+		ew.printf("membench %s on %s (warm passes; misses per pass)\n", k.op, k.host)
+		tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+		header := "size\tcold cycles\twarm cycles\tcycles/byte"
+		var levels []string
+		for _, row := range r.Membench {
+			if row.Host == k.host && row.Op == k.op {
+				for _, l := range row.Levels {
+					levels = append(levels, l.Name)
+				}
+				break
+			}
+		}
+		for _, l := range levels {
+			header += "\t" + l + " misses"
+		}
+		fmt.Fprintln(tw, header+"\t")
+		for _, row := range r.Membench {
+			if row.Host != k.host || row.Op != k.op {
+				continue
+			}
+			line := fmt.Sprintf("%s\t%d\t%.0f\t%.3f", sim.Size(row.Size), row.ColdCycles, row.WarmCycles, row.CyclesPerByte)
+			for _, l := range row.Levels {
+				line += fmt.Sprintf("\t%.1f", l.Misses)
+			}
+			fmt.Fprintln(tw, line+"\t")
+		}
+		tw.Flush()
+		ew.printf("\n")
+	}
+}
+
+func pct(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
