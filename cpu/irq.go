@@ -55,6 +55,12 @@ func (p *pic) next(c *CPU) int {
 	return bits.TrailingZeros32(req)
 }
 
+// IRQ is a device model's view of its interrupt output: it drives the
+// line high or low and knows nothing of the core behind it.
+type IRQ interface{ Set(on bool) }
+
+var _ IRQ = (*IRQLine)(nil)
+
 // IRQLine is a device's interrupt output wired to one line of a core.
 type IRQLine struct {
 	c    *CPU

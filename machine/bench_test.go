@@ -1,0 +1,35 @@
+package machine_test
+
+import (
+	"testing"
+
+	"simkron/machine"
+	"simkron/sim"
+)
+
+// BenchmarkMembenchCopy reports how many simulated CPU cycles of the copy
+// workload run per host second, on the R4000-class machine of the
+// quickstart (64 B to 1 MiB, every cache level exercised).
+func BenchmarkMembenchCopy(b *testing.B) {
+	exp, err := machine.LoadExperiment("../configs/quickstart.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	exp.Hosts = exp.Hosts[1:] // mips
+	exp.Workload.Membench.Ops = []string{"copy"}
+	exp.Workload.Membench.MaxSize = sim.MiB
+	var cycles int64
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := machine.New(exp, machine.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := r.Execute(machine.Options{})
+		if err != nil || !res.Complete {
+			b.Fatal(err, res.Incomplete)
+		}
+		cycles += res.Hosts[0].CPU.Cycles - res.Hosts[0].CPU.IdleCycles
+	}
+	b.ReportMetric(float64(cycles)/b.Elapsed().Seconds(), "sim-cycles/s")
+}
