@@ -54,6 +54,8 @@ type Context struct {
 	// stack holds the active symbols, innermost last. Interrupt handlers
 	// push onto the stack of the context they interrupt.
 	stack []*Symbol
+	// layer is the layer index of each stack entry, resolved at entry.
+	layer []int
 	// cycles counts the cycles charged while this context ran outside
 	// interrupts: its own work, which a measurement of it wants.
 	cycles int64
@@ -143,6 +145,13 @@ type CPU struct {
 	// charged with no symbol active.
 	symCycles []int64
 	noSym     int64
+	// Layer attribution: every cycle goes to the innermost active
+	// symbol's layer (a symbol of LayerInherit takes its caller's).
+	// layerCycles is indexed like layers; index 0 is "no layer".
+	layers      []Layer
+	layerIndex  map[Layer]int
+	layerCycles []int64
+	symLayer    []int // per symbol index: its layer index, -1 inherit
 
 	// OnIRQExit runs when the outermost interrupt handler returns, with
 	// interrupts enabled: the kernel's deferred work (bottom halves). It
@@ -167,6 +176,9 @@ func New(k *sim.Kernel, name string, p Params, sys *memory.System) (*CPU, error)
 	c.wake = sim.NewEvent(name+".resume", c.resume)
 	c.irqEv = sim.NewEventPriority(name+".irq", sim.PriorityLate, c.irqEvent)
 	c.pic.init(p.Lines)
+	c.layers = []Layer{LayerInherit}
+	c.layerIndex = map[Layer]int{LayerInherit: 0}
+	c.layerCycles = make([]int64, 1, 16)
 	return c, nil
 }
 
@@ -302,10 +314,13 @@ func (c *CPU) Charge(n int64) {
 	if c.pic.depth == 0 && c.cur != nil {
 		c.cur.cycles += n
 	}
-	if s := c.Symbol(); s != nil {
-		c.symCycles[s.index] += n
+	if x := c.cur; x != nil && len(x.stack) > 0 {
+		top := len(x.stack) - 1
+		c.symCycles[x.stack[top].index] += n
+		c.layerCycles[x.layer[top]] += n
 	} else {
 		c.noSym += n
+		c.layerCycles[0] += n
 	}
 }
 
@@ -380,12 +395,25 @@ func (c *CPU) Trap() {
 // fetched through the instruction cache.
 func (c *CPU) Enter(s *Symbol) {
 	x := c.cur
-	x.stack = append(x.stack, s)
 	if s.index >= len(c.symCycles) {
-		grown := make([]int64, s.index+64)
-		copy(grown, c.symCycles)
-		c.symCycles = grown
+		c.symCycles = append(c.symCycles, make([]int64, s.index+64-len(c.symCycles))...)
+		for len(c.symLayer) < len(c.symCycles) {
+			c.symLayer = append(c.symLayer, -2) // not yet resolved
+		}
 	}
+	li := c.symLayer[s.index]
+	if li == -2 {
+		li = c.resolveLayer(s.Layer)
+		c.symLayer[s.index] = li
+	}
+	if li < 0 { // inherit the caller's layer
+		li = 0
+		if n := len(x.layer); n > 0 {
+			li = x.layer[n-1]
+		}
+	}
+	x.stack = append(x.stack, s)
+	x.layer = append(x.layer, li)
 	if c.Hooks.Enter != nil {
 		c.Hooks.Enter(c, s)
 	}
@@ -404,6 +432,39 @@ func (c *CPU) Exit(s *Symbol) {
 		c.Hooks.Exit(c, s)
 	}
 	x.stack = x.stack[:n-1]
+	x.layer = x.layer[:n-1]
+}
+
+// resolveLayer returns the counter index of layer l, or -1 for inherit.
+func (c *CPU) resolveLayer(l Layer) int {
+	if l == LayerInherit {
+		return -1
+	}
+	i, ok := c.layerIndex[l]
+	if !ok {
+		i = len(c.layers)
+		c.layers = append(c.layers, l)
+		c.layerIndex[l] = i
+		c.layerCycles = append(c.layerCycles, 0)
+	}
+	return i
+}
+
+// LayerCycles is the cycles charged to one layer.
+type LayerCycles struct {
+	Layer  Layer
+	Cycles int64
+}
+
+// LayerCycles returns the cycles charged to each layer so far, in the
+// order the layers were first entered; cycles with no symbol active are
+// under LayerInherit ("").
+func (c *CPU) LayerCycles() []LayerCycles {
+	out := make([]LayerCycles, len(c.layers))
+	for i, l := range c.layers {
+		out[i] = LayerCycles{Layer: l, Cycles: c.layerCycles[i]}
+	}
+	return out
 }
 
 // Call runs fn as a call of s.
