@@ -160,6 +160,9 @@ type CPU struct {
 	// OnContextEnd runs when a context's body returns; it must switch
 	// away (the kernel's thread exit).
 	OnContextEnd func(x *Context)
+	// IRQSymbol, when set, is active while interrupt entry and exit are
+	// charged, so that their cycles have a layer (the kernel's).
+	IRQSymbol *Symbol
 	Hooks        Hooks
 }
 

@@ -183,7 +183,7 @@ func (c *CPU) runHandler(n int) {
 	if c.Hooks.Interrupt != nil {
 		c.Hooks.Interrupt(c, n, true)
 	}
-	c.Charge(c.p.IRQEntryCycles)
+	c.chargeIRQ(c.p.IRQEntryCycles)
 	h.fn()
 	// Lowering the level is observable: requests that arrived while the
 	// handler ran must be seen as pending, not as preempting it.
@@ -194,11 +194,22 @@ func (c *CPU) runHandler(n int) {
 	if p.depth == 1 && c.OnIRQExit != nil {
 		c.OnIRQExit()
 	}
-	c.Charge(c.p.IRQExitCycles)
+	c.chargeIRQ(c.p.IRQExitCycles)
 	p.depth--
 	if c.Hooks.Interrupt != nil {
 		c.Hooks.Interrupt(c, n, false)
 	}
+}
+
+// chargeIRQ charges interrupt entry or exit inside IRQSymbol.
+func (c *CPU) chargeIRQ(n int64) {
+	if c.IRQSymbol == nil {
+		c.Charge(n)
+		return
+	}
+	c.Enter(c.IRQSymbol)
+	c.Charge(n)
+	c.Exit(c.IRQSymbol)
 }
 
 // DisableInterrupts clears the core's enable flag (cli) and returns the

@@ -5,11 +5,13 @@ import (
 	"sort"
 
 	"simkron/cpu"
+	"simkron/devices/ne2000"
 	"simkron/devices/timer"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
 	"simkron/stack/driver/clock"
+	drvne2000 "simkron/stack/driver/ne2000"
 )
 
 // DeviceType is a device model that machine files can name with
@@ -21,6 +23,9 @@ type DeviceType struct {
 	// Defaults returns a pointer to the type's default Params, into which
 	// the [device.params] table is decoded.
 	Defaults func() any
+	// DriverDefaults, when set, returns a pointer to the default Params
+	// of the kernel's driver for the device, decoded from [device.driver].
+	DriverDefaults func() any
 	// Size is the register window.
 	Size  uint64
 	build func(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error)
@@ -44,6 +49,14 @@ var deviceTypes = map[string]*DeviceType{
 			h.inits = append(h.inits, drv.Init)
 			return timerDevice{t}, nil
 		},
+	},
+	"ne2000": {
+		Name:           "ne2000",
+		Help:           "NE2000 ISA Ethernet card, DP8390 (devices/ne2000), with its driver (stack/driver/ne2000)",
+		Defaults:       func() any { p := ne2000.DefaultParams(); return &p },
+		DriverDefaults: func() any { p := drvne2000.DefaultParams(); return &p },
+		Size:           ne2000.Size,
+		build:          buildNE2000,
 	},
 }
 
@@ -80,6 +93,9 @@ func (h *Host) addDevice(k *sim.Kernel, d *DeviceSpec) error {
 	}
 	if d.Params == nil {
 		d.Params = t.Defaults()
+	}
+	if d.Driver == nil && t.DriverDefaults != nil {
+		d.Driver = t.DriverDefaults()
 	}
 	var bus *memory.Bus
 	if d.Bus != "" {

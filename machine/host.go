@@ -8,23 +8,39 @@ import (
 	"simkron/report"
 	"simkron/sim"
 	"simkron/stack/kernel"
+	"simkron/stack/netdev"
 )
 
 // Host is one assembled machine with its kernel booted.
 type Host struct {
-	Name   string
-	Spec   *Spec
-	Sys    *memory.System
-	CPU    *cpu.CPU
-	Syms   *cpu.SymbolTable
-	Kernel *kernel.Kernel
-	Buses  map[string]*memory.Bus
+	Name     string
+	Spec     *Spec
+	HostSpec *HostSpec
+	Sys      *memory.System
+	CPU      *cpu.CPU
+	Syms     *cpu.SymbolTable
+	Kernel   *kernel.Kernel
+	Buses    map[string]*memory.Bus
 	// Devices are the device instances in the order of the machine file.
 	Devices []Device
 	// inits are the drivers' initialisation routines, run in order by the
 	// init thread before any program.
 	inits []func()
 	irqs  map[int]string // line -> device
+	net   *Network
+	// Net is the kernel's device layer, present once a network card is.
+	Net *netdev.Stack
+	// NICs are the network cards with their drivers, in machine order.
+	NICs []*NIC
+}
+
+// netStack returns the host's device layer, creating it with the first
+// network card.
+func (h *Host) netStack() *netdev.Stack {
+	if h.Net == nil {
+		h.Net = netdev.New(h.Kernel)
+	}
+	return h.Net
 }
 
 // Device is a built device with its counters for reports.
@@ -34,9 +50,11 @@ type Device interface {
 	Counters() []report.Counter
 }
 
-// Build assembles host name from spec on event kernel k and boots its
-// kernel. Programs are added by the workload afterwards.
-func Build(k *sim.Kernel, name string, spec *Spec) (*Host, error) {
+// Build assembles the host hs on event kernel k, plugs its network cards
+// into net, and boots its kernel. Programs are added by the workload
+// afterwards.
+func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
+	name, spec := hs.Name, hs.Machine
 	if err := validName(name); err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
@@ -49,7 +67,7 @@ func Build(k *sim.Kernel, name string, spec *Spec) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Name: name, Spec: spec, Sys: sys, CPU: c, Buses: map[string]*memory.Bus{}, irqs: map[int]string{}}
+	h := &Host{Name: name, Spec: spec, HostSpec: hs, Sys: sys, CPU: c, Buses: map[string]*memory.Bus{}, irqs: map[int]string{}, net: net}
 	if uint64(spec.Memory.KernelText) >= uint64(spec.Memory.Size) {
 		return nil, fmt.Errorf("%s: memory.kernel_text 0x%x lies beyond memory (%v)", name, spec.Memory.KernelText, spec.Memory.Size)
 	}
@@ -72,6 +90,11 @@ func Build(k *sim.Kernel, name string, spec *Spec) (*Host, error) {
 	for i := range spec.Devices {
 		if err := h.addDevice(k, &spec.Devices[i]); err != nil {
 			return nil, fmt.Errorf("%s: device %q: %w", name, spec.Devices[i].Name, err)
+		}
+	}
+	for _, nic := range hs.NICs {
+		if h.nic(nic.Device) == nil {
+			return nil, fmt.Errorf("%s: nic: machine %q has no network device %q", name, spec.Machine.Name, nic.Device)
 		}
 	}
 	h.Kernel.Spawn("init", func(*kernel.Thread) {

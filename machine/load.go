@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"simkron/config"
+	"simkron/ethersim"
 	"simkron/memory"
 )
 
@@ -44,9 +45,14 @@ func decodeMachine(f *config.File) (*Spec, error) {
 			}
 			errs = append(errs, f.Errorf([]string{"device", i, "type"}, "unknown device type %q (known: %v)", d.Type, names))
 			f.MarkUsed("device", i, "params")
+			f.MarkUsed("device", i, "driver")
 		} else {
 			d.Params = t.Defaults()
 			add(f.DecodeInto(d.Params, "device", i, "params"))
+			if t.DriverDefaults != nil {
+				d.Driver = t.DriverDefaults()
+				add(f.DecodeInto(d.Driver, "device", i, "driver"))
+			}
 		}
 		spec.Devices = append(spec.Devices, d)
 	}
@@ -167,6 +173,24 @@ func LoadExperiment(path string) (*Experiment, error) {
 	if machineErrs != nil {
 		return nil, machineErrs
 	}
+	// What the experiment says of each machine's devices.
+	for i, h := range exp.Hosts {
+		for j, n := range h.NICs {
+			var dev *DeviceSpec
+			for k := range h.Machine.Devices {
+				if h.Machine.Devices[k].Name == n.Device {
+					dev = &h.Machine.Devices[k]
+				}
+			}
+			if dev == nil || deviceTypes[dev.Type].DriverDefaults == nil {
+				errs = append(errs, f.Errorf([]string{"host", strconv.Itoa(i), "nic", strconv.Itoa(j), "device"},
+					"machine %q has no network device %q", h.Machine.Machine.Name, n.Device))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	return &exp, nil
 }
 
@@ -186,6 +210,49 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 		names[h.Name] = true
 		if h.MachineFile == "" {
 			errs = append(errs, f.Errorf([]string{"host", k}, "machine is missing: name a machine file"))
+		}
+	}
+	segs := map[string]bool{}
+	for i, sg := range e.Segments {
+		k := strconv.Itoa(i)
+		if err := validName(sg.Name); err != nil {
+			errs = append(errs, f.Errorf([]string{"segment", k, "name"}, "%v", err))
+		} else if segs[sg.Name] {
+			errs = append(errs, f.Errorf([]string{"segment", k, "name"}, "segment %q is defined twice", sg.Name))
+		}
+		segs[sg.Name] = true
+	}
+	macs := map[ethersim.MAC]string{}
+	ips := map[ethersim.IP4]string{}
+	for i, h := range e.Hosts {
+		for j, n := range h.NICs {
+			key := func(k string) []string { return []string{"host", strconv.Itoa(i), "nic", strconv.Itoa(j), k} }
+			if !segs[n.Segment] {
+				errs = append(errs, f.Errorf(key("segment"), "segment %q is not defined in a [[segment]]", n.Segment))
+			}
+			where := fmt.Sprintf("%s.%s", h.Name, n.Device)
+			switch {
+			case n.MAC == ethersim.MAC{}:
+				errs = append(errs, f.Errorf(key("mac"), "a card needs a station address"))
+			case n.MAC[0]&1 != 0:
+				errs = append(errs, f.Errorf(key("mac"), "%v is a group address; a station address must be unicast", n.MAC))
+			case macs[n.MAC] != "":
+				errs = append(errs, f.Errorf(key("mac"), "%v is already %s's", n.MAC, macs[n.MAC]))
+			}
+			macs[n.MAC] = where
+			if prev := ips[n.IP]; prev != "" && n.IP != (ethersim.IP4{}) {
+				errs = append(errs, f.Errorf(key("ip"), "%v is already %s's", n.IP, prev))
+			}
+			ips[n.IP] = where
+		}
+	}
+	if e.Workload.Type == "mac" {
+		m := e.Workload.Mac
+		if !names[m.Sender] {
+			errs = append(errs, f.Errorf([]string{"workload", "mac", "sender"}, "no [[host]] is called %q", m.Sender))
+		}
+		if !m.Loopback && !names[m.Receiver] {
+			errs = append(errs, f.Errorf([]string{"workload", "mac", "receiver"}, "no [[host]] is called %q", m.Receiver))
 		}
 	}
 	known := false

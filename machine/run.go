@@ -7,6 +7,7 @@ import (
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 )
 
@@ -28,8 +29,10 @@ type Options struct {
 type Run struct {
 	Exp   *Experiment
 	K     *sim.Kernel
+	Net   *Network
 	Hosts []*Host
 	progs []*membench.Program
+	mac   *macbench.Bench
 	done  int
 }
 
@@ -46,6 +49,10 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	if len(exp.Hosts) == 0 {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
+	var err error
+	if r.Net, err = newNetwork(r.K, exp.Segments); err != nil {
+		return nil, err
+	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
 		hs := &exp.Hosts[i]
@@ -56,7 +63,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		if hs.Machine == nil {
 			return nil, fmt.Errorf("host %q has no machine", hs.Name)
 		}
-		h, err := Build(r.K, hs.Name, hs.Machine)
+		h, err := Build(r.K, r.Net, hs)
 		if err != nil {
 			return nil, err
 		}
@@ -69,6 +76,10 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			p.Start()
 			r.progs = append(r.progs, p)
 		}
+	case "mac":
+		if err := r.setupMac(exp.Workload.Mac); err != nil {
+			return nil, fmt.Errorf("workload.mac: %w", err)
+		}
 	default:
 		return nil, fmt.Errorf("workload.type %q is unknown (want one of %v)", exp.Workload.Type, Workloads)
 	}
@@ -79,6 +90,75 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		h.Kernel.OnAllDone = r.hostDone
 	}
 	return r, nil
+}
+
+// host returns the host called name.
+func (r *Run) host(name string) (*Host, error) {
+	for _, h := range r.Hosts {
+		if h.Name == name {
+			return h, nil
+		}
+	}
+	return nil, fmt.Errorf("no host %q", name)
+}
+
+func (r *Run) setupMac(p macbench.Params) error {
+	tx, err := r.host(p.Sender)
+	if err != nil {
+		return fmt.Errorf("sender: %w", err)
+	}
+	rx := tx
+	if !p.Loopback {
+		if rx, err = r.host(p.Receiver); err != nil {
+			return fmt.Errorf("receiver: %w", err)
+		}
+		if rx == tx {
+			return fmt.Errorf("receiver: the receiver is the sender; set loopback = true to measure without the wire")
+		}
+	}
+	mh := func(h *Host) (*macbench.Host, error) {
+		if len(h.NICs) == 0 {
+			return nil, fmt.Errorf("host %q has no network card", h.Name)
+		}
+		n := h.NICs[0]
+		if !p.Loopback && n.Port == nil {
+			return nil, fmt.Errorf("host %q: its card %q is not plugged into a segment ([[host.nic]])", h.Name, n.Name)
+		}
+		var mac [6]byte
+		if n.Spec != nil {
+			mac = n.Spec.MAC
+		} else {
+			mac = n.Card.Params().MAC
+		}
+		drv := n.Driver
+		return &macbench.Host{
+			Name: h.Name, Kernel: h.Kernel, Net: h.Net, Dev: drv.Queue(), MAC: mac,
+			TxTime: func() (sim.Time, uint64) { s := drv.Stats(); return s.TxTime, s.TxTimed },
+		}, nil
+	}
+	mtx, err := mh(tx)
+	if err != nil {
+		return err
+	}
+	mrx := mtx
+	if rx != tx {
+		if mrx, err = mh(rx); err != nil {
+			return err
+		}
+	}
+	if p.Loopback {
+		tx.NICs[0].Driver.SetLoopback(true)
+	}
+	rate := sim.BitRate(0)
+	if port := tx.NICs[0].Port; port != nil {
+		rate = port.Segment().Params().Rate
+	}
+	r.mac, err = macbench.New(p, mtx, mrx, rate)
+	if err != nil {
+		return err
+	}
+	r.mac.Start()
+	return nil
 }
 
 func (r *Run) hostDone() {
@@ -137,6 +217,16 @@ func (r *Run) result() *report.Result {
 	}
 	for _, p := range r.progs {
 		res.Membench = append(res.Membench, p.Rows()...)
+	}
+	if r.mac != nil {
+		res.Mac = r.mac.Rows()
+	}
+	for _, seg := range r.Net.Segments() {
+		st := seg.Stats()
+		res.Segments = append(res.Segments, report.Segment{
+			Name: seg.Name(), Rate: int64(seg.Params().Rate), Mode: seg.Params().Mode,
+			Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
+		})
 	}
 	return res
 }

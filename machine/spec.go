@@ -9,8 +9,10 @@ import (
 	"fmt"
 
 	"simkron/cpu"
+	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 	"simkron/stack/kernel"
 )
@@ -50,8 +52,11 @@ type DeviceSpec struct {
 	Base  uint64       `toml:"base" help:"first register address"`
 	Bus   string       `toml:"bus" help:"bus the registers are reached over (a [[bus]] name); empty: the memory bus"`
 	IRQ   int          `toml:"irq" min:"-1" max:"31" help:"interrupt line, -1 for none"`
-	// Params is the decoded [device.params] table of the type.
+	// Params is the decoded [device.params] table of the type (the
+	// hardware); Driver the [device.driver] table (the kernel's driver
+	// for it), for types that have one.
 	Params any `toml:"-"`
+	Driver any `toml:"-"`
 }
 
 // UncachedSpec is an address range that bypasses the caches.
@@ -78,14 +83,35 @@ func DefaultDevice() DeviceSpec { return DeviceSpec{Space: memory.SpaceIO, IRQ: 
 
 // HostSpec is one host of an experiment.
 type HostSpec struct {
-	Name        string `toml:"name" help:"host name, used in every report and file name"`
-	MachineFile string `toml:"machine" help:"machine file, relative to the experiment file"`
-	Machine     *Spec  `toml:"-"`
+	Name        string    `toml:"name" help:"host name, used in every report and file name"`
+	MachineFile string    `toml:"machine" help:"machine file, relative to the experiment file"`
+	NICs        []NICSpec `toml:"nic" help:"network cards of the machine and the segments they plug into"`
+	Machine     *Spec     `toml:"-"`
 }
+
+// NICSpec plugs one network device of a host's machine into a segment.
+type NICSpec struct {
+	Device  string               `toml:"device" help:"the [[device]] name in the host's machine file"`
+	Segment string               `toml:"segment" help:"the [[segment]] it is plugged into"`
+	MAC     ethersim.MAC         `toml:"mac" help:"station address, e.g. \"02:00:00:00:00:01\" (stored in the card's PROM)"`
+	IP      ethersim.IP4         `toml:"ip" help:"IPv4 address registered for the host"`
+	Faults  ethersim.FaultParams `toml:"faults" help:"faults on frames arriving at this card"`
+}
+
+// SegmentSpec is one Ethernet segment (or switch) of the experiment.
+type SegmentSpec struct {
+	Name string `toml:"name" help:"segment name"`
+	ethersim.SegmentParams
+	Pcap bool `toml:"pcap" help:"write every frame to <out>/<name>.pcap with its simulated time"`
+}
+
+// SetDefaults fills a new [[segment]] with Ethernet's defaults.
+func (s *SegmentSpec) SetDefaults() { s.SegmentParams = ethersim.DefaultSegmentParams() }
 
 // Experiment is a whole run: hosts and a workload.
 type Experiment struct {
 	Info     ExperimentInfo `toml:"experiment"`
+	Segments []SegmentSpec  `toml:"segment"`
 	Hosts    []HostSpec     `toml:"host"`
 	Workload WorkloadSpec   `toml:"workload"`
 	// Path is the file the experiment came from ("" when built in code).
@@ -102,20 +128,21 @@ type ExperimentInfo struct {
 
 // WorkloadSpec chooses the programs that run.
 type WorkloadSpec struct {
-	Type     string          `toml:"type" help:"workload: membench"`
+	Type     string          `toml:"type" help:"workload: membench or mac"`
 	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
+	Mac      macbench.Params `toml:"mac" help:"MAC-level frame sender and receiver through the network driver"`
 }
 
 // DefaultExperiment returns the defaults an experiment file starts from.
 func DefaultExperiment() Experiment {
 	return Experiment{
 		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
-		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams()},
+		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams()},
 	}
 }
 
 // Workloads lists the workload types.
-var Workloads = []string{"membench"}
+var Workloads = []string{"membench", "mac"}
 
 func validName(s string) error {
 	if s == "" {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 )
 
@@ -30,6 +31,19 @@ type Result struct {
 	Hosts       []Host         `json:"hosts"`
 	Workload    string         `json:"workload"`
 	Membench    []membench.Row `json:"membench,omitempty"`
+	Mac         []macbench.Row `json:"mac,omitempty"`
+	Segments    []Segment      `json:"segments,omitempty"`
+}
+
+// Segment is one Ethernet segment's figures.
+type Segment struct {
+	Name       string `json:"name"`
+	Rate       int64  `json:"rate_bps"`
+	Mode       string `json:"mode"`
+	Frames     uint64 `json:"frames"`
+	Bytes      uint64 `json:"bytes"`
+	Collisions uint64 `json:"collisions"`
+	BusyPS     int64  `json:"busy_ps"`
 }
 
 // Host is one simulated machine's figures.

@@ -34,6 +34,7 @@ var (
 	defKmalloc  = cpu.Def{Name: "kmalloc", Layer: cpu.LayerInherit, Instructions: 50, CodeBytes: 384, Why: "size-class lookup and free-list pop (slab fast path)"}
 	defKfree    = cpu.Def{Name: "kfree", Layer: cpu.LayerInherit, Instructions: 35, CodeBytes: 256, Why: "find the size class, free-list push"}
 	defIdle     = cpu.Def{Name: "cpu_idle", Layer: cpu.LayerIDLE, Instructions: 10, CodeBytes: 64, Why: "check the run queue, halt"}
+	defIRQ      = cpu.Def{Name: "irq_entry", Layer: cpu.LayerKERN, Instructions: 0, CodeBytes: 64, Why: "interrupt entry and exit; their cycles are the core's irq_entry_cycles and irq_exit_cycles"}
 )
 
 // Params configures the kernel.
@@ -132,6 +133,7 @@ func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Kernel, er
 	k.sym.kmalloc = syms.Define(defKmalloc)
 	k.sym.kfree = syms.Define(defKfree)
 	k.sym.idle = syms.Define(defIdle)
+	c.IRQSymbol = syms.Define(defIRQ)
 	k.defineLib()
 	// The heap starts on a 64 KiB boundary after the text, leaving room for
 	// protocol code defined after boot.
@@ -212,7 +214,6 @@ func (k *Kernel) schedule() {
 		k.runq[len(k.runq)-1] = nil
 		k.runq = k.runq[:len(k.runq)-1]
 	}
-	c.Exit(k.sym.schedule)
 	if next == nil {
 		k.cur = nil
 		c.Switch(k.idle)
@@ -222,6 +223,7 @@ func (k *Kernel) schedule() {
 		c.Switch(next.ctx)
 	}
 	// Switched back in: whoever switched to us set k.cur.
+	c.Exit(k.sym.schedule)
 }
 
 // threadEnded is the exit path of a thread whose body returned.
@@ -244,8 +246,8 @@ func (t *Thread) Syscall(sym *cpu.Symbol, fn func()) {
 	k := t.k
 	c := k.cpu
 	k.stats.Syscalls++
-	c.Trap()
 	c.Enter(k.sym.syscall)
+	c.Trap()
 	c.Call(sym, fn)
 	c.Exit(k.sym.syscall)
 }

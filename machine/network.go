@@ -1,0 +1,64 @@
+package machine
+
+import (
+	"bytes"
+	"fmt"
+
+	"simkron/ethersim"
+	"simkron/sim"
+)
+
+// Network is the experiment's network: its segments by name, and the pcap
+// captures being recorded.
+type Network struct {
+	*ethersim.Network
+	segments map[string]*ethersim.Segment
+	order    []string
+	pcaps    map[string]*bytes.Buffer
+}
+
+func newNetwork(k *sim.Kernel, specs []SegmentSpec) (*Network, error) {
+	n := &Network{Network: ethersim.NewNetwork(k), segments: map[string]*ethersim.Segment{}, pcaps: map[string]*bytes.Buffer{}}
+	for _, s := range specs {
+		if _, dup := n.segments[s.Name]; dup {
+			return nil, fmt.Errorf("segment %q defined twice", s.Name)
+		}
+		seg, err := n.NewSegment(s.Name, s.SegmentParams)
+		if err != nil {
+			return nil, fmt.Errorf("segment %q: %w", s.Name, err)
+		}
+		n.segments[s.Name] = seg
+		n.order = append(n.order, s.Name)
+		if s.Pcap {
+			var buf bytes.Buffer
+			if err := seg.Tap(&buf); err != nil {
+				return nil, fmt.Errorf("segment %q: pcap: %w", s.Name, err)
+			}
+			n.pcaps[s.Name] = &buf
+		}
+	}
+	return n, nil
+}
+
+// Segment returns the segment called name.
+func (n *Network) Segment(name string) (*ethersim.Segment, bool) {
+	s, ok := n.segments[name]
+	return s, ok
+}
+
+// Capture is one segment's pcap file.
+type Capture struct {
+	Segment string
+	Data    []byte
+}
+
+// Captures returns the pcap files recorded so far, in segment order.
+func (n *Network) Captures() []Capture {
+	var out []Capture
+	for _, name := range n.order {
+		if b, ok := n.pcaps[name]; ok {
+			out = append(out, Capture{Segment: name, Data: b.Bytes()})
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package machine
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/devices/ne2000"
+	"simkron/ethersim"
+	"simkron/memory"
+	"simkron/report"
+	"simkron/sim"
+	drvne2000 "simkron/stack/driver/ne2000"
+)
+
+// NIC is a network card of a host with the kernel's driver for it and the
+// segment it is plugged into (nil when the experiment leaves it
+// unplugged).
+type NIC struct {
+	Name   string // the [[device]] name
+	Card   *ne2000.NE2000
+	Driver *drvne2000.Driver
+	Port   *ethersim.Attachment
+	Spec   *NICSpec
+}
+
+// nic returns the network card called device, or nil.
+func (h *Host) nic(device string) *NIC {
+	for _, n := range h.NICs {
+		if n.Name == device {
+			return n
+		}
+	}
+	return nil
+}
+
+// nicSpec returns the experiment's binding of device, or nil.
+func (h *Host) nicSpec(device string) *NICSpec {
+	for i := range h.HostSpec.NICs {
+		if h.HostSpec.NICs[i].Device == device {
+			return &h.HostSpec.NICs[i]
+		}
+	}
+	return nil
+}
+
+func buildNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+	if irq == nil {
+		return nil, fmt.Errorf("an ne2000 needs an irq")
+	}
+	p := *d.Params.(*ne2000.Params)
+	bind := h.nicSpec(d.Name)
+	if bind != nil {
+		p.MAC = bind.MAC
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	card := ne2000.New(k, h.Name+"."+d.Name, p, irq, h.Sys.Guest)
+	nic := &NIC{Name: d.Name, Card: card, Spec: bind}
+	if bind != nil {
+		seg, ok := h.net.Segment(bind.Segment)
+		if !ok {
+			return nil, fmt.Errorf("segment %q is not defined in a [[segment]]", bind.Segment)
+		}
+		port, err := seg.Attach(h.Name+"."+d.Name, card, bind.Faults)
+		if err != nil {
+			return nil, err
+		}
+		port.OnTxDone = card.TxDone
+		card.SetWire(port)
+		nic.Port = port
+		if err := h.net.RegisterHost(h.Name, bind.MAC, bind.IP); err != nil {
+			return nil, err
+		}
+	}
+	drv, err := drvne2000.New(h.Kernel, h.netStack(), fmt.Sprintf("eth%d", len(h.NICs)), d.Space, memory.Addr(d.Base), d.IRQ, *d.Driver.(*drvne2000.Params))
+	if err != nil {
+		return nil, err
+	}
+	nic.Driver = drv
+	h.inits = append(h.inits, drv.Init)
+	h.NICs = append(h.NICs, nic)
+	return nicDevice{nic}, nil
+}
+
+type nicDevice struct{ *NIC }
+
+func (n nicDevice) Name() string { return n.Card.Name() }
+func (n nicDevice) Read(off uint64, size int) uint64 {
+	return n.Card.Read(off, size)
+}
+func (n nicDevice) Write(off uint64, size int, v uint64) { n.Card.Write(off, size, v) }
+func (n nicDevice) ReadBlock(off uint64, width int, p []byte) {
+	n.Card.ReadBlock(off, width, p)
+}
+func (n nicDevice) WriteBlock(off uint64, width int, p []byte) {
+	n.Card.WriteBlock(off, width, p)
+}
+
+var _ memory.BlockDevice = nicDevice{}
+
+// Counters reports the card's, the driver's and the port's figures.
+func (n nicDevice) Counters() []report.Counter {
+	c := n.Card.Stats()
+	d := n.Driver.Stats()
+	out := []report.Counter{
+		{Name: "card.tx_frames", Value: c.TxFrames}, {Name: "card.rx_frames", Value: c.RxFrames},
+		{Name: "card.crc_errors", Value: c.CRCErrors}, {Name: "card.missed", Value: c.Missed},
+		{Name: "card.overflows", Value: c.Overflows}, {Name: "card.interrupts", Value: c.Interrupts},
+		{Name: "driver.tx_frames", Value: d.TxFrames}, {Name: "driver.rx_frames", Value: d.RxFrames},
+		{Name: "driver.tx_errors", Value: d.TxErrors}, {Name: "driver.rx_errors", Value: d.RxErrors},
+		{Name: "driver.overruns", Value: d.Overruns}, {Name: "driver.loopback_frames", Value: d.LoopbackFrames},
+	}
+	if n.Port != nil {
+		p := n.Port.Stats()
+		out = append(out,
+			report.Counter{Name: "wire.tx_frames", Value: p.TxFrames}, report.Counter{Name: "wire.rx_frames", Value: p.RxFrames},
+			report.Counter{Name: "wire.collisions", Value: p.Collisions}, report.Counter{Name: "wire.deferrals", Value: p.Deferrals},
+			report.Counter{Name: "wire.aborts", Value: p.Aborts}, report.Counter{Name: "wire.dropped", Value: p.Dropped},
+			report.Counter{Name: "wire.corrupted", Value: p.Corrupted},
+		)
+	}
+	return out
+}

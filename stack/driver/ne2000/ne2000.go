@@ -1,0 +1,603 @@
+// Package ne2000 is the kernel's driver for NE2000 ISA Ethernet cards, in
+// the manner of Linux 2.x's ne.c and lib8390.c: probe and reset, station
+// address PROM read, the National Semiconductor initialisation order,
+// transmit by remote-DMA write into packet RAM and a transmit command, an
+// interrupt handler that walks the receive ring with remote-DMA reads,
+// completes transmissions, recovers from ring overflow and reads the tally
+// counters. It reaches the card only through its I/O ports, and frame data
+// only in simulated memory. Layer DEV; the data-port transfers
+// (ne_block_output, ne_block_input) are layer DMA.
+//
+// The driver can also run in loopback mode, where a transmitted frame is
+// copied straight to its own receive path without touching the card (the
+// packet driver loopback of the TOP-on-486 measurements), to measure
+// protocol processing without the wire.
+//
+// Simplifications: one card per driver instance; no multicast list (the
+// hash filter is left open or closed as a whole); a lost transmit
+// interrupt is not timed out.
+package ne2000
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/kernel"
+	"simkron/stack/netdev"
+)
+
+// Params configures the driver.
+type Params struct {
+	TxBuffers   int      `toml:"tx_buffers" min:"1" max:"2" help:"transmit slots in packet RAM: 1 waits for each transmission before loading the next frame (DOS packet driver), 2 loads one while the other is sent (Linux ping-pong)"`
+	Promiscuous bool     `toml:"promiscuous" help:"receive every frame on the wire"`
+	OverrunWait sim.Time `toml:"overrun_wait" help:"busy wait after stopping the chip on a ring overflow (the data sheet asks for at least 1.6 ms; Linux waits 10 ms)"`
+	Loopback    bool     `toml:"loopback" help:"copy transmitted frames straight to the receive path, never touching the card"`
+}
+
+// DefaultParams returns one transmit slot, as the packet driver of the
+// TOP measurements used.
+func DefaultParams() Params {
+	return Params{TxBuffers: 1, OverrunWait: 1600 * sim.Microsecond}
+}
+
+// Costs of the driver's functions in instructions per call, estimated
+// from the C of Linux 2.x's lib8390.c and ne.c (register accesses and bus
+// cycles are charged separately, by the bus).
+var (
+	defInit        = cpu.Def{Name: "ne_probe", Layer: cpu.LayerDEV, Instructions: 400, CodeBytes: 1536, Why: "reset, PROM read, NS8390 initialisation (once)"}
+	defStartXmit   = cpu.Def{Name: "ei_start_xmit", Layer: cpu.LayerDEV, Instructions: 120, CodeBytes: 768, Why: "mask the card, pick a slot, load it, trigger if idle, unmask"}
+	defTrigger     = cpu.Def{Name: "NS8390_trigger_send", Layer: cpu.LayerDEV, Instructions: 25, CodeBytes: 128, Why: "check TXP, program TBCR/TPSR, start"}
+	defBlockOut    = cpu.Def{Name: "ne_block_output", Layer: cpu.LayerDMA, Instructions: 60, CodeBytes: 384, Why: "remote-write set-up, outsw loop, RDC poll"}
+	defInterrupt   = cpu.Def{Name: "ei_interrupt", Layer: cpu.LayerDEV, Instructions: 50, CodeBytes: 512, Why: "per round: read ISR, dispatch"}
+	defReceive     = cpu.Def{Name: "ei_receive", Layer: cpu.LayerDEV, Instructions: 90, CodeBytes: 1024, Why: "per frame: CURR/BNRY arithmetic, header checks, buffer allocation, hand-off"}
+	defGetHdr      = cpu.Def{Name: "ne_get_8390_hdr", Layer: cpu.LayerDEV, Instructions: 35, CodeBytes: 256, Why: "remote read of the 4-byte receive header"}
+	defBlockIn     = cpu.Def{Name: "ne_block_input", Layer: cpu.LayerDMA, Instructions: 55, CodeBytes: 384, Why: "remote-read set-up, insw loop, RDC acknowledge"}
+	defTxIntr      = cpu.Def{Name: "ei_tx_intr", Layer: cpu.LayerDEV, Instructions: 60, CodeBytes: 512, Why: "read TSR, account, start the other slot, wake the queue"}
+	defRxOverrun   = cpu.Def{Name: "ei_rx_overrun", Layer: cpu.LayerDEV, Instructions: 80, CodeBytes: 512, Why: "the data sheet's overflow recovery sequence"}
+	defLoopXmit    = cpu.Def{Name: "ne_loopback_xmit", Layer: cpu.LayerDEV, Instructions: 40, CodeBytes: 192, Why: "allocate a receive buffer, copy the frame into it, queue it"}
+	defCounters    = cpu.Def{Name: "ei_get_stats", Layer: cpu.LayerDEV, Instructions: 20, CodeBytes: 128, Why: "read and accumulate the tally counters"}
+	defResetDevice = cpu.Def{Name: "ne_reset_8390", Layer: cpu.LayerDEV, Instructions: 30, CodeBytes: 192, Why: "pulse the reset port and wait for ISR.RST"}
+)
+
+// Stats counts what the driver did.
+type Stats struct {
+	TxFrames, TxBytes   uint64
+	TxErrors            uint64
+	TxCollisions        uint64
+	RxFrames, RxBytes   uint64
+	RxErrors            uint64 // bad headers, bad lengths, errored status
+	RxNoBuffer          uint64
+	Overruns            uint64
+	CRCErrors, Missed   uint64 // from the tally counters
+	FrameErrors         uint64
+	TxTime              sim.Time // sum over frames of load start to transmit-done interrupt
+	TxTimed             uint64
+	LoopbackFrames      uint64
+	ResetTimeouts       uint64
+	SpuriousInterrupts  uint64
+	InterruptRounds     uint64
+	RemoteDMAWriteWords uint64
+	RemoteDMAReadWords  uint64
+}
+
+type slot struct {
+	page   byte
+	loaded bool
+	length int
+	start  sim.Time // when loading began, for TxTime
+}
+
+// Driver drives one NE2000.
+type Driver struct {
+	k     *kernel.Kernel
+	c     *cpu.CPU
+	ns    *netdev.Stack
+	qi    int
+	p     Params
+	space memory.Space
+	base  memory.Addr
+	irq   int
+	name  string
+	mac   [6]byte
+
+	slots   [2]slot
+	txing   int // slot on the wire, or -1
+	rxStart byte
+	rxStop  byte
+	scratch memory.Addr // receive header and PROM, 32 bytes
+	pad     memory.Addr // zeroed 60-byte buffer for short frames
+	ready   bool
+	stats   Stats
+	sym     struct{ init, startXmit, trigger, blockOut, interrupt, receive, getHdr, blockIn, txIntr, overrun, loop, counters, reset *cpu.Symbol }
+}
+
+// New prepares the driver of the card at base (in space) on line irq and
+// registers it with the device layer as name ("eth0"). Init programs the
+// card.
+func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, base memory.Addr, irq int, p Params) (*Driver, error) {
+	if p.TxBuffers < 1 || p.TxBuffers > 2 {
+		return nil, fmt.Errorf("tx_buffers: %d is not 1 or 2", p.TxBuffers)
+	}
+	d := &Driver{k: k, c: k.CPU(), ns: ns, p: p, space: space, base: base, irq: irq, name: name, txing: -1}
+	syms := k.Symbols()
+	for _, x := range []struct {
+		s   **cpu.Symbol
+		def cpu.Def
+	}{
+		{&d.sym.init, defInit}, {&d.sym.startXmit, defStartXmit}, {&d.sym.trigger, defTrigger},
+		{&d.sym.blockOut, defBlockOut}, {&d.sym.interrupt, defInterrupt}, {&d.sym.receive, defReceive},
+		{&d.sym.getHdr, defGetHdr}, {&d.sym.blockIn, defBlockIn}, {&d.sym.txIntr, defTxIntr},
+		{&d.sym.overrun, defRxOverrun}, {&d.sym.loop, defLoopXmit}, {&d.sym.counters, defCounters},
+		{&d.sym.reset, defResetDevice},
+	} {
+		*x.s = syms.Define(x.def)
+	}
+	for i := range d.slots {
+		d.slots[i].page = cardMemLo + byte(i*txPages)
+	}
+	d.rxStart = cardMemLo + byte(p.TxBuffers*txPages)
+	d.rxStop = cardMemHi
+	d.qi = ns.AddDevice(d)
+	return d, nil
+}
+
+// Name implements netdev.Device.
+func (d *Driver) Name() string { return d.name }
+
+// MAC implements netdev.Device: the address read from the card's PROM.
+func (d *Driver) MAC() [6]byte { return d.mac }
+
+// MTU implements netdev.Device.
+func (d *Driver) MTU() int { return 1500 }
+
+// Queue returns the device's queue index in the device layer.
+func (d *Driver) Queue() int { return d.qi }
+
+// Stats returns the driver's counters.
+func (d *Driver) Stats() Stats { return d.stats }
+
+// SetLoopback switches loopback mode on or off; it takes effect for the
+// next frame (set it before Init to leave the card untouched).
+func (d *Driver) SetLoopback(on bool) { d.p.Loopback = on }
+
+// Ready reports whether Init found and started the card.
+func (d *Driver) Ready() bool { return d.ready }
+
+func (d *Driver) in(reg memory.Addr) byte {
+	return byte(d.c.In(d.space, d.base+reg, 1))
+}
+
+func (d *Driver) out(reg memory.Addr, v byte) {
+	d.c.Out(d.space, d.base+reg, 1, uint64(v))
+}
+
+// Init probes and starts the card. It runs in a thread during boot. A card
+// that is missing or does not answer like an NE2000 is reported as a
+// guest error and left alone.
+func (d *Driver) Init() {
+	c := d.c
+	c.Enter(d.sym.init)
+	defer c.Exit(d.sym.init)
+	d.scratch = d.k.Kmalloc(32)
+	d.pad = d.k.Kmalloc(minFrame)
+	c.Write(d.pad, make([]byte, minFrame))
+	if !d.resetCard() {
+		d.k.CPU().System().Guest.Report(c.LocalTime(), d.name, "ne2000 at %s 0x%x: no reset acknowledge; card not found", d.space, uint64(d.base))
+		return
+	}
+	if !d.readPROM() {
+		return
+	}
+	if d.p.Loopback {
+		d.ready = true
+		return
+	}
+	d.initChip(true)
+	c.SetHandler(d.irq, d.name, d.interrupt)
+	d.ready = true
+}
+
+// resetCard pulses the reset port and waits (bounded) for ISR.RST.
+func (d *Driver) resetCard() bool {
+	c := d.c
+	c.Enter(d.sym.reset)
+	defer c.Exit(d.sym.reset)
+	d.out(regReset, d.in(regReset))
+	for range 100 {
+		if d.in(regISR)&isrReset != 0 {
+			d.out(regISR, 0xFF)
+			return true
+		}
+	}
+	d.stats.ResetTimeouts++
+	return false
+}
+
+// readPROM reads the station address PROM byte-wide (each byte appears
+// twice on a 16-bit card) and checks the NE2000 signature.
+func (d *Driver) readPROM() bool {
+	c := d.c
+	seq := []struct {
+		reg memory.Addr
+		v   byte
+	}{
+		{regCmd, crNoDMA | crPage0 | crStop}, {regDCR, dcrByte}, {regRBCR0, 0}, {regRBCR1, 0},
+		{regIMR, 0}, {regISR, 0xFF}, {regRCR, rcrMonitor}, {regTCR, tcrLoopback},
+		{regRBCR0, 32}, {regRBCR1, 0}, {regRSAR0, 0}, {regRSAR1, 0}, {regCmd, crRRead | crStart},
+	}
+	for _, s := range seq {
+		d.out(s.reg, s.v)
+	}
+	c.InString(d.space, d.base+regData, 1, d.scratch, 32)
+	var prom [32]byte
+	c.Read(d.scratch, prom[:])
+	d.out(regISR, isrRDC)
+	for i := range d.mac {
+		d.mac[i] = prom[2*i]
+	}
+	if prom[28] != 0x57 || prom[30] != 0x57 {
+		c.System().Guest.Report(c.LocalTime(), d.name, "ne2000 at %s 0x%x: PROM signature %#02x %#02x, not an NE2000", d.space, uint64(d.base), prom[28], prom[30])
+		return false
+	}
+	return true
+}
+
+// initChip is NS8390_init: the National Semiconductor order (reference
+// section 9). start also runs the chip.
+func (d *Driver) initChip(start bool) {
+	d.out(regCmd, crNoDMA|crPage0|crStop)
+	d.out(regDCR, dcrWord)
+	d.out(regRBCR0, 0)
+	d.out(regRBCR1, 0)
+	d.out(regRCR, rcrMonitor)
+	d.out(regTCR, tcrLoopback)
+	d.out(regTPSR, d.slots[0].page)
+	d.out(regPStart, d.rxStart)
+	d.out(regBnry, d.rxStop-1)
+	d.out(regPStop, d.rxStop)
+	d.out(regISR, 0xFF)
+	d.out(regIMR, 0)
+	d.out(regCmd, crNoDMA|crPage1|crStop)
+	for i, b := range d.mac {
+		d.out(regPAR0+memory.Addr(i), b)
+	}
+	d.out(regCurr, d.rxStart)
+	d.out(regCmd, crNoDMA|crPage0|crStop)
+	d.slots[0].loaded, d.slots[1].loaded = false, false
+	d.txing = -1
+	if !start {
+		return
+	}
+	d.out(regISR, 0xFF)
+	d.out(regIMR, imrAll)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(regTCR, tcrNormal)
+	rcr := byte(rcrAB)
+	if d.p.Promiscuous {
+		rcr |= rcrPRO | rcrAM
+	}
+	d.out(regRCR, rcr)
+}
+
+// Busy implements netdev.Device: a frame is loaded on the card or on the
+// wire.
+func (d *Driver) Busy() bool {
+	return d.txing >= 0 || d.slots[0].loaded || d.slots[1].loaded
+}
+
+// StartXmit implements netdev.Device: it loads the frame into a free slot
+// of packet RAM and starts the transmitter if it is idle. The buffer is
+// freed once its bytes are on the card.
+func (d *Driver) StartXmit(b netdev.Buf) bool {
+	if d.p.Loopback {
+		return d.loopbackXmit(b)
+	}
+	if !d.ready {
+		d.stats.TxErrors++
+		d.k.Kfree(b.Addr)
+		return true
+	}
+	s := -1
+	for i := 0; i < d.p.TxBuffers; i++ {
+		if !d.slots[i].loaded && d.txing != i {
+			s = i
+			break
+		}
+	}
+	if s < 0 {
+		return false
+	}
+	c := d.c
+	c.Enter(d.sym.startXmit)
+	defer c.Exit(d.sym.startXmit)
+	// Keep the card's interrupts out while its remote DMA is ours.
+	d.out(regIMR, 0)
+	sl := &d.slots[s]
+	sl.start = c.LocalTime()
+	n := b.Len
+	if n < minFrame {
+		// Pad short frames with zeros (ETH_ZLEN), through a zeroed buffer.
+		d.k.Bcopy(d.pad, b.Addr, n)
+		d.blockOutput(d.pad, minFrame, sl.page)
+		c.Write(d.pad, make([]byte, n)) // zero it again for the next one
+		n = minFrame
+	} else {
+		d.blockOutput(b.Addr, n, sl.page)
+	}
+	d.k.Kfree(b.Addr)
+	sl.loaded = true
+	sl.length = n
+	if d.txing < 0 {
+		d.trigger(s)
+	}
+	d.out(regIMR, imrAll)
+	return true
+}
+
+// blockOutput copies n bytes from memory at src into packet RAM at page
+// by remote-DMA write (ne_block_output).
+func (d *Driver) blockOutput(src memory.Addr, n int, page byte) {
+	c := d.c
+	c.Enter(d.sym.blockOut)
+	defer c.Exit(d.sym.blockOut)
+	count := n + n&1 // word mode moves whole words
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(regISR, isrRDC)
+	d.out(regRBCR0, byte(count))
+	d.out(regRBCR1, byte(count>>8))
+	d.out(regRSAR0, 0)
+	d.out(regRSAR1, page)
+	d.out(regCmd, crRWrite|crStart)
+	c.OutString(d.space, d.base+regData, 2, src, count)
+	d.stats.RemoteDMAWriteWords += uint64(count / 2)
+	for range 100 {
+		if d.in(regISR)&isrRDC != 0 {
+			break
+		}
+	}
+	d.out(regISR, isrRDC)
+}
+
+// trigger starts the transmission of slot s (NS8390_trigger_send).
+func (d *Driver) trigger(s int) {
+	c := d.c
+	c.Enter(d.sym.trigger)
+	defer c.Exit(d.sym.trigger)
+	sl := &d.slots[s]
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	if d.in(regCmd)&crTrans != 0 {
+		c.System().Guest.Report(c.LocalTime(), d.name, "trigger_send while the transmitter is busy")
+		return
+	}
+	d.out(regTBCR0, byte(sl.length))
+	d.out(regTBCR1, byte(sl.length>>8))
+	d.out(regTPSR, sl.page)
+	d.out(regCmd, crNoDMA|crTrans|crStart)
+	d.txing = s
+}
+
+// interrupt is the card's interrupt handler (ei_interrupt).
+func (d *Driver) interrupt() {
+	c := d.c
+	c.Enter(d.sym.interrupt)
+	defer c.Exit(d.sym.interrupt)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	rounds := 0
+	for ; rounds < maxIntLoop; rounds++ {
+		isr := d.in(regISR)
+		if isr&^isrReset == 0 {
+			break
+		}
+		d.stats.InterruptRounds++
+		c.Exec(defInterrupt.Instructions / 4) // the dispatch of one more round
+		if isr&isrOver != 0 {
+			d.overrun()
+		} else if isr&(isrRx|isrRxErr) != 0 {
+			d.receive()
+		}
+		if isr&isrTx != 0 {
+			d.txDone(false)
+		} else if isr&isrTxErr != 0 {
+			d.txDone(true)
+		}
+		if isr&isrCounter != 0 {
+			d.readCounters()
+			d.out(regISR, isrCounter)
+		}
+		if isr&isrRDC != 0 {
+			d.out(regISR, isrRDC)
+		}
+	}
+	if rounds == 0 {
+		d.stats.SpuriousInterrupts++
+	}
+}
+
+// txDone finishes the transmission on the wire and starts the next loaded
+// slot (ei_tx_intr / ei_tx_err).
+func (d *Driver) txDone(failed bool) {
+	c := d.c
+	c.Enter(d.sym.txIntr)
+	defer c.Exit(d.sym.txIntr)
+	tsr := d.in(regTSR)
+	if failed {
+		d.out(regISR, isrTxErr)
+		d.stats.TxErrors++
+	} else {
+		d.out(regISR, isrTx)
+	}
+	if tsr&tsrCol != 0 {
+		d.stats.TxCollisions++
+	}
+	if d.txing >= 0 {
+		sl := &d.slots[d.txing]
+		if !failed {
+			d.stats.TxFrames++
+			d.stats.TxBytes += uint64(sl.length)
+		}
+		d.stats.TxTime += c.LocalTime() - sl.start
+		d.stats.TxTimed++
+		sl.loaded = false
+		d.txing = -1
+	}
+	for i := 0; i < d.p.TxBuffers; i++ {
+		if d.slots[i].loaded {
+			d.trigger(i)
+			break
+		}
+	}
+	d.ns.WakeQueue(d.qi)
+}
+
+// receive removes frames from the ring (ei_receive).
+func (d *Driver) receive() {
+	c := d.c
+	c.Enter(d.sym.receive)
+	defer c.Exit(d.sym.receive)
+	for range maxRxLoops {
+		d.out(regCmd, crNoDMA|crPage1|crStart)
+		curr := d.in(regCurr)
+		d.out(regCmd, crNoDMA|crPage0|crStart)
+		this := d.in(regBnry) + 1
+		if this >= d.rxStop {
+			this = d.rxStart
+		}
+		if this == curr {
+			break
+		}
+		status, next, count := d.getHeader(this)
+		pktLen := int(count) - hdrBytes // frame with its FCS
+		plausible := next == this+1+byte((pktLen+hdrBytes)>>8) ||
+			next == this+1+byte((pktLen+hdrBytes)>>8)-(d.rxStop-d.rxStart) ||
+			next == this+1 || next == this+1-(d.rxStop-d.rxStart)
+		switch {
+		case pktLen < minFrame+4 || pktLen > maxFrame || !plausible:
+			d.stats.RxErrors++
+		case status&rsrOK == 0:
+			d.stats.RxErrors++
+		default:
+			buf := d.k.Kmalloc(pktLen + 1)
+			if buf == 0 {
+				d.stats.RxNoBuffer++
+				break
+			}
+			d.blockInput(buf, pktLen, int(this)<<8+hdrBytes)
+			d.stats.RxFrames++
+			d.stats.RxBytes += uint64(pktLen - 4)
+			d.ns.Rx(netdev.Buf{Addr: buf, Len: pktLen - 4, Dev: d})
+		}
+		if next < d.rxStart || next >= d.rxStop {
+			// A corrupt header: give the whole ring back (Linux resets
+			// the boundary to just behind CURR).
+			d.stats.RxErrors++
+			bnry := curr - 1
+			if curr == d.rxStart {
+				bnry = d.rxStop - 1
+			}
+			d.out(regBnry, bnry)
+			break
+		}
+		bnry := next - 1
+		if next == d.rxStart {
+			bnry = d.rxStop - 1
+		}
+		d.out(regBnry, bnry)
+	}
+	d.out(regISR, isrRx|isrRxErr)
+}
+
+// getHeader reads the 4-byte receive header at page (ne_get_8390_hdr).
+func (d *Driver) getHeader(page byte) (status, next byte, count uint16) {
+	c := d.c
+	c.Enter(d.sym.getHdr)
+	defer c.Exit(d.sym.getHdr)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(regRBCR0, hdrBytes)
+	d.out(regRBCR1, 0)
+	d.out(regRSAR0, 0)
+	d.out(regRSAR1, page)
+	d.out(regCmd, crRRead|crStart)
+	c.InString(d.space, d.base+regData, 2, d.scratch, hdrBytes)
+	d.stats.RemoteDMAReadWords += hdrBytes / 2
+	d.out(regISR, isrRDC)
+	var h [hdrBytes]byte
+	c.Read(d.scratch, h[:])
+	return h[0], h[1], uint16(h[2]) | uint16(h[3])<<8
+}
+
+// blockInput reads n bytes of packet RAM at card address off into memory
+// at dst by remote-DMA read; the chip wraps the ring by itself
+// (ne_block_input).
+func (d *Driver) blockInput(dst memory.Addr, n, off int) {
+	c := d.c
+	c.Enter(d.sym.blockIn)
+	defer c.Exit(d.sym.blockIn)
+	count := n + n&1
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(regRBCR0, byte(count))
+	d.out(regRBCR1, byte(count>>8))
+	d.out(regRSAR0, byte(off))
+	d.out(regRSAR1, byte(off>>8))
+	d.out(regCmd, crRRead|crStart)
+	c.InString(d.space, d.base+regData, 2, dst, count)
+	d.stats.RemoteDMAReadWords += uint64(count / 2)
+	d.out(regISR, isrRDC)
+}
+
+// overrun recovers from a full ring by the data sheet's sequence
+// (reference section 10; Linux ei_rx_overrun).
+func (d *Driver) overrun() {
+	c := d.c
+	c.Enter(d.sym.overrun)
+	defer c.Exit(d.sym.overrun)
+	d.stats.Overruns++
+	wasTx := d.in(regCmd)&crTrans != 0
+	d.out(regCmd, crNoDMA|crPage0|crStop)
+	c.Charge(c.Clock().Cycles(d.p.OverrunWait)) // udelay: the core spins
+	d.out(regRBCR0, 0)
+	d.out(regRBCR1, 0)
+	resend := wasTx && d.in(regISR)&(isrTx|isrTxErr) == 0
+	d.out(regTCR, tcrLoopback)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.receive()
+	d.out(regISR, isrOver)
+	d.out(regTCR, tcrNormal)
+	if resend {
+		d.out(regCmd, crNoDMA|crPage0|crStart|crTrans)
+	}
+}
+
+// readCounters reads (and so clears) the tally counters.
+func (d *Driver) readCounters() {
+	c := d.c
+	c.Enter(d.sym.counters)
+	defer c.Exit(d.sym.counters)
+	d.stats.FrameErrors += uint64(d.in(regCntr0))
+	d.stats.CRCErrors += uint64(d.in(regCntr1))
+	d.stats.Missed += uint64(d.in(regCntr2))
+}
+
+// loopbackXmit copies the frame into a fresh receive buffer and hands it
+// to the receive path, as a packet driver in loopback mode does.
+func (d *Driver) loopbackXmit(b netdev.Buf) bool {
+	c := d.c
+	c.Enter(d.sym.loop)
+	defer c.Exit(d.sym.loop)
+	buf := d.k.Kmalloc(b.Len)
+	if buf == 0 {
+		d.stats.RxNoBuffer++
+		d.k.Kfree(b.Addr)
+		return true
+	}
+	d.k.Bcopy(buf, b.Addr, b.Len)
+	d.k.Kfree(b.Addr)
+	d.stats.LoopbackFrames++
+	d.stats.TxFrames++
+	d.stats.TxBytes += uint64(b.Len)
+	d.ns.Rx(netdev.Buf{Addr: buf, Len: b.Len, Dev: d})
+	return true
+}
+
+var _ netdev.Device = (*Driver)(nil)

@@ -1,0 +1,248 @@
+// Package netdev is the kernel's meeting point of network drivers and
+// protocols, in the manner of Linux 2.x's net/core/dev.c: drivers register
+// devices and hand received frames to the backlog (netif_rx); the receive
+// softirq delivers each frame to the protocol registered for its
+// EtherType; protocols transmit through the device's queue
+// (dev_queue_xmit), and the transmit softirq restarts a device whose
+// transmitter has room again. Layer DEV.
+//
+// Frames live in kernel buffers in simulated memory. A buffer handed to
+// Transmit or delivered to a protocol changes owner: the receiver frees it.
+//
+// Simplifications: one backlog per host (there is one core); no queueing
+// disciplines beyond a FIFO per device; no VLANs.
+package netdev
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/stack/kernel"
+)
+
+// Buf is one frame in a kernel buffer: Len bytes at Addr, starting with
+// the Ethernet header. The FCS is not included.
+type Buf struct {
+	Addr memory.Addr
+	Len  int
+	// Dev is the device a received frame came in on.
+	Dev Device
+}
+
+// Device is a driver's side of a network interface.
+type Device interface {
+	Name() string
+	MAC() [6]byte
+	// MTU is the largest payload of one frame (1500 on Ethernet).
+	MTU() int
+	// StartXmit offers a frame to the driver. It returns false when the
+	// driver has no room; the frame stays with the caller, and the driver
+	// calls Stack.WakeQueue when it has room again.
+	StartXmit(b Buf) bool
+	// Busy reports whether frames handed to the driver are still on their
+	// way out (loaded on the card or on the wire).
+	Busy() bool
+}
+
+// Handler receives frames of one EtherType. It runs in the receive softirq
+// and owns b.
+type Handler func(b Buf)
+
+// Stats counts the stack's own events.
+type Stats struct {
+	RxFrames     uint64
+	RxDropped    uint64 // backlog full
+	RxUnknown    uint64 // no handler for the EtherType
+	TxQueued     uint64
+	TxQueueDrops uint64
+}
+
+// Stack is one host's device layer.
+type Stack struct {
+	k        *kernel.Kernel
+	backlog  []Buf
+	limit    int
+	handlers map[uint16]Handler
+	queues   []*txQueue
+	stats    Stats
+	sym      struct{ netifRx, netRxAction, devQueueXmit, netTxAction *cpu.Symbol }
+}
+
+type txQueue struct {
+	dev     Device
+	frames  []Buf
+	limit   int
+	stopped bool
+	// Room is woken when the queue drains below its limit: senders blocked
+	// on a full queue sleep here.
+	Room kernel.WaitQueue
+	// Drained is woken whenever the driver reports progress: a sender
+	// that wants all its frames gone sleeps here and checks Pending.
+	Drained kernel.WaitQueue
+}
+
+var (
+	defNetifRx      = cpu.Def{Name: "netif_rx", Layer: cpu.LayerDEV, Instructions: 35, CodeBytes: 192, Why: "append to the backlog, raise the receive softirq"}
+	defNetRxAction  = cpu.Def{Name: "net_rx_action", Layer: cpu.LayerDEV, Instructions: 40, CodeBytes: 256, Why: "per frame: dequeue, read the EtherType, find the handler"}
+	defDevQueueXmit = cpu.Def{Name: "dev_queue_xmit", Layer: cpu.LayerDEV, Instructions: 45, CodeBytes: 256, Why: "enqueue on the device, call the driver if it has room"}
+	defNetTxAction  = cpu.Def{Name: "net_tx_action", Layer: cpu.LayerDEV, Instructions: 30, CodeBytes: 192, Why: "restart stopped device queues"}
+)
+
+// BacklogLimit is the receive backlog's length (Linux 2.2 netdev_max_backlog
+// was 300).
+const BacklogLimit = 300
+
+// TxQueueLimit is a device queue's length (Linux tx_queue_len for
+// Ethernet: 100).
+const TxQueueLimit = 100
+
+// New sets up the device layer of a host's kernel.
+func New(k *kernel.Kernel) *Stack {
+	s := &Stack{k: k, limit: BacklogLimit, handlers: map[uint16]Handler{}}
+	syms := k.Symbols()
+	s.sym.netifRx = syms.Define(defNetifRx)
+	s.sym.netRxAction = syms.Define(defNetRxAction)
+	s.sym.devQueueXmit = syms.Define(defDevQueueXmit)
+	s.sym.netTxAction = syms.Define(defNetTxAction)
+	k.OpenSoftirq(kernel.SoftirqNetRx, s.sym.netRxAction, s.rxAction)
+	k.OpenSoftirq(kernel.SoftirqNetTx, s.sym.netTxAction, s.txAction)
+	return s
+}
+
+// Kernel returns the host's kernel.
+func (s *Stack) Kernel() *kernel.Kernel { return s.k }
+
+// Stats returns the counters.
+func (s *Stack) Stats() Stats { return s.stats }
+
+// Register installs the handler of an EtherType (dev_add_pack).
+func (s *Stack) Register(etherType uint16, h Handler) error {
+	if _, dup := s.handlers[etherType]; dup {
+		return fmt.Errorf("netdev: EtherType %#04x already has a handler", etherType)
+	}
+	s.handlers[etherType] = h
+	return nil
+}
+
+// AddDevice registers a device and returns its queue index for
+// Transmit and WakeQueue.
+func (s *Stack) AddDevice(d Device) int {
+	s.queues = append(s.queues, &txQueue{dev: d, limit: TxQueueLimit})
+	return len(s.queues) - 1
+}
+
+// Device returns the device registered under index i.
+func (s *Stack) Device(i int) Device { return s.queues[i].dev }
+
+// RoomQueue returns the wait queue senders on device i sleep on while its
+// queue is full.
+func (s *Stack) RoomQueue(i int) *kernel.WaitQueue { return &s.queues[i].Room }
+
+// Pending reports whether device i still has frames to send: queued, on
+// the card, or on the wire.
+func (s *Stack) Pending(i int) bool {
+	q := s.queues[i]
+	return len(q.frames) > 0 || q.dev.Busy()
+}
+
+// DrainQueue returns the wait queue woken as device i makes progress; a
+// thread waiting for Pending to turn false sleeps there.
+func (s *Stack) DrainQueue(i int) *kernel.WaitQueue { return &s.queues[i].Drained }
+
+// Transmit queues b on device i (dev_queue_xmit). It returns false and
+// frees nothing when the queue is full: the caller keeps b and may sleep
+// on RoomQueue(i).
+func (s *Stack) Transmit(i int, b Buf) bool {
+	c := s.k.CPU()
+	c.Enter(s.sym.devQueueXmit)
+	defer c.Exit(s.sym.devQueueXmit)
+	q := s.queues[i]
+	if len(q.frames) >= q.limit {
+		s.stats.TxQueueDrops++
+		return false
+	}
+	s.stats.TxQueued++
+	q.frames = append(q.frames, b)
+	if !q.stopped {
+		s.runQueue(q)
+	}
+	// Like local_bh_enable: deferred work raised on the way (a loopback
+	// receive) runs before the caller goes on.
+	if !c.InInterrupt() {
+		s.k.RunSoftirqs()
+	}
+	return true
+}
+
+// runQueue hands frames to the driver until it refuses one.
+func (s *Stack) runQueue(q *txQueue) {
+	for len(q.frames) > 0 {
+		if !q.dev.StartXmit(q.frames[0]) {
+			q.stopped = true
+			return
+		}
+		q.frames[0] = Buf{}
+		q.frames = q.frames[1:]
+		s.k.Wakeup(&q.Room)
+	}
+	q.stopped = false
+}
+
+// WakeQueue is called by a driver whose transmitter has room again (from
+// its interrupt handler): the transmit softirq feeds it the next frames.
+func (s *Stack) WakeQueue(i int) {
+	q := s.queues[i]
+	q.stopped = false
+	s.k.RaiseSoftirq(kernel.SoftirqNetTx)
+	s.k.Wakeup(&q.Drained)
+}
+
+func (s *Stack) txAction() {
+	for _, q := range s.queues {
+		if !q.stopped && len(q.frames) > 0 {
+			s.runQueue(q)
+		}
+	}
+}
+
+// Rx queues a received frame for the protocols (netif_rx); drivers call
+// it from their interrupt handlers. A full backlog drops the frame.
+func (s *Stack) Rx(b Buf) {
+	c := s.k.CPU()
+	c.Enter(s.sym.netifRx)
+	if len(s.backlog) >= s.limit {
+		s.stats.RxDropped++
+		s.k.Kfree(b.Addr)
+	} else {
+		s.backlog = append(s.backlog, b)
+		s.k.RaiseSoftirq(kernel.SoftirqNetRx)
+	}
+	c.Exit(s.sym.netifRx)
+}
+
+// rxAction is the receive softirq: it delivers the backlog.
+func (s *Stack) rxAction() {
+	c := s.k.CPU()
+	var hdr [14]byte
+	for len(s.backlog) > 0 {
+		b := s.backlog[0]
+		s.backlog[0] = Buf{}
+		s.backlog = s.backlog[1:]
+		s.stats.RxFrames++
+		if b.Len < 14 {
+			s.stats.RxUnknown++
+			s.k.Kfree(b.Addr)
+			continue
+		}
+		c.Read(b.Addr, hdr[:])
+		et := uint16(hdr[12])<<8 | uint16(hdr[13])
+		h, ok := s.handlers[et]
+		if !ok {
+			s.stats.RxUnknown++
+			s.k.Kfree(b.Addr)
+			continue
+		}
+		h(b)
+	}
+}
