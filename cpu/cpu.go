@@ -163,7 +163,7 @@ type CPU struct {
 	// IRQSymbol, when set, is active while interrupt entry and exit are
 	// charged, so that their cycles have a layer (the kernel's).
 	IRQSymbol *Symbol
-	Hooks        Hooks
+	Hooks     Hooks
 }
 
 // New returns a core named name ("hostA.cpu0") that reaches memory and
