@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -52,11 +53,71 @@ func WriteSummary(w io.Writer, r *Result) error {
 			}
 		}
 	}
+	for _, sg := range r.Segments {
+		busy := pct(sg.BusyPS, r.SimTimePS)
+		ew.printf("\nsegment %s: %s %s, %d frames, %d bytes, %d collisions, busy %.1f%% of the run\n",
+			sg.Name, sim.BitRate(sg.Rate), sg.Mode, sg.Frames, sg.Bytes, sg.Collisions, busy)
+	}
 	if len(r.Membench) > 0 {
 		ew.printf("\n")
 		writeMembench(ew, r)
 	}
+	if len(r.Mac) > 0 {
+		ew.printf("\n")
+		writeMac(ew, r)
+	}
 	return ew.err
+}
+
+func writeMac(ew *errWriter, r *Result) {
+	ew.printf("MAC-level frames (payload bytes; throughput of payload; tx time = loading the card to transmit done)\n")
+	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "payload\tsent\treceived\tcorrupt\tMbit/s\tframes/s\ttx time us\twire time us\t")
+	for _, m := range r.Mac {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.3f\t%.1f\t%.1f\t%.1f\t\n", m.Size, m.Sent, m.Received, m.Corrupt, m.ThroughputMbps, m.FramesPerSec, m.TxTimeUS, m.WireTimeUS)
+	}
+	tw.Flush()
+	for _, side := range []string{"send", "receive"} {
+		layers := map[string]bool{}
+		var order []string
+		for _, m := range r.Mac {
+			ls := m.Send
+			if side == "receive" {
+				ls = m.Receive
+			}
+			for _, l := range ls {
+				if !layers[l.Layer] {
+					layers[l.Layer] = true
+					order = append(order, l.Layer)
+				}
+			}
+		}
+		if len(order) == 0 {
+			continue
+		}
+		sort.Strings(order)
+		ew.printf("\ncycles per frame on the %s side, by layer\n", side)
+		tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "payload\t"+strings.Join(order, "\t")+"\ttotal\t")
+		for _, m := range r.Mac {
+			ls := m.Send
+			if side == "receive" {
+				ls = m.Receive
+			}
+			by := map[string]float64{}
+			var total float64
+			for _, l := range ls {
+				by[l.Layer] = l.CyclesPerFrame
+				total += l.CyclesPerFrame
+			}
+			line := fmt.Sprintf("%d", m.Size)
+			for _, l := range order {
+				line += fmt.Sprintf("\t%.0f", by[l])
+			}
+			fmt.Fprintf(tw, "%s\t%.0f\t\n", line, total)
+		}
+		tw.Flush()
+	}
 }
 
 func writeMembench(ew *errWriter, r *Result) {

@@ -45,12 +45,13 @@ func (s *seedFlag) Set(v string) error {
 
 func cmdRun(e *env, args []string) int {
 	fs := newFlags(e, "run", "CONFIG", `Run the experiment in CONFIG (a TOML experiment file) and print a summary.
-With --out, also write DIR/result.json (the machine-readable result) and
-DIR/summary.txt; both are byte-identical for the same config and seed.
+With --out, also write DIR/result.json (the machine-readable result),
+DIR/summary.txt and DIR/SEGMENT.pcap for each segment with pcap = true;
+all are byte-identical for the same config and seed.
 Nothing is written when the config is invalid.`)
 	var seed seedFlag
 	fs.Var(&seed, "seed", "master seed of every random stream (default: the experiment's seed)")
-	out := fs.String("out", "", "directory for result.json and summary.txt (created if missing)")
+	out := fs.String("out", "", "directory for result.json, summary.txt and pcap captures (created if missing)")
 	quiet := fs.Bool("q", false, "do not print the summary on standard output")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
@@ -99,7 +100,7 @@ Nothing is written when the config is invalid.`)
 		e.stdout.Write(summary.Bytes())
 	}
 	if *out != "" {
-		if err := writeResults(*out, res, summary.Bytes()); err != nil {
+		if err := writeResults(*out, res, summary.Bytes(), r.Net.Captures()); err != nil {
 			fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
 			return exitFailed
 		}
@@ -118,7 +119,7 @@ Nothing is written when the config is invalid.`)
 
 // writeResults writes the result files, each through a temporary file so
 // that a failed run never leaves half a file.
-func writeResults(dir string, res *report.Result, summary []byte) error {
+func writeResults(dir string, res *report.Result, summary []byte, captures []machine.Capture) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -126,10 +127,15 @@ func writeResults(dir string, res *report.Result, summary []byte) error {
 	if err := res.WriteJSON(&js); err != nil {
 		return err
 	}
-	for _, f := range []struct {
+	type file struct {
 		name string
 		data []byte
-	}{{"result.json", js.Bytes()}, {"summary.txt", summary}} {
+	}
+	files := []file{{"result.json", js.Bytes()}, {"summary.txt", summary}}
+	for _, c := range captures {
+		files = append(files, file{c.Segment + ".pcap", c.Data})
+	}
+	for _, f := range files {
 		path := filepath.Join(dir, f.name)
 		tmp := path + ".tmp"
 		if err := os.WriteFile(tmp, f.data, 0o644); err != nil {
@@ -211,6 +217,10 @@ experiment files, with type, default, range and meaning.`)
 	for _, t := range machine.DeviceTypes() {
 		fmt.Fprintf(w, "\n[device.params] of type = %q: %s\n\n", t.Name, t.Help)
 		config.Describe(w, "device[].params", t.Defaults())
+		if t.DriverDefaults != nil {
+			fmt.Fprintf(w, "\n[device.driver] of type = %q: the kernel's driver\n\n", t.Name)
+			config.Describe(w, "device[].driver", t.DriverDefaults())
+		}
 	}
 	fmt.Fprintf(w, "\nExperiment files\n\n")
 	exp := machine.DefaultExperiment()
