@@ -240,3 +240,49 @@ func TestSymbolFetchAndAttribution(t *testing.T) {
 		t.Errorf("self cycles of f = %d, want %d", by[f.Index()], first+second)
 	}
 }
+
+// Every charged cycle lands in exactly one layer: a symbol's own layer, or
+// its caller's for a symbol of LayerInherit, or the "no layer" bucket.
+func TestLayerAttributionSumsExactly(t *testing.T) {
+	r := newRig(t)
+	tab := cpu.NewSymbolTable(0x2000, nil)
+	ip := tab.Define(cpu.Def{Name: "ip_output", Layer: cpu.LayerIP, Instructions: 30, CodeBytes: 64})
+	udp := tab.Define(cpu.Def{Name: "udp_sendmsg", Layer: cpu.LayerUDP, Instructions: 40, CodeBytes: 64})
+	copyFn := tab.Define(cpu.Def{Name: "bcopy", Layer: cpu.LayerInherit, Instructions: 100, CodeBytes: 32})
+	line, _ := r.c.Line(2, true)
+	dev := tab.Define(cpu.Def{Name: "dev_intr", Layer: cpu.LayerDEV, Instructions: 25, CodeBytes: 32})
+	r.c.SetHandler(2, "dev", func() { r.c.Call(dev, func() {}) })
+	x := r.c.NewContext("t", cpu.KindThread, func(*cpu.Context) {
+		r.c.Charge(7) // no symbol
+		r.c.Call(udp, func() {
+			r.c.Call(copyFn, func() {}) // counts as UDP
+			r.c.Call(ip, func() {
+				r.c.Call(copyFn, func() {}) // counts as IP
+				r.c.Sync()                  // the interrupt arrives here
+			})
+		})
+	})
+	r.k.Schedule(sim.NewEvent("irq", line.Pulse), 0)
+	r.c.Start(x)
+	r.k.Run()
+	got := map[cpu.Layer]int64{}
+	var sum int64
+	for _, l := range r.c.LayerCycles() {
+		got[l.Layer] = l.Cycles
+		sum += l.Cycles
+	}
+	if sum != r.c.Cycles()-r.c.Stats().IdleCycles {
+		t.Errorf("layers sum to %d, busy cycles are %d", sum, r.c.Cycles()-r.c.Stats().IdleCycles)
+	}
+	// Fetch stalls: 64-byte functions are 4 lines (9 cycles a miss), 32-byte
+	// ones 2; bcopy misses only on its first call.
+	want := map[cpu.Layer]int64{
+		cpu.LayerInherit: 7 + 80 + 40 + 300, // no symbol: interrupt entry/exit, the final switch
+		cpu.LayerUDP:     40 + 36 + 100 + 18,
+		cpu.LayerIP:      30 + 36 + 100,
+		cpu.LayerDEV:     25 + 18,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cycles by layer (-want +got):\n%s", diff)
+	}
+}

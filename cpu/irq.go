@@ -204,7 +204,10 @@ func (c *CPU) runHandler(n int) {
 // chargeIRQ charges interrupt entry or exit inside IRQSymbol.
 func (c *CPU) chargeIRQ(n int64) {
 	if c.IRQSymbol == nil {
-		c.Charge(n)
+		// No layer rather than the interrupted code's.
+		c.cycle += n
+		c.noSym += n
+		c.layerCycles[0] += n
 		return
 	}
 	c.Enter(c.IRQSymbol)

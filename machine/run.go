@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
 	"simkron/stack/apps/macbench"
@@ -257,7 +256,7 @@ func (h *Host) result() report.Host {
 		},
 		GuestErrors: h.Sys.Guest.Count(),
 	}
-	for _, c := range distinctCaches(h.Sys.Cache) {
+	for _, c := range h.Sys.Cache.Caches() {
 		p, s := c.Params(), c.Stats()
 		out.Caches = append(out.Caches, report.Cache{
 			Name: h.Name + "." + c.Name(), Size: uint64(p.Size), Line: uint64(p.Line), Assoc: p.Assoc,
@@ -282,17 +281,6 @@ func (h *Host) result() report.Host {
 	}
 	for _, g := range h.Sys.Guest.Records() {
 		out.GuestLog = append(out.GuestLog, g.String())
-	}
-	return out
-}
-
-// distinctCaches lists a hierarchy's caches once each, first level first.
-func distinctCaches(hier *memory.Hierarchy) []*memory.Cache {
-	var out []*memory.Cache
-	for _, c := range []*memory.Cache{hier.L1I(), hier.L1D(), hier.L2()} {
-		if c != nil && (len(out) == 0 || out[len(out)-1] != c) {
-			out = append(out, c)
-		}
 	}
 	return out
 }

@@ -118,6 +118,19 @@ func (h *Hierarchy) ResetStats() {
 	h.memReads, h.memWrites = 0, 0
 }
 
+// Caches returns the distinct caches, first level first: L1D then L1I when
+// split (one L1 when unified), then L2 if present.
+func (h *Hierarchy) Caches() []*Cache {
+	out := []*Cache{h.L1D()}
+	if h.L1I() != h.L1D() {
+		out = append(out, h.L1I())
+	}
+	if h.L2() != nil {
+		out = append(out, h.L2())
+	}
+	return out
+}
+
 // dataCaches returns the caches data maintenance (Flush, Invalidate)
 // works on: the first-level data cache and L2.
 func (h *Hierarchy) dataCaches() []*Cache {

@@ -252,25 +252,22 @@ func loadExperimentHosts(e *env, name string, args []string, summary string) (*m
 }
 
 func cmdSymbols(e *env, args []string) int {
-	r, st := loadExperimentHosts(e, "symbols", args, `List every modelled function of each host of the experiment: name, layer,
+	return perHost(e, "symbols", args, `List every modelled function of each host of the experiment: name, layer,
 code address, code size, instructions per call, and why. Annotation scripts
-name these symbols; [costs] in a machine file overrides the instructions.`)
-	if r == nil {
-		return st
-	}
-	for i, h := range r.Hosts {
-		if i > 0 {
-			fmt.Fprintln(e.stdout)
-		}
-		fmt.Fprintf(e.stdout, "host %s (%s)\n", h.Name, h.Spec.Machine.Name)
-		h.Syms.WriteTable(e.stdout)
-	}
-	return exitOK
+name these symbols; [costs] in a machine file overrides the instructions.`,
+		func(h *machine.Host) { h.Syms.WriteTable(e.stdout) })
 }
 
 func cmdDevices(e *env, args []string) int {
-	r, st := loadExperimentHosts(e, "devices", args, `Print the device registry of each host of the experiment: the address ranges
-of its devices in each space, and the bus that reaches them.`)
+	return perHost(e, "devices", args, `Print the device registry of each host of the experiment: the address ranges
+of its devices in each space, and the bus that reaches them.`,
+		func(h *machine.Host) { h.Sys.Devices.WriteTable(e.stdout) })
+}
+
+// perHost builds the experiment named in args and prints show for each
+// host under a heading.
+func perHost(e *env, name string, args []string, summary string, show func(h *machine.Host)) int {
+	r, st := loadExperimentHosts(e, name, args, summary)
 	if r == nil {
 		return st
 	}
@@ -279,7 +276,7 @@ of its devices in each space, and the bus that reaches them.`)
 			fmt.Fprintln(e.stdout)
 		}
 		fmt.Fprintf(e.stdout, "host %s (%s)\n", h.Name, h.Spec.Machine.Name)
-		h.Sys.Devices.WriteTable(e.stdout)
+		show(h)
 	}
 	return exitOK
 }

@@ -136,7 +136,7 @@ func (pr *Program) run(t *kernel.Thread) {
 		pattern[i] = byte(i*7 + i>>8)
 	}
 	c.Write(region, pattern)
-	levels := caches(c.System().Cache)
+	levels := c.System().Cache.Caches()
 	for _, op := range pr.p.Ops {
 		for _, size := range pr.p.Sizes() {
 			row := Row{Host: pr.host, Op: op, Size: size, Levels: make([]Level, len(levels))}
@@ -175,26 +175,6 @@ func (pr *Program) run(t *kernel.Thread) {
 		}
 	}
 	k.Kfree(region)
-}
-
-// caches lists the distinct caches of h, first level first.
-func caches(h *memory.Hierarchy) []*memory.Cache {
-	var out []*memory.Cache
-	add := func(c *memory.Cache) {
-		if c == nil {
-			return
-		}
-		for _, x := range out {
-			if x == c {
-				return
-			}
-		}
-		out = append(out, c)
-	}
-	add(h.L1D())
-	add(h.L1I())
-	add(h.L2())
-	return out
 }
 
 func snapshot(cs []*memory.Cache) []memory.CacheStats {
