@@ -8,20 +8,22 @@ import (
 // Library routines every layer calls. Their layer is the caller's, so a
 // copy made by UDP counts as UDP.
 var (
-	defBcopy = cpu.Def{Name: "bcopy", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 128, Why: "argument checks, alignment of the head, loop set-up, tail bytes"}
-	defCksum = cpu.Def{Name: "in_cksum", Layer: cpu.LayerInherit, Instructions: 18, CodeBytes: 192, Why: "set-up, odd-byte handling, fold to 16 bits and complement (RFC 1071)"}
+	defBcopy    = cpu.Def{Name: "bcopy", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 128, Why: "argument checks, alignment of the head, loop set-up, tail bytes"}
+	defCksum    = cpu.Def{Name: "in_cksum", Layer: cpu.LayerInherit, Instructions: 18, CodeBytes: 192, Why: "set-up, odd-byte handling, fold to 16 bits and complement (RFC 1071)"}
+	defCsumCopy = cpu.Def{Name: "csum_partial_copy", Layer: cpu.LayerInherit, Instructions: 22, CodeBytes: 256, Why: "set-up, alignment, tail bytes of the fused copy and checksum (Linux)"}
 )
 
 // Per-word loop costs, overridable in [costs] like a function's.
 const (
-	costBcopyWord = "bcopy.word"
-	costCksumWord = "in_cksum.word"
+	costBcopyWord    = "bcopy.word"
+	costCksumWord    = "in_cksum.word"
+	costCsumCopyWord = "csum_partial_copy.word"
 )
 
 type lib struct {
-	bcopy, cksum         *cpu.Symbol
-	bcopyWord, cksumWord int64
-	scratch              []byte
+	bcopy, cksum, csumCopy             *cpu.Symbol
+	bcopyWord, cksumWord, csumCopyWord int64
+	scratch                            []byte
 }
 
 func (k *Kernel) defineLib() {
@@ -29,6 +31,8 @@ func (k *Kernel) defineLib() {
 	k.lib.cksum = k.syms.Define(defCksum)
 	k.lib.bcopyWord = k.syms.Cost(costBcopyWord, 3, "load, store, loop branch per 32-bit word (4.4BSD bcopy inner loop)")
 	k.lib.cksumWord = k.syms.Cost(costCksumWord, 3, "load, add with carry, loop branch per 32-bit word (Linux csum_partial)")
+	k.lib.csumCopy = k.syms.Define(defCsumCopy)
+	k.lib.csumCopyWord = k.syms.Cost(costCsumCopyWord, 4, "load, add with carry, store, loop branch per 32-bit word (Linux csum_partial_copy)")
 }
 
 // Bcopy copies n bytes from src to dst in simulated memory (overlap
@@ -57,11 +61,17 @@ func (k *Kernel) Bcopy(dst, src memory.Addr, n int) {
 // one's-complement sum of 16-bit big-endian words) of n bytes at a, read
 // from simulated memory, charging a load per word.
 func (k *Kernel) Cksum(a memory.Addr, n int) uint16 {
+	return ^Fold(k.CsumPartial(a, n, 0))
+}
+
+// CsumPartial adds the n bytes at a to the running one's-complement sum
+// (Linux csum_partial), charging a load per word. The bytes must start an
+// even number of bytes into the checksummed data.
+func (k *Kernel) CsumPartial(a memory.Addr, n int, sum uint32) uint32 {
 	c := k.cpu
 	c.Enter(k.lib.cksum)
-	var sum uint32
-	odd := false
 	if n > 0 {
+		odd := false
 		err := k.sys.Phys.Chunks(a, uint64(n), false, func(b []byte) {
 			sum, odd = SumBytes(sum, b, odd)
 		})
@@ -72,7 +82,32 @@ func (k *Kernel) Cksum(a memory.Addr, n int) uint16 {
 		c.Exec(int64((n+3)/4) * k.lib.cksumWord)
 	}
 	c.Exit(k.lib.cksum)
-	return ^Fold(sum)
+	return sum
+}
+
+// CsumCopy copies n bytes from src to dst and adds them to the running
+// sum in the same pass (Linux csum_partial_copy: a load, an add and a
+// store per word). The bytes must start an even number of bytes into the
+// checksummed data.
+func (k *Kernel) CsumCopy(dst, src memory.Addr, n int, sum uint32) uint32 {
+	c := k.cpu
+	c.Enter(k.lib.csumCopy)
+	if n > 0 {
+		if cap(k.lib.scratch) < n {
+			k.lib.scratch = make([]byte, n)
+		}
+		buf := k.lib.scratch[:n]
+		if err := k.sys.Phys.Read(src, buf); err != nil {
+			k.sys.Guest.Report(c.LocalTime(), k.name, "csum_partial_copy: %v", err)
+		} else if err := k.sys.Phys.Write(dst, buf); err != nil {
+			k.sys.Guest.Report(c.LocalTime(), k.name, "csum_partial_copy: %v", err)
+		}
+		sum, _ = SumBytes(sum, buf, false)
+		c.ReferenceCopy(dst, src, uint64(n))
+		c.Exec(int64((n+3)/4) * k.lib.csumCopyWord)
+	}
+	c.Exit(k.lib.csumCopy)
+	return sum
 }
 
 // SumBytes adds b to a one's-complement running sum. odd says the bytes so

@@ -58,6 +58,9 @@ func TestCksumAndBcopy(t *testing.T) {
 		h.c.Write(src, data)
 		for i, tc := range cases {
 			got[i].sum = h.kern.Cksum(src+memory.Addr(tc.off), tc.n)
+			if s := ^kernel.Fold(h.kern.CsumCopy(dst+1, src+memory.Addr(tc.off), tc.n, 0)); s != got[i].sum {
+				t.Errorf("CsumCopy sum %#04x differs from Cksum %#04x", s, got[i].sum)
+			}
 			h.kern.Bcopy(dst+1, src+memory.Addr(tc.off), tc.n)
 			got[i].copied = make([]byte, tc.n)
 			h.sys.Phys.Read(dst+1, got[i].copied)

@@ -21,13 +21,69 @@ import (
 	"simkron/stack/kernel"
 )
 
-// Buf is one frame in a kernel buffer: Len bytes at Addr, starting with
-// the Ethernet header. The FCS is not included.
+// Buf is one frame (or packet being built) in a kernel buffer: Len bytes
+// at Addr. A frame handed to a device starts with the Ethernet header;
+// the FCS is not included. Head is the start of the allocated block when
+// it lies before Addr (headroom left for headers that lower layers push):
+//
+//	Head          Addr              Addr+Len
+//	 │ headroom    │ data            │
+//	 └─────────────┴─────────────────┘
 type Buf struct {
+	Head memory.Addr // 0: the block starts at Addr
 	Addr memory.Addr
 	Len  int
 	// Dev is the device a received frame came in on.
 	Dev Device
+}
+
+// Alloc returns a buffer of size bytes of data with headroom bytes before
+// it, or ok false when the kernel is out of memory.
+func Alloc(k *kernel.Kernel, headroom, size int) (Buf, bool) {
+	blk := k.Kmalloc(headroom + size)
+	if blk == 0 {
+		return Buf{}, false
+	}
+	return Buf{Head: blk, Addr: blk + memory.Addr(headroom), Len: size}, true
+}
+
+// Headroom returns the bytes free before the data.
+func (b *Buf) Headroom() int {
+	if b.Head == 0 {
+		return 0
+	}
+	return int(b.Addr - b.Head)
+}
+
+// Push extends the data n bytes towards the head, for a lower layer's
+// header. Pushing past the headroom is a simulator bug.
+func (b *Buf) Push(n int) {
+	if n > b.Headroom() {
+		panic(fmt.Sprintf("netdev: push of %d bytes with %d of headroom", n, b.Headroom()))
+	}
+	b.Addr -= memory.Addr(n)
+	b.Len += n
+}
+
+// Pull removes n bytes from the front of the data (a consumed header).
+func (b *Buf) Pull(n int) {
+	if n > b.Len {
+		panic(fmt.Sprintf("netdev: pull of %d bytes from %d", n, b.Len))
+	}
+	if b.Head == 0 {
+		b.Head = b.Addr
+	}
+	b.Addr += memory.Addr(n)
+	b.Len -= n
+}
+
+// Free returns the buffer's block to the kernel.
+func (b Buf) Free(k *kernel.Kernel) {
+	if b.Head != 0 {
+		k.Kfree(b.Head)
+	} else {
+		k.Kfree(b.Addr)
+	}
 }
 
 // Device is a driver's side of a network interface.
@@ -213,7 +269,7 @@ func (s *Stack) Rx(b Buf) {
 	c.Enter(s.sym.netifRx)
 	if len(s.backlog) >= s.limit {
 		s.stats.RxDropped++
-		s.k.Kfree(b.Addr)
+		b.Free(s.k)
 	} else {
 		s.backlog = append(s.backlog, b)
 		s.k.RaiseSoftirq(kernel.SoftirqNetRx)
@@ -232,7 +288,7 @@ func (s *Stack) rxAction() {
 		s.stats.RxFrames++
 		if b.Len < 14 {
 			s.stats.RxUnknown++
-			s.k.Kfree(b.Addr)
+			b.Free(s.k)
 			continue
 		}
 		c.Read(b.Addr, hdr[:])
@@ -240,7 +296,7 @@ func (s *Stack) rxAction() {
 		h, ok := s.handlers[et]
 		if !ok {
 			s.stats.RxUnknown++
-			s.k.Kfree(b.Addr)
+			b.Free(s.k)
 			continue
 		}
 		h(b)

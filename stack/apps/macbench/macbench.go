@@ -242,7 +242,7 @@ func (b *Bench) deliver(f netdev.Buf) {
 	c.Enter(b.rsym.sock)
 	if len(b.sock.q) >= b.sock.limit {
 		b.sock.drops++
-		k.Kfree(f.Addr)
+		f.Free(k)
 	} else {
 		b.sock.q = append(b.sock.q, f)
 		k.Wakeup(&b.sock.waiting)
@@ -274,7 +274,7 @@ func (b *Bench) receiver(t *kernel.Thread) {
 			f := b.sock.q[0]
 			b.sock.q = b.sock.q[1:]
 			k.Bcopy(user, f.Addr, f.Len)
-			k.Kfree(f.Addr)
+			f.Free(k)
 			length = f.Len
 		})
 		if timedOut {

@@ -296,7 +296,7 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	}
 	if !d.ready {
 		d.stats.TxErrors++
-		d.k.Kfree(b.Addr)
+		b.Free(d.k)
 		return true
 	}
 	s := -1
@@ -326,7 +326,7 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	} else {
 		d.blockOutput(b.Addr, n, sl.page)
 	}
-	d.k.Kfree(b.Addr)
+	b.Free(d.k)
 	sl.loaded = true
 	sl.length = n
 	if d.txing < 0 {
@@ -588,11 +588,11 @@ func (d *Driver) loopbackXmit(b netdev.Buf) bool {
 	buf := d.k.Kmalloc(b.Len)
 	if buf == 0 {
 		d.stats.RxNoBuffer++
-		d.k.Kfree(b.Addr)
+		b.Free(d.k)
 		return true
 	}
 	d.k.Bcopy(buf, b.Addr, b.Len)
-	d.k.Kfree(b.Addr)
+	b.Free(d.k)
 	d.stats.LoopbackFrames++
 	d.stats.TxFrames++
 	d.stats.TxBytes += uint64(b.Len)
