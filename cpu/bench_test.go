@@ -31,7 +31,7 @@ func BenchmarkInterruptRoundTrip(b *testing.B) {
 		r.k.Step()
 	}
 	b.StopTimer()
-	r.c.Shutdown(x)
+	r.c.Shutdown()
 }
 
 // BenchmarkSwitch measures a context switch between two threads.
@@ -58,5 +58,5 @@ func BenchmarkSwitch(b *testing.B) {
 	if n < b.N {
 		b.Fatalf("%d switches, want %d", n, b.N)
 	}
-	r.c.Shutdown(a, c)
+	r.c.Shutdown()
 }

@@ -132,6 +132,8 @@ type CPU struct {
 	stats Stats
 
 	cur       *Context
+	contexts  []*Context // every context made, for Shutdown
+	dead      bool       // shut down: events for the core are ignored
 	req       request
 	suspended reqKind // what cur is suspended in, seen from the event side
 	wake      *sim.Event
@@ -250,6 +252,7 @@ func (c *CPU) NewContext(name string, kind ContextKind, body func(x *Context)) *
 		panic(fmt.Sprintf("cpu: %s: context %s ended without switching away", c.name, x.name))
 	}
 	x.next, x.stop = iter.Pull(seq)
+	c.contexts = append(c.contexts, x)
 	return x
 }
 
@@ -264,14 +267,16 @@ func (c *CPU) Start(x *Context) {
 	c.k.Schedule(c.wake, c.k.Now())
 }
 
-// Shutdown unwinds every context given, ending their coroutines; used
-// when a simulation ends with threads still blocked.
-func (c *CPU) Shutdown(xs ...*Context) {
-	for _, x := range xs {
-		if x.stop != nil {
-			x.stop()
-		}
+// Shutdown unwinds every context of the core, ending their coroutines
+// (and the goroutines behind them); a simulation that ends with threads
+// still blocked calls it so that nothing of it stays reachable. The core
+// cannot run afterwards.
+func (c *CPU) Shutdown() {
+	for _, x := range c.contexts {
+		x.stop()
 	}
+	c.contexts = nil
+	c.dead = true
 	c.k.Cancel(c.wake)
 	c.k.Cancel(c.irqEv)
 }
@@ -279,6 +284,9 @@ func (c *CPU) Shutdown(xs ...*Context) {
 // resume runs the current context until it suspends in a wait or a halt,
 // following switches. It runs on the event side (main stack) only.
 func (c *CPU) resume() {
+	if c.dead {
+		return
+	}
 	for {
 		c.req = request{}
 		if _, ok := c.cur.next(); !ok {

@@ -123,7 +123,7 @@ func (c *CPU) InInterrupt() bool { return c.pic.depth > 0 }
 // irqEvent runs on the event side: if the core is waiting and a request is
 // deliverable, the waiting context is resumed to take it.
 func (c *CPU) irqEvent() {
-	if c.pic.next(c) < 0 {
+	if c.dead || c.pic.next(c) < 0 {
 		return
 	}
 	switch c.suspended {

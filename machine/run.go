@@ -188,12 +188,21 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 		}
 	}
 	res := r.result()
+	r.Close()
 	for _, p := range r.progs {
 		if err := p.Err(); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// Close ends every simulated context of every host, releasing the
+// goroutines behind them. Execute calls it once the result is taken.
+func (r *Run) Close() {
+	for _, h := range r.Hosts {
+		h.CPU.Shutdown()
+	}
 }
 
 func (r *Run) result() *report.Result {

@@ -1,6 +1,7 @@
 package machine_test
 
 import (
+	"runtime"
 	"testing"
 
 	"simkron/machine"
@@ -34,5 +35,34 @@ func TestMembenchRuns(t *testing.T) {
 	}
 	for _, row := range res.Membench {
 		t.Logf("%s %6d cold %8d warm %10.1f cpb %.2f L1 miss %.1f", row.Op, row.Size, row.ColdCycles, row.WarmCycles, row.CyclesPerByte, row.Levels[0].Misses)
+	}
+}
+
+// A finished run leaves nothing running: every simulated context (a
+// coroutine with a goroutine behind it) is ended, so repeated runs do not
+// accumulate goroutines or memory.
+func TestRunsReleaseTheirContexts(t *testing.T) {
+	exp, err := machine.LoadExperiment("../configs/ne2000-mac.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Workload.Mac.Sizes = []int{46}
+	exp.Workload.Mac.Frames = 2
+	run := func() {
+		r, err := machine.New(exp, machine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Execute(machine.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	before := runtime.NumGoroutine()
+	for range 10 {
+		run()
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("goroutines grew from %d to %d over 10 runs", before, after)
 	}
 }

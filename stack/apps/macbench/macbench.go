@@ -68,7 +68,7 @@ type Row struct {
 	FrameBytes     int         `json:"frame_bytes"` // header + payload + FCS
 	Sent           int         `json:"sent"`
 	Received       int         `json:"received"`
-	Corrupt        int         `json:"corrupt"`
+	Corrupt        int         `json:"corrupt"`     // damaged, misaddressed, duplicated or out of order
 	DurationPS     int64       `json:"duration_ps"` // first send to last receive
 	ThroughputMbps float64     `json:"throughput_mbps"`
 	FramesPerSec   float64     `json:"frames_per_sec"`
@@ -106,6 +106,7 @@ type Bench struct {
 	rows      []Row
 	firstSend []sim.Time
 	lastRecv  []sim.Time
+	lastSeq   []int // per size: the last sequence number received
 	snapTx    []layerSnap
 	snapRx    []layerSnap
 	txTime0   []sim.Time
@@ -135,6 +136,10 @@ func New(p Params, tx, rx *Host, rate sim.BitRate) (*Bench, error) {
 	b.rows = make([]Row, n)
 	b.firstSend = make([]sim.Time, n)
 	b.lastRecv = make([]sim.Time, n)
+	b.lastSeq = make([]int, n)
+	for i := range b.lastSeq {
+		b.lastSeq[i] = -1
+	}
 	b.snapTx = make([]layerSnap, n)
 	b.snapRx = make([]layerSnap, n)
 	b.txTime0 = make([]sim.Time, n)
@@ -280,11 +285,12 @@ func (b *Bench) receiver(t *kernel.Thread) {
 		if timedOut {
 			break
 		}
-		var si int
+		var si, seq int
 		c.Call(b.rsym.check, func() {
 			var hdr [8]byte
 			c.Read(user+14, hdr[:])
 			si = int(binary.BigEndian.Uint32(hdr[0:4]))
+			seq = int(binary.BigEndian.Uint32(hdr[4:8]))
 		})
 		c.Sync()
 		now := c.LocalTime()
@@ -301,9 +307,16 @@ func (b *Bench) receiver(t *kernel.Thread) {
 		row := &b.rows[si]
 		row.Received++
 		b.lastRecv[si] = now
-		// Check the bytes (the simulator looks; the program is not charged).
+		// Check every byte (the simulator looks; the program is not
+		// charged): addresses, type, order, pattern. A frame out of
+		// sequence (a duplicate, or one overtaking another) counts too.
 		k.CPU().System().Phys.Read(user, got[:length])
-		if length != 14+b.p.Sizes[si] || string(got[22:length]) != string(expect[8:length-14]) {
+		ok := length == 14+b.p.Sizes[si] &&
+			[6]byte(got[0:6]) == b.rx.MAC && [6]byte(got[6:12]) == b.tx.MAC &&
+			binary.BigEndian.Uint16(got[12:14]) == EtherType &&
+			seq > b.lastSeq[si] && string(got[22:length]) == string(expect[8:length-14])
+		b.lastSeq[si] = seq
+		if !ok {
 			row.Corrupt++
 		}
 	}
