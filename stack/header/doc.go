@@ -1,0 +1,21 @@
+// Package header holds the wire formats of the protocols simkron speaks, as
+// typed views over byte slices: Ethernet, ARP, IPv4, ICMPv4, UDP and TCP,
+// and the Internet checksum. Layer: none — these are the shapes every layer
+// reads and writes, with no behaviour of their own.
+//
+// Contract. A view is a []byte with a named type (header.IPv4(b)); getters
+// and setters read and write big-endian fields at fixed offsets in place,
+// so building a header is writing into the buffer that will go on the
+// wire. Call the view's IsValid first: after it returns true every getter
+// and Payload stay inside the slice whatever the bytes are. Setters and
+// Encode trust their caller: the slice must be long enough and the values
+// in range, and a violation is a simulator bug that panics.
+//
+// Addresses are plain [6]byte (MAC) and [4]byte (IPv4) arrays so that the
+// package imports nothing of the simulator (stdlib only); the stack's
+// packages convert to their own named address types.
+//
+// Simplifications: IPv4 and TCP options are exposed as raw bytes, with a
+// parser for TCP's MSS option only; no IPv6; Ethernet II framing only (no
+// 802.1Q tags, no 802.3 length/LLC framing); no FCS.
+package header
