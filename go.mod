@@ -7,6 +7,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/gopacket/gopacket v1.7.7
 	github.com/sirupsen/logrus v1.10.2
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

@@ -59,7 +59,9 @@ type Context struct {
 	// cycles counts the cycles charged while this context ran outside
 	// interrupts: its own work, which a measurement of it wants.
 	cycles int64
-	done   bool
+	// layerCycles splits cycles by layer, indexed like the core's layers.
+	layerCycles []int64
+	done        bool
 	// Data belongs to the kernel (its thread structure).
 	Data any
 }
@@ -322,16 +324,22 @@ func (c *CPU) suspend(r request) {
 // Charge adds n cycles of work to the running context.
 func (c *CPU) Charge(n int64) {
 	c.cycle += n
-	if c.pic.depth == 0 && c.cur != nil {
-		c.cur.cycles += n
-	}
-	if x := c.cur; x != nil && len(x.stack) > 0 {
+	x := c.cur
+	li := 0
+	if x != nil && len(x.stack) > 0 {
 		top := len(x.stack) - 1
 		c.symCycles[x.stack[top].index] += n
-		c.layerCycles[x.layer[top]] += n
+		li = x.layer[top]
 	} else {
 		c.noSym += n
-		c.layerCycles[0] += n
+	}
+	c.layerCycles[li] += n
+	if c.pic.depth == 0 && x != nil {
+		x.cycles += n
+		for len(x.layerCycles) <= li {
+			x.layerCycles = append(x.layerCycles, 0)
+		}
+		x.layerCycles[li] += n
 	}
 }
 
@@ -459,6 +467,21 @@ func (c *CPU) resolveLayer(l Layer) int {
 		c.layerCycles = append(c.layerCycles, 0)
 	}
 	return i
+}
+
+// LayerCycles returns the cycles of the context's own work (interrupts
+// excluded) by layer, in the core's layer order.
+func (x *Context) LayerCycles() []LayerCycles {
+	c := x.cpu
+	out := make([]LayerCycles, len(c.layers))
+	for i, l := range c.layers {
+		if i < len(x.layerCycles) {
+			out[i] = LayerCycles{Layer: l, Cycles: x.layerCycles[i]}
+		} else {
+			out[i] = LayerCycles{Layer: l}
+		}
+	}
+	return out
 }
 
 // LayerCycles is the cycles charged to one layer.

@@ -4,9 +4,11 @@ import (
 	"fmt"
 
 	"simkron/cpu"
+	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/stack/inet"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
 )
@@ -32,6 +34,9 @@ type Host struct {
 	Net *netdev.Stack
 	// NICs are the network cards with their drivers, in machine order.
 	NICs []*NIC
+	// Inet is the Internet protocol family, on the first card with an IP
+	// address; nil when there is none.
+	Inet *inet.Stack
 }
 
 // netStack returns the host's device layer, creating it with the first
@@ -95,6 +100,16 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 	for _, nic := range hs.NICs {
 		if h.nic(nic.Device) == nil {
 			return nil, fmt.Errorf("%s: nic: machine %q has no network device %q", name, spec.Machine.Name, nic.Device)
+		}
+	}
+	// The Internet protocols run on the first card with an address.
+	for _, nic := range h.NICs {
+		if nic.Spec != nil && nic.Spec.IP != (ethersim.IP4{}) {
+			h.Inet, err = inet.New(h.Kernel, h.Net, nic.Driver.Queue(), nic.Spec.IP, nic.Spec.Netmask, spec.Inet)
+			if err != nil {
+				return nil, fmt.Errorf("%s: inet: %w", name, err)
+			}
+			break
 		}
 	}
 	h.Kernel.Spawn("init", func(*kernel.Thread) {

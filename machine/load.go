@@ -255,6 +255,13 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 			errs = append(errs, f.Errorf([]string{"workload", "mac", "receiver"}, "no [[host]] is called %q", m.Receiver))
 		}
 	}
+	if e.Workload.Type == "udp" {
+		for _, x := range []struct{ key, name string }{{"client", e.Workload.UDP.Client}, {"server", e.Workload.UDP.Server}} {
+			if !names[x.name] {
+				errs = append(errs, f.Errorf([]string{"workload", "udp", x.key}, "no [[host]] is called %q", x.name))
+			}
+		}
+	}
 	known := false
 	for _, w := range Workloads {
 		known = known || w == e.Workload.Type

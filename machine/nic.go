@@ -21,6 +21,18 @@ type NIC struct {
 	Driver *drvne2000.Driver
 	Port   *ethersim.Attachment
 	Spec   *NICSpec
+	// OnFrame, when set, sees every frame that reaches the card, when its
+	// last bit arrives, before the card does. It only looks.
+	OnFrame func(frame []byte)
+}
+
+// Receive implements ethersim.Station for the card, letting OnFrame look
+// first.
+func (n *NIC) Receive(frame []byte) {
+	if n.OnFrame != nil {
+		n.OnFrame(frame)
+	}
+	n.Card.Receive(frame)
 }
 
 // nic returns the network card called device, or nil.
@@ -62,7 +74,7 @@ func buildNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Devic
 		if !ok {
 			return nil, fmt.Errorf("segment %q is not defined in a [[segment]]", bind.Segment)
 		}
-		port, err := seg.Attach(h.Name+"."+d.Name, card, bind.Faults)
+		port, err := seg.Attach(h.Name+"."+d.Name, nic, bind.Faults)
 		if err != nil {
 			return nil, err
 		}
@@ -86,6 +98,9 @@ func buildNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Devic
 type nicDevice struct{ *NIC }
 
 func (n nicDevice) Name() string { return n.Card.Name() }
+
+var _ ethersim.Station = (*NIC)(nil)
+
 func (n nicDevice) Read(off uint64, size int) uint64 {
 	return n.Card.Read(off, size)
 }

@@ -8,6 +8,7 @@ import (
 	"simkron/sim"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/udpbench"
 )
 
 // Version is simkron's version, recorded in every result.
@@ -32,6 +33,7 @@ type Run struct {
 	Hosts []*Host
 	progs []*membench.Program
 	mac   *macbench.Bench
+	udp   *udpbench.Bench
 	done  int
 }
 
@@ -78,6 +80,10 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	case "mac":
 		if err := r.setupMac(exp.Workload.Mac); err != nil {
 			return nil, fmt.Errorf("workload.mac: %w", err)
+		}
+	case "udp":
+		if err := r.setupUDP(exp.Workload.UDP); err != nil {
+			return nil, fmt.Errorf("workload.udp: %w", err)
 		}
 	default:
 		return nil, fmt.Errorf("workload.type %q is unknown (want one of %v)", exp.Workload.Type, Workloads)
@@ -160,6 +166,37 @@ func (r *Run) setupMac(p macbench.Params) error {
 	return nil
 }
 
+func (r *Run) setupUDP(p udpbench.Params) error {
+	uh := func(role, name string) (*udpbench.Host, error) {
+		h, err := r.host(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", role, err)
+		}
+		if h.Inet == nil {
+			return nil, fmt.Errorf("%s: host %q has no card with an IP address", role, name)
+		}
+		nic := h.NICs[0]
+		return &udpbench.Host{Name: h.Name, Kernel: h.Kernel, Inet: h.Inet,
+			Observe: func(f func([]byte)) { nic.OnFrame = f }}, nil
+	}
+	client, err := uh("client", p.Client)
+	if err != nil {
+		return err
+	}
+	server, err := uh("server", p.Server)
+	if err != nil {
+		return err
+	}
+	if client.Name == server.Name {
+		return fmt.Errorf("server: the client and the server must be different hosts")
+	}
+	if r.udp, err = udpbench.New(p, client, server); err != nil {
+		return err
+	}
+	r.udp.Start()
+	return nil
+}
+
 func (r *Run) hostDone() {
 	r.done++
 	if r.done == len(r.Hosts) {
@@ -228,6 +265,9 @@ func (r *Run) result() *report.Result {
 	}
 	if r.mac != nil {
 		res.Mac = r.mac.Rows()
+	}
+	if r.udp != nil {
+		res.UDP = r.udp.Rows()
 	}
 	for _, seg := range r.Net.Segments() {
 		st := seg.Stats()

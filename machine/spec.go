@@ -14,6 +14,8 @@ import (
 	"simkron/sim"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/udpbench"
+	"simkron/stack/inet"
 	"simkron/stack/kernel"
 )
 
@@ -24,6 +26,7 @@ type Spec struct {
 	Memory   MemoryParams           `toml:"memory"`
 	Cache    memory.HierarchyParams `toml:"cache"`
 	Kernel   kernel.Params          `toml:"kernel"`
+	Inet     inet.Params            `toml:"inet"`
 	Buses    []memory.BusParams     `toml:"bus"`
 	Devices  []DeviceSpec           `toml:"-"` // [[device]], decoded per type by LoadMachine
 	Uncached []UncachedSpec         `toml:"uncached"`
@@ -75,6 +78,7 @@ func DefaultSpec() Spec {
 		// No cache is preset: a machine file describes its own levels.
 		Cache:  memory.HierarchyParams{MemLatency: 10, MemWriteLatency: 2},
 		Kernel: kernel.DefaultParams(),
+		Inet:   inet.DefaultParams(),
 	}
 }
 
@@ -94,9 +98,13 @@ type NICSpec struct {
 	Device  string               `toml:"device" help:"the [[device]] name in the host's machine file"`
 	Segment string               `toml:"segment" help:"the [[segment]] it is plugged into"`
 	MAC     ethersim.MAC         `toml:"mac" help:"station address, e.g. \"02:00:00:00:00:01\" (stored in the card's PROM)"`
-	IP      ethersim.IP4         `toml:"ip" help:"IPv4 address registered for the host"`
+	IP      ethersim.IP4         `toml:"ip" help:"IPv4 address of the host on this card (0.0.0.0: no Internet protocols)"`
+	Netmask ethersim.IP4         `toml:"netmask" help:"subnet mask of the card's network"`
 	Faults  ethersim.FaultParams `toml:"faults" help:"faults on frames arriving at this card"`
 }
+
+// SetDefaults fills a new [[host.nic]] with a class C netmask.
+func (n *NICSpec) SetDefaults() { n.Netmask = ethersim.IP4{255, 255, 255, 0} }
 
 // SegmentSpec is one Ethernet segment (or switch) of the experiment.
 type SegmentSpec struct {
@@ -128,21 +136,22 @@ type ExperimentInfo struct {
 
 // WorkloadSpec chooses the programs that run.
 type WorkloadSpec struct {
-	Type     string          `toml:"type" help:"workload: membench or mac"`
+	Type     string          `toml:"type" help:"workload: membench, mac or udp"`
 	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
 	Mac      macbench.Params `toml:"mac" help:"MAC-level frame sender and receiver through the network driver"`
+	UDP      udpbench.Params `toml:"udp" help:"UDP echo latency sweep through sockets"`
 }
 
 // DefaultExperiment returns the defaults an experiment file starts from.
 func DefaultExperiment() Experiment {
 	return Experiment{
 		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
-		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams()},
+		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams()},
 	}
 }
 
 // Workloads lists the workload types.
-var Workloads = []string{"membench", "mac"}
+var Workloads = []string{"membench", "mac", "udp"}
 
 func validName(s string) error {
 	if s == "" {

@@ -10,6 +10,7 @@ import (
 
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/udpbench"
 )
 
 // Schema identifies the result format; it changes only when a field
@@ -32,6 +33,7 @@ type Result struct {
 	Workload    string         `json:"workload"`
 	Membench    []membench.Row `json:"membench,omitempty"`
 	Mac         []macbench.Row `json:"mac,omitempty"`
+	UDP         []udpbench.Row `json:"udp,omitempty"`
 	Segments    []Segment      `json:"segments,omitempty"`
 }
 

@@ -1,0 +1,153 @@
+package inet
+
+import (
+	"simkron/memory"
+	"simkron/stack/header"
+	"simkron/stack/kernel"
+	"simkron/stack/netdev"
+)
+
+// ICMP (RFC 792): echo requests are answered, echo replies go to the ping
+// socket whose identifier they carry, and a UDP datagram for a port
+// nobody listens on is answered with "port unreachable". Layer IP.
+
+// icmpRcv handles an ICMP message (b's data at the ICMP header).
+func (s *Stack) icmpRcv(b netdev.Buf, info ipHeaderInfo) {
+	c := s.c
+	c.Enter(s.sym.icmpRcv)
+	defer c.Exit(s.sym.icmpRcv)
+	s.stats.ICMPInMsgs++
+	if b.Len < header.ICMPv4MinimumSize || kernel.Fold(s.k.CsumPartial(b.Addr, b.Len, 0)) != 0xFFFF {
+		s.stats.ICMPInErrors++
+		b.Free(s.k)
+		return
+	}
+	var h [header.ICMPv4MinimumSize]byte
+	s.read(b.Addr, h[:])
+	m := header.ICMPv4(h[:])
+	switch m.Type() {
+	case header.ICMPv4Echo:
+		s.stats.ICMPInEchos++
+		if info.dst == s.addr {
+			s.icmpEchoReply(b, info)
+		}
+		b.Free(s.k)
+	case header.ICMPv4EchoReply:
+		so := s.ports[m.Ident()]
+		if so == nil || so.proto != protoICMP {
+			b.Free(s.k)
+			return
+		}
+		if so.queued+b.Len > int(s.p.UDPRecvBuffer) {
+			b.Free(s.k)
+			return
+		}
+		so.enqueue(dgram{buf: b, data: b.Addr, n: b.Len, from: info.src})
+	default:
+		b.Free(s.k)
+	}
+}
+
+// icmpEchoReply answers an echo request with the same identifier,
+// sequence and data.
+func (s *Stack) icmpEchoReply(req netdev.Buf, info ipHeaderInfo) {
+	c := s.c
+	c.Enter(s.sym.icmpReply)
+	defer c.Exit(s.sym.icmpReply)
+	b, ok := s.alloc(header.IPv4MinimumSize + req.Len)
+	if !ok {
+		return
+	}
+	msg := b.Addr + header.IPv4MinimumSize
+	s.k.Bcopy(msg, req.Addr, req.Len)
+	var h [header.ICMPv4MinimumSize]byte
+	s.read(msg, h[:])
+	m := header.ICMPv4(h[:])
+	m.SetType(header.ICMPv4EchoReply)
+	m.SetChecksum(0)
+	s.write(msg, h[:])
+	sum := kernel.Fold(s.k.CsumPartial(msg, req.Len, 0))
+	m.SetChecksum(^sum)
+	s.write(msg, h[:])
+	id := s.ipID
+	s.ipID++
+	s.ipHeader(b, info.src, header.IPv4ProtocolICMP, id, 0, false)
+	s.stats.ICMPOutMsgs++
+	s.stats.ICMPOutEchoReps++
+	s.ipOutput(nil, b, info.src)
+}
+
+// icmpUnreachable reports an undeliverable datagram to its sender: the
+// error carries the datagram's IP header and its first 8 bytes of data
+// (RFC 792). b's data is at the transport header.
+func (s *Stack) icmpUnreachable(b netdev.Buf, info ipHeaderInfo, code uint8) {
+	c := s.c
+	c.Enter(s.sym.icmpReply)
+	defer c.Exit(s.sym.icmpReply)
+	quote := min(b.Len, 8)
+	n := header.ICMPv4MinimumSize + header.IPv4MinimumSize + quote
+	out, ok := s.alloc(header.IPv4MinimumSize + n)
+	if !ok {
+		return
+	}
+	msg := out.Addr + header.IPv4MinimumSize
+	// The offending datagram's header, as it was received (without options).
+	var ih [header.IPv4MinimumSize]byte
+	header.IPv4(ih[:]).Encode(&header.IPv4Fields{TotalLength: uint16(header.IPv4MinimumSize + b.Len), TTL: 1, Protocol: info.proto, Src: info.src, Dst: info.dst})
+	header.IPv4(ih[:]).SetChecksum(header.IPv4(ih[:]).CalculateChecksum())
+	s.write(msg+header.ICMPv4MinimumSize, ih[:])
+	s.k.Bcopy(msg+header.ICMPv4MinimumSize+header.IPv4MinimumSize, b.Addr, quote)
+	var h [header.ICMPv4MinimumSize]byte
+	m := header.ICMPv4(h[:])
+	m.Encode(&header.ICMPv4Fields{Type: header.ICMPv4DstUnreachable, Code: code})
+	s.write(msg, h[:])
+	m.SetChecksum(^kernel.Fold(s.k.CsumPartial(msg, n, 0)))
+	s.write(msg, h[:])
+	id := s.ipID
+	s.ipID++
+	s.ipHeader(out, info.src, header.IPv4ProtocolICMP, id, 0, false)
+	s.stats.ICMPOutMsgs++
+	s.stats.ICMPOutDestUnreachs++
+	s.ipOutput(nil, out, info.src)
+}
+
+// icmpSendEcho sends an echo request built from the user's message at
+// data (n bytes, ICMP header first): the kernel sets the identifier to
+// the socket's and computes the checksum, as Linux ping sockets do.
+func (s *Stack) icmpSendEcho(t *kernel.Thread, so *Socket, data memory.Addr, n int, dst Addr) Errno {
+	if n < header.ICMPv4MinimumSize {
+		return EINVAL
+	}
+	if header.IPv4MinimumSize+n > maxDatagram {
+		return EMSGSIZE
+	}
+	if !so.bound {
+		if e := s.autobind(so); e != 0 {
+			return e
+		}
+	}
+	gf := func(to memory.Addr, off, size int, sum uint32) uint32 {
+		if off > 0 {
+			return s.k.CsumCopy(to, data+memory.Addr(off), size, sum)
+		}
+		sum = s.k.CsumCopy(to, data, size, sum)
+		var h [header.ICMPv4MinimumSize]byte
+		s.read(to, h[:])
+		m := header.ICMPv4(h[:])
+		// Replace the user's identifier and checksum in the running sum.
+		old := header.Checksum(h[:], 0)
+		m.SetType(header.ICMPv4Echo)
+		m.SetIdent(so.port)
+		m.SetChecksum(0)
+		sum = uint32(header.ChecksumCombine(kernel.Fold(sum), ^old))
+		sum = uint32(header.ChecksumCombine(uint16(sum), header.Checksum(h[:], 0)))
+		m.SetChecksum(^uint16(sum))
+		s.write(to, h[:])
+		return sum
+	}
+	if !s.buildXmit(t, dst, header.IPv4ProtocolICMP, n, gf) {
+		return ENOBUFS
+	}
+	s.stats.ICMPOutMsgs++
+	return 0
+}

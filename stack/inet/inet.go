@@ -1,0 +1,220 @@
+// Package inet is the Internet protocol family of the simulated kernel:
+// Ethernet II framing, ARP, IPv4 (with fragmentation and reassembly), ICMP
+// echo and errors, UDP, and the socket calls simulated programs use. It
+// runs on the kernel (stack/kernel) over the device layer (stack/netdev);
+// packets live in kernel buffers in simulated memory and every function is
+// a symbol of its layer: APPL (socket calls), UDP, IP (ARP and ICMP too),
+// with the device layer below in DEV.
+//
+// Data moves as a Linux 2.x kernel moves it: sendto copies the user's data
+// into kernel buffers while checksumming it (csum_partial_copy, called
+// from the IP output path as ip_build_xmit's getfrag), a datagram longer
+// than the MTU is cut into fragments built from the highest offset down so
+// the first fragment, which carries the finished UDP checksum, leaves
+// last; on receive the IP layer reassembles fragments into one buffer, UDP
+// verifies the checksum and recvfrom copies the data out.
+//
+// The receive path never returns errors: every packet it drops bumps a
+// named counter in Stats.
+//
+// Simplifications: one interface per host and no routing (every
+// destination is on the link, or reached through the configured gateway's
+// MAC); IP options are accepted and skipped, never acted on; no IP
+// forwarding; ARP entries do not go stale between confirmations (they
+// expire after a fixed time); the reassembly memory bound evicts whole
+// datagrams oldest first.
+package inet
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/header"
+	"simkron/stack/kernel"
+	"simkron/stack/netdev"
+)
+
+// Addr is an IPv4 address.
+type Addr = [4]byte
+
+// Params configures a host's Internet layer.
+type Params struct {
+	MTU           int      `toml:"mtu" min:"68" max:"65535" help:"IP MTU of the interface (1500 on Ethernet)"`
+	TTL           int      `toml:"ttl" min:"1" max:"255" help:"time to live of outgoing datagrams"`
+	ARPTimeout    sim.Time `toml:"arp_timeout" min:"1s" help:"how long a resolved neighbour stays in the ARP cache"`
+	ARPRetry      sim.Time `toml:"arp_retry" min:"10ms" help:"time between ARP requests for an unresolved neighbour"`
+	ARPTries      int      `toml:"arp_tries" min:"1" max:"100" help:"ARP requests before the packets waiting for the neighbour are dropped"`
+	ARPQueue      int      `toml:"arp_queue" min:"1" max:"1000" help:"packets kept per unresolved neighbour (Linux: 3)"`
+	FragTimeout   sim.Time `toml:"frag_timeout" min:"1s" help:"how long fragments wait for the rest of their datagram (Linux ipfrag_time: 30 s)"`
+	FragMemory    sim.Size `toml:"frag_memory" min:"4KiB" help:"bytes of fragments held for reassembly at most (Linux ipfrag_high_thresh: 256 KiB)"`
+	UDPRecvBuffer sim.Size `toml:"udp_rcvbuf" min:"1KiB" help:"bytes of datagrams a UDP socket holds unread before it drops (SO_RCVBUF)"`
+}
+
+// DefaultParams returns Linux 2.2-like settings.
+func DefaultParams() Params {
+	return Params{
+		MTU: 1500, TTL: 64,
+		ARPTimeout: 60 * sim.Second, ARPRetry: sim.Second, ARPTries: 3, ARPQueue: 3,
+		FragTimeout: 30 * sim.Second, FragMemory: 256 * sim.KiB,
+		UDPRecvBuffer: 64 * sim.KiB,
+	}
+}
+
+// Stats counts the Internet layer's events; every drop has a counter.
+type Stats struct {
+	IPInReceives, IPInDelivers, IPOutRequests          uint64
+	IPInHdrErrors, IPInBadChecksum, IPInAddrErrors     uint64
+	IPInUnknownProtos, IPInTruncated                   uint64
+	IPFragCreates, IPFragOKs                           uint64
+	IPReasmReqds, IPReasmOKs, IPReasmFails             uint64
+	IPReasmTimeouts, IPReasmOverlaps, IPReasmEvicted   uint64
+	IPOutNoRoute                                       uint64
+	ARPRequestsSent, ARPRepliesSent, ARPRequestsRecvd  uint64
+	ARPRepliesRecvd, ARPBadPackets, ARPQueueDrops      uint64
+	ARPUnresolved                                      uint64
+	ICMPInMsgs, ICMPInErrors, ICMPInEchos              uint64
+	ICMPOutMsgs, ICMPOutEchoReps, ICMPOutDestUnreachs  uint64
+	UDPInDatagrams, UDPNoPorts, UDPInErrors            uint64
+	UDPInBadChecksum, UDPRcvbufErrors, UDPOutDatagrams uint64
+	NoBuffers                                          uint64
+}
+
+// Symbols of the family, with their costs in instructions per call
+// (estimated from the C of Linux 2.2's net/ipv4; copies, checksums and
+// header bytes are charged as they happen).
+var (
+	defSysSocket   = cpu.Def{Name: "sys_socket", Layer: cpu.LayerAPPL, Instructions: 150, CodeBytes: 512, Why: "allocate the socket and its file descriptor"}
+	defSysBind     = cpu.Def{Name: "sys_bind", Layer: cpu.LayerAPPL, Instructions: 90, CodeBytes: 384, Why: "check the address, claim the port"}
+	defSysSendto   = cpu.Def{Name: "sys_sendto", Layer: cpu.LayerAPPL, Instructions: 70, CodeBytes: 384, Why: "find the socket, copy in the address, call the protocol (sock_sendmsg)"}
+	defSysRecvfrom = cpu.Def{Name: "sys_recvfrom", Layer: cpu.LayerAPPL, Instructions: 70, CodeBytes: 384, Why: "find the socket, call the protocol, copy out the address"}
+	defSysClose    = cpu.Def{Name: "sys_close", Layer: cpu.LayerAPPL, Instructions: 80, CodeBytes: 384, Why: "release the port, free queued datagrams"}
+	defUDPSendmsg  = cpu.Def{Name: "udp_sendmsg", Layer: cpu.LayerUDP, Instructions: 110, CodeBytes: 768, Why: "checks, autobind, route, set up the UDP header and getfrag"}
+	defUDPRecvmsg  = cpu.Def{Name: "udp_recvmsg", Layer: cpu.LayerUDP, Instructions: 80, CodeBytes: 512, Why: "dequeue, copy out, fill the address, free"}
+	defUDPRcv      = cpu.Def{Name: "udp_rcv", Layer: cpu.LayerUDP, Instructions: 90, CodeBytes: 640, Why: "header checks, checksum, port lookup, queue on the socket, wake"}
+	defIPBuild     = cpu.Def{Name: "ip_build_xmit", Layer: cpu.LayerIP, Instructions: 120, CodeBytes: 896, Why: "allocate the buffer, reserve headers, getfrag, build the IP header"}
+	defIPBuildSlow = cpu.Def{Name: "ip_build_xmit_slow", Layer: cpu.LayerIP, Instructions: 100, CodeBytes: 1024, Why: "per fragment: allocate, getfrag the slice, IP header with offset and MF"}
+	defIPOutput    = cpu.Def{Name: "ip_output", Layer: cpu.LayerIP, Instructions: 40, CodeBytes: 256, Why: "header checksum, hand to the neighbour"}
+	defIPRcv       = cpu.Def{Name: "ip_rcv", Layer: cpu.LayerIP, Instructions: 100, CodeBytes: 768, Why: "header checks, checksum, address check, protocol dispatch"}
+	defIPDefrag    = cpu.Def{Name: "ip_defrag", Layer: cpu.LayerIP, Instructions: 150, CodeBytes: 1536, Why: "find the queue, insert the fragment, trim overlaps, check completeness"}
+	defIPGlue      = cpu.Def{Name: "ip_glue", Layer: cpu.LayerIP, Instructions: 60, CodeBytes: 512, Why: "allocate the datagram, copy every fragment in, free them"}
+	defIPExpire    = cpu.Def{Name: "ip_expire", Layer: cpu.LayerIP, Instructions: 40, CodeBytes: 256, Why: "free a timed-out reassembly queue"}
+	defNeighOutput = cpu.Def{Name: "neigh_resolve_output", Layer: cpu.LayerIP, Instructions: 45, CodeBytes: 384, Why: "ARP cache lookup, Ethernet header, queue to the device"}
+	defARPRcv      = cpu.Def{Name: "arp_rcv", Layer: cpu.LayerIP, Instructions: 90, CodeBytes: 768, Why: "checks, cache update, reply to requests for us, send queued packets"}
+	defARPSend     = cpu.Def{Name: "arp_send", Layer: cpu.LayerIP, Instructions: 60, CodeBytes: 384, Why: "build and queue a request or reply"}
+	defARPTimer    = cpu.Def{Name: "arp_timer", Layer: cpu.LayerIP, Instructions: 30, CodeBytes: 256, Why: "resend a request or give up"}
+	defICMPRcv     = cpu.Def{Name: "icmp_rcv", Layer: cpu.LayerIP, Instructions: 80, CodeBytes: 640, Why: "checks, checksum, dispatch by type"}
+	defICMPReply   = cpu.Def{Name: "icmp_reply", Layer: cpu.LayerIP, Instructions: 90, CodeBytes: 640, Why: "build an echo reply or error, checksum, send"}
+)
+
+// Stack is one host's Internet layer.
+type Stack struct {
+	k     *kernel.Kernel
+	c     *cpu.CPU
+	nd    *netdev.Stack
+	dev   int // device queue index
+	p     Params
+	addr  Addr
+	mask  Addr
+	stats Stats
+
+	arp   arpCache
+	ipID  uint16
+	reasm reassembler
+
+	ports    map[uint16]*Socket
+	nextPort uint16
+	sockets  []*Socket // by file descriptor
+
+	sym struct {
+		socket, bind, sendto, recvfrom, close                *cpu.Symbol
+		udpSend, udpRecv, udpRcv                             *cpu.Symbol
+		ipBuild, ipBuildSlow, ipOutput, ipRcv                *cpu.Symbol
+		ipDefrag, ipGlue, ipExpire                           *cpu.Symbol
+		neigh, arpRcv, arpSend, arpTimer, icmpRcv, icmpReply *cpu.Symbol
+	}
+	// Observer hooks (nil when nobody listens): a datagram handed to
+	// UDP and one returned to a program. They only look.
+	OnDeliver func(b netdev.Buf)
+}
+
+// New attaches the Internet layer to device dev of the host's device layer,
+// with address addr/mask.
+func New(k *kernel.Kernel, nd *netdev.Stack, dev int, addr, mask Addr, p Params) (*Stack, error) {
+	d := nd.Device(dev)
+	if p.MTU > d.MTU() {
+		return nil, fmt.Errorf("mtu: %d is larger than device %s's %d", p.MTU, d.Name(), d.MTU())
+	}
+	s := &Stack{k: k, c: k.CPU(), nd: nd, dev: dev, p: p, addr: addr, mask: mask,
+		ports: map[uint16]*Socket{}, nextPort: 32768, ipID: 1}
+	syms := k.Symbols()
+	for _, x := range []struct {
+		s **cpu.Symbol
+		d cpu.Def
+	}{
+		{&s.sym.socket, defSysSocket}, {&s.sym.bind, defSysBind}, {&s.sym.sendto, defSysSendto},
+		{&s.sym.recvfrom, defSysRecvfrom}, {&s.sym.close, defSysClose},
+		{&s.sym.udpSend, defUDPSendmsg}, {&s.sym.udpRecv, defUDPRecvmsg}, {&s.sym.udpRcv, defUDPRcv},
+		{&s.sym.ipBuild, defIPBuild}, {&s.sym.ipBuildSlow, defIPBuildSlow}, {&s.sym.ipOutput, defIPOutput},
+		{&s.sym.ipRcv, defIPRcv}, {&s.sym.ipDefrag, defIPDefrag}, {&s.sym.ipGlue, defIPGlue},
+		{&s.sym.ipExpire, defIPExpire}, {&s.sym.neigh, defNeighOutput}, {&s.sym.arpRcv, defARPRcv},
+		{&s.sym.arpSend, defARPSend}, {&s.sym.arpTimer, defARPTimer}, {&s.sym.icmpRcv, defICMPRcv},
+		{&s.sym.icmpReply, defICMPReply},
+	} {
+		*x.s = syms.Define(x.d)
+	}
+	s.arp.init(s)
+	s.reasm.init(s)
+	if err := nd.Register(header.EtherTypeIPv4, s.ipRcv); err != nil {
+		return nil, err
+	}
+	if err := nd.Register(header.EtherTypeARP, s.arpRcv); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// mac returns the interface's address; the driver learns it from the card
+// when it starts, after the stack is built.
+func (s *Stack) mac() [6]byte { return s.nd.Device(s.dev).MAC() }
+
+// Addr returns the host's address.
+func (s *Stack) Addr() Addr { return s.addr }
+
+// Stats returns the counters.
+func (s *Stack) Stats() Stats { return s.stats }
+
+// Params returns the parameters.
+func (s *Stack) Params() Params { return s.p }
+
+// AddNeighbour puts a permanent entry in the ARP cache, as `arp -s` does;
+// measurements that must not include address resolution use it.
+func (s *Stack) AddNeighbour(ip Addr, mac [6]byte) { s.arp.static(ip, mac) }
+
+// onLink reports whether dst is on the interface's subnet or broadcast.
+func (s *Stack) onLink(dst Addr) bool {
+	for i := range dst {
+		if dst[i]&s.mask[i] != s.addr[i]&s.mask[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// read copies n bytes of a buffer into a Go slice, charging the loads: a
+// header being examined.
+func (s *Stack) read(a memory.Addr, p []byte) { s.c.Read(a, p) }
+
+// write stores header bytes into a buffer, charging the stores.
+func (s *Stack) write(a memory.Addr, p []byte) { s.c.Write(a, p) }
+
+// alloc returns a buffer for size bytes of data after headroom for the
+// link and IP headers, or counts the failure.
+func (s *Stack) alloc(size int) (netdev.Buf, bool) {
+	b, ok := netdev.Alloc(s.k, header.EthernetHeaderLen+header.IPv4MaximumHeaderSize, size)
+	if !ok {
+		s.stats.NoBuffers++
+	}
+	return b, ok
+}
