@@ -66,7 +66,66 @@ func WriteSummary(w io.Writer, r *Result) error {
 		ew.printf("\n")
 		writeMac(ew, r)
 	}
+	if len(r.UDP) > 0 {
+		ew.printf("\n")
+		writeUDP(ew, r)
+	}
 	return ew.err
+}
+
+func writeUDP(ew *errWriter, r *Result) {
+	ew.printf("UDP echo sweep (cycles; send = inside sendto(), receive = last frame at the card to recvfrom() returning; both hosts)\n")
+	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "size\tfrags\tmsgs\tlost\tcorrupt\trtt us\tsend mean\tmin\tmedian\tmax\trecv mean\tmin\tmedian\tmax\t")
+	for _, u := range r.UDP {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n",
+			u.Size, u.Fragments, u.Messages, u.Lost, u.Corrupt, u.RTTMicros,
+			u.Send.Mean, u.Send.Min, u.Send.Median, u.Send.Max,
+			u.Receive.Mean, u.Receive.Min, u.Receive.Median, u.Receive.Max)
+	}
+	tw.Flush()
+	for _, side := range []string{"send", "receive"} {
+		var order []string
+		seen := map[string]bool{}
+		for _, u := range r.UDP {
+			ls := u.SendLayers
+			if side == "receive" {
+				ls = u.RecvLayers
+			}
+			for _, l := range ls {
+				if !seen[l.Layer] {
+					seen[l.Layer] = true
+					order = append(order, l.Layer)
+				}
+			}
+		}
+		sort.Strings(order)
+		what := "the sending thread's cycles inside sendto"
+		if side == "receive" {
+			what = "all of the receiving host's cycles from the first frame's arrival to recvfrom returning"
+		}
+		ew.printf("\n%s work by layer (mean cycles per message: %s)\n", side, what)
+		tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "size\t"+strings.Join(order, "\t")+"\ttotal\t")
+		for _, u := range r.UDP {
+			ls := u.SendLayers
+			if side == "receive" {
+				ls = u.RecvLayers
+			}
+			by := map[string]float64{}
+			var total float64
+			for _, l := range ls {
+				by[l.Layer] = l.Cycles
+				total += l.Cycles
+			}
+			line := fmt.Sprintf("%d", u.Size)
+			for _, l := range order {
+				line += fmt.Sprintf("\t%.0f", by[l])
+			}
+			fmt.Fprintf(tw, "%s\t%.0f\t\n", line, total)
+		}
+		tw.Flush()
+	}
 }
 
 func writeMac(ew *errWriter, r *Result) {

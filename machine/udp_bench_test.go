@@ -1,0 +1,35 @@
+package machine_test
+
+import (
+	"testing"
+
+	"simkron/machine"
+)
+
+// BenchmarkUDPRoundTrips1KiB reports UDP round trips of 1 KiB messages per
+// host second between two fully modelled 486 hosts with NE2000s (the
+// configs/udp-ne2000.toml machines and wire).
+func BenchmarkUDPRoundTrips1KiB(b *testing.B) {
+	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	exp.Segments[0].Pcap = false
+	exp.Workload.UDP.Sizes = []int{1024}
+	exp.Workload.UDP.Warmup = 1
+	exp.Workload.UDP.Messages = 500
+	trips := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := machine.New(exp, machine.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := r.Execute(machine.Options{})
+		if err != nil || !res.Complete || res.UDP[0].Messages != 500 {
+			b.Fatal(err, res.Incomplete)
+		}
+		trips += res.UDP[0].Messages + exp.Workload.UDP.Warmup
+	}
+	b.ReportMetric(float64(trips)/b.Elapsed().Seconds(), "round-trips/s")
+}
