@@ -21,7 +21,8 @@
 //
 // Simplifications: one core per host; no pipeline or superscalar model (a
 // single CPI for non-memory work); instruction fetch is charged per code
-// line of a function per call (stall cycles only); interrupt priorities are
+// line of the straight-line code a call runs (its instructions, from the
+// function's start; stall cycles only); interrupt priorities are
 // fixed by line number, lower numbers first, like a single 8259.
 package cpu
 
@@ -508,7 +509,9 @@ func (c *CPU) Call(s *Symbol, fn func()) {
 	c.Exit(s)
 }
 
-// fetch charges the stall cycles of fetching s's code lines.
+// fetch charges the stall cycles of fetching the code a call of s runs:
+// its instructions taken as straight-line code from its start (4 bytes
+// each), at most the function's size, one fetch per line.
 func (c *CPU) fetch(s *Symbol) {
 	h := c.sys.Cache
 	if h == nil {
@@ -517,8 +520,9 @@ func (c *CPU) fetch(s *Symbol) {
 	l1 := h.L1I()
 	line := memory.Addr(l1.Params().Line)
 	hit := l1.Params().HitLatency
+	end := s.Addr + memory.Addr(min(s.CodeBytes, 4*max(s.Instructions, 1)))
 	var stall int64
-	for a := s.Addr &^ (line - 1); a < s.Addr+memory.Addr(s.CodeBytes); a += line {
+	for a := s.Addr &^ (line - 1); a < end; a += line {
 		stall += c.sys.Reference(a, memory.Fetch) - hit
 	}
 	c.Charge(stall)

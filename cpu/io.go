@@ -154,15 +154,9 @@ func getLE(b []byte) uint64 {
 	return v
 }
 
-// ReferenceCopy charges the data references of a word-by-word copy loop:
-// for each word, a load from src then a store to dst, interleaved as the
-// loop issues them (so source and destination lines that conflict in a
-// cache evict each other, as they do on the machine).
+// ReferenceCopy charges the data references of a copy loop from src to
+// dst (memory.Hierarchy.CopyRange: loads and stores interleaved as the
+// loop issues them, so lines that conflict in a cache evict each other).
 func (c *CPU) ReferenceCopy(dst, src memory.Addr, n uint64) {
-	var cycles int64
-	for off := memory.Addr(0); off < memory.Addr(n); off += 4 {
-		cycles += c.sys.Reference(src+off, memory.Read)
-		cycles += c.sys.Reference(dst+off, memory.Write)
-	}
-	c.Charge(cycles)
+	c.Charge(c.sys.ReferenceCopy(dst, src, n))
 }

@@ -7,10 +7,17 @@ import (
 )
 
 // BenchmarkUDPRoundTrips1KiB reports UDP round trips of 1 KiB messages per
-// host second between two fully modelled 486 hosts with NE2000s (the
-// configs/udp-ne2000.toml machines and wire).
+// host second between two fully modelled hosts with NE2000s on 10 Mbit/s
+// Ethernet: the 486s of configs/udp-ne2000.toml and the R4000s of
+// configs/udp-r4000.toml.
 func BenchmarkUDPRoundTrips1KiB(b *testing.B) {
-	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
+	for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
+		b.Run(cfg, func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml") })
+	}
+}
+
+func benchUDP(b *testing.B, path string) {
+	exp, err := machine.LoadExperiment(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -452,3 +452,48 @@ func (h *Hierarchy) DirtyIn(a Addr, n uint64) bool {
 	}
 	return dirty
 }
+
+// CopyRange charges the data references of a copy loop that reads the
+// words of [src, src+n) and writes those of [dst, dst+n). The loop is
+// taken a line-sized piece at a time: the source piece's words, then the
+// destination piece's. That gives exactly the counters and cycles of
+// interleaving the words one by one (load, store, load, ...) whenever the
+// two pieces cannot evict each other — they map to different sets, or
+// their sets have two ways or more — and the pieces are then referenced
+// that way, word by word. Pieces end at the smallest line size of the
+// data caches; a word that straddles a piece's end is referenced in both
+// pieces.
+func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
+	step := uint64(h.l1d.p.Line)
+	if h.l2 != nil {
+		step = min(step, uint64(h.l2.p.Line))
+	}
+	var cost int64
+	for off := uint64(0); off < n; {
+		s, d := uint64(src)+off, uint64(dst)+off
+		k := min(n-off, step-s%step, step-d%step)
+		if h.conflict(s, d) {
+			for x := uint64(0); x < k; x += 4 {
+				cost += h.Access(Addr(s+x), Read)
+				cost += h.Access(Addr(d+x), Write)
+			}
+		} else {
+			cost += h.AccessRange(Addr(s), k, Read)
+			cost += h.AccessRange(Addr(d), k, Write)
+		}
+		off += k
+	}
+	return cost
+}
+
+// conflict reports whether the lines holding a and b are different lines
+// of one set in a direct-mapped data cache, where they evict each other.
+func (h *Hierarchy) conflict(a, b uint64) bool {
+	for _, c := range h.dataCaches() {
+		la, lb := a>>c.lineShift, b>>c.lineShift
+		if c.assoc == 1 && la != lb && la&c.setMask == lb&c.setMask {
+			return true
+		}
+	}
+	return false
+}

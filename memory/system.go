@@ -276,3 +276,18 @@ func (p *DMAPort) Read(a Addr, dst []byte) (sim.Time, error) {
 	p.stats.BytesRead += uint64(len(dst))
 	return p.Duration(len(dst)), nil
 }
+
+// ReferenceCopy charges the references of a copy loop from [src, src+n)
+// to [dst, dst+n) (Hierarchy.CopyRange). With uncached regions present
+// the words are referenced one by one, load then store.
+func (s *System) ReferenceCopy(dst, src Addr, n uint64) int64 {
+	if len(s.uncached) == 0 {
+		return s.Cache.CopyRange(dst, src, n)
+	}
+	var cost int64
+	for off := Addr(0); off < Addr(n); off += 4 {
+		cost += s.Reference(src+off, Read)
+		cost += s.Reference(dst+off, Write)
+	}
+	return cost
+}

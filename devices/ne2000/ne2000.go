@@ -249,11 +249,51 @@ func (n *NE2000) Write(off uint64, size int, v uint64) {
 	n.update()
 }
 
+// bulk moves the leading part of a word-mode string transfer on the data
+// port straight between p and packet RAM, a run at a time up to the ring's
+// wrap or the byte count, with exactly the effects of the word-by-word
+// transfers (advance wraps, counts down and sets RDC). It returns how many
+// bytes it moved; the caller does the rest (and every odd case) a unit at
+// a time.
+func (n *NE2000) bulk(off uint64, width int, p []byte, want dmaMode) int {
+	if off != RegDataPort || width != 2 || n.dcr&(DcrWTS|DcrBOS) != DcrWTS || !n.started || n.dma != want || n.dmaErr {
+		return 0
+	}
+	done := 0
+	for done+2 <= len(p) && n.rbcr >= 2 {
+		a := int(n.rsar)
+		if a < RAMStart || a+2 > RAMEnd || a&1 != 0 {
+			break
+		}
+		end := RAMEnd
+		if n.pstart < n.pstop && a < int(n.pstop)<<8 {
+			end = min(end, int(n.pstop)<<8)
+		}
+		run := min(len(p)-done, end-a, int(n.rbcr)) &^ 1
+		if run == 0 {
+			break
+		}
+		if want == dmaRead {
+			copy(p[done:done+run], n.ram[a-RAMStart:])
+		} else {
+			copy(n.ram[a-RAMStart:], p[done:done+run])
+		}
+		// advance in one step: it wraps only at PSTOP, where the run ends.
+		n.advance(uint16(run))
+		done += run
+	}
+	return done
+}
+
 // ReadBlock implements memory.BlockDevice: len(p)/width reads of width
 // bytes at off (insw on the data port).
 func (n *NE2000) ReadBlock(off uint64, width int, p []byte) {
 	if width <= 0 {
 		return
+	}
+	if done := n.bulk(off, width, p, dmaRead); done > 0 {
+		p = p[done:]
+		n.update()
 	}
 	for i := 0; i+width <= len(p); i += width {
 		v := n.Read(off, width)
@@ -268,6 +308,10 @@ func (n *NE2000) ReadBlock(off uint64, width int, p []byte) {
 func (n *NE2000) WriteBlock(off uint64, width int, p []byte) {
 	if width <= 0 {
 		return
+	}
+	if done := n.bulk(off, width, p, dmaWrite); done > 0 {
+		p = p[done:]
+		n.update()
 	}
 	for i := 0; i+width <= len(p); i += width {
 		var v uint64

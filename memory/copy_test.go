@@ -1,0 +1,77 @@
+package memory_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"simkron/memory"
+	"simkron/sim"
+)
+
+// CopyRange gives exactly the cycles and counters of interleaving every
+// load and store word by word, on direct-mapped and associative,
+// write-back and write-through hierarchies, for word-aligned copies.
+func TestCopyRangeMatchesInterleavedWords(t *testing.T) {
+	wb := memory.WriteBack
+	wt := memory.WriteThrough
+	hierarchies := map[string]memory.HierarchyParams{
+		"486-like": {
+			L1:         &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: wt},
+			L2:         &memory.CacheParams{Size: 128 * sim.KiB, Line: 16, Assoc: 1, HitLatency: 5, WritePolicy: wb, WriteAllocate: true},
+			MemLatency: 12, MemWriteLatency: 4,
+		},
+		"direct-mapped": {
+			L1:         &memory.CacheParams{Size: 1 * sim.KiB, Line: 16, Assoc: 1, HitLatency: 1, WritePolicy: wb, WriteAllocate: true},
+			MemLatency: 10, MemWriteLatency: 2,
+		},
+		"r4000-like": {
+			L1I:        &memory.CacheParams{Size: 32 * sim.KiB, Line: 32, Assoc: 2, HitLatency: 1, WritePolicy: wb, WriteAllocate: true},
+			L1D:        &memory.CacheParams{Size: 4 * sim.KiB, Line: 32, Assoc: 2, HitLatency: 1, WritePolicy: wb, WriteAllocate: true},
+			L2:         &memory.CacheParams{Size: 16 * sim.KiB, Line: 128, Assoc: 1, HitLatency: 10, WritePolicy: wb, WriteAllocate: true},
+			MemLatency: 100, MemWriteLatency: 100,
+		},
+	}
+	for name, hp := range hierarchies {
+		t.Run(name, func(t *testing.T) {
+			fast, _ := memory.NewHierarchy(hp)
+			slow, _ := memory.NewHierarchy(hp)
+			rng := rand.New(rand.NewPCG(3, 4))
+			for step := range 400 {
+				src := memory.Addr(rng.IntN(1<<16)) &^ 3
+				dst := memory.Addr(rng.IntN(1<<16)) &^ 3
+				if step%5 == 0 { // a conflicting pair one cache size apart
+					dst = src + memory.Addr(cacheSize(hp))
+				}
+				n := uint64(rng.IntN(3000)) &^ 3
+				got := fast.CopyRange(dst, src, n)
+				var want int64
+				for off := memory.Addr(0); off < memory.Addr(n); off += 4 {
+					want += slow.Access(src+off, memory.Read)
+					want += slow.Access(dst+off, memory.Write)
+				}
+				if got != want {
+					t.Fatalf("step %d: copy of %d bytes %#x -> %#x costs %d, word by word %d", step, n, src, dst, got, want)
+				}
+				for i, c := range fast.Caches() {
+					if diff := cmp.Diff(slow.Caches()[i].Stats(), c.Stats()); diff != "" {
+						t.Fatalf("step %d: %s counters differ (-word by word +CopyRange):\n%s", step, c.Name(), diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// cacheSize is the size of the last cache level, a distance at which two
+// lines share a set everywhere.
+func cacheSize(hp memory.HierarchyParams) sim.Size {
+	if hp.L2 != nil {
+		return hp.L2.Size
+	}
+	if hp.L1 != nil {
+		return hp.L1.Size
+	}
+	return hp.L1D.Size
+}
