@@ -262,6 +262,13 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 			}
 		}
 	}
+	if e.Workload.Type == "ping" {
+		for _, x := range []struct{ key, name string }{{"from", e.Workload.Ping.From}, {"to", e.Workload.Ping.To}} {
+			if !names[x.name] {
+				errs = append(errs, f.Errorf([]string{"workload", "ping", x.key}, "no [[host]] is called %q", x.name))
+			}
+		}
+	}
 	known := false
 	for _, w := range Workloads {
 		known = known || w == e.Workload.Type

@@ -8,6 +8,7 @@ import (
 	"simkron/sim"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/ping"
 	"simkron/stack/apps/udpbench"
 )
 
@@ -34,6 +35,7 @@ type Run struct {
 	progs []*membench.Program
 	mac   *macbench.Bench
 	udp   *udpbench.Bench
+	ping  *ping.Program
 	done  int
 }
 
@@ -84,6 +86,10 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	case "udp":
 		if err := r.setupUDP(exp.Workload.UDP); err != nil {
 			return nil, fmt.Errorf("workload.udp: %w", err)
+		}
+	case "ping":
+		if err := r.setupPing(exp.Workload.Ping); err != nil {
+			return nil, fmt.Errorf("workload.ping: %w", err)
 		}
 	default:
 		return nil, fmt.Errorf("workload.type %q is unknown (want one of %v)", exp.Workload.Type, Workloads)
@@ -197,6 +203,25 @@ func (r *Run) setupUDP(p udpbench.Params) error {
 	return nil
 }
 
+func (r *Run) setupPing(p ping.Params) error {
+	from, err := r.host(p.From)
+	if err != nil {
+		return fmt.Errorf("from: %w", err)
+	}
+	to, err := r.host(p.To)
+	if err != nil {
+		return fmt.Errorf("to: %w", err)
+	}
+	for _, h := range []*Host{from, to} {
+		if h.Inet == nil {
+			return fmt.Errorf("host %q has no card with an IP address", h.Name)
+		}
+	}
+	r.ping = ping.New(p, from.Kernel, from.Inet, to.Inet.Addr())
+	r.ping.Start()
+	return nil
+}
+
 func (r *Run) hostDone() {
 	r.done++
 	if r.done == len(r.Hosts) {
@@ -268,6 +293,10 @@ func (r *Run) result() *report.Result {
 	}
 	if r.udp != nil {
 		res.UDP = r.udp.Rows()
+	}
+	if r.ping != nil {
+		pr := r.ping.Result()
+		res.Ping = &pr
 	}
 	for _, seg := range r.Net.Segments() {
 		st := seg.Stats()

@@ -14,6 +14,7 @@ import (
 	"simkron/sim"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/ping"
 	"simkron/stack/apps/udpbench"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
@@ -136,22 +137,23 @@ type ExperimentInfo struct {
 
 // WorkloadSpec chooses the programs that run.
 type WorkloadSpec struct {
-	Type     string          `toml:"type" help:"workload: membench, mac or udp"`
+	Type     string          `toml:"type" help:"workload: membench, mac, udp or ping"`
 	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
 	Mac      macbench.Params `toml:"mac" help:"MAC-level frame sender and receiver through the network driver"`
 	UDP      udpbench.Params `toml:"udp" help:"UDP echo latency sweep through sockets"`
+	Ping     ping.Params     `toml:"ping" help:"ICMP echo requests from one host to another"`
 }
 
 // DefaultExperiment returns the defaults an experiment file starts from.
 func DefaultExperiment() Experiment {
 	return Experiment{
 		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
-		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams()},
+		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams(), Ping: ping.DefaultParams()},
 	}
 }
 
 // Workloads lists the workload types.
-var Workloads = []string{"membench", "mac", "udp"}
+var Workloads = []string{"membench", "mac", "udp", "ping"}
 
 func validName(s string) error {
 	if s == "" {

@@ -10,6 +10,7 @@ import (
 
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/ping"
 	"simkron/stack/apps/udpbench"
 )
 
@@ -34,6 +35,7 @@ type Result struct {
 	Membench    []membench.Row `json:"membench,omitempty"`
 	Mac         []macbench.Row `json:"mac,omitempty"`
 	UDP         []udpbench.Row `json:"udp,omitempty"`
+	Ping        *ping.Result   `json:"ping,omitempty"`
 	Segments    []Segment      `json:"segments,omitempty"`
 }
 

@@ -70,6 +70,18 @@ func WriteSummary(w io.Writer, r *Result) error {
 		ew.printf("\n")
 		writeUDP(ew, r)
 	}
+	if p := r.Ping; p != nil {
+		ew.printf("\nPING %s -> %s: %d data bytes\n", p.From, p.To, p.Size)
+		for _, rp := range p.Replies {
+			if rp.OK {
+				ew.printf("  icmp_seq=%d time=%.1f us\n", rp.Seq, rp.RTTMicro)
+			} else {
+				ew.printf("  icmp_seq=%d no reply\n", rp.Seq)
+			}
+		}
+		ew.printf("  %d sent, %d received, %d bad; rtt min/avg/max = %.1f/%.1f/%.1f us\n",
+			p.Sent, p.Received, p.Bad, p.MinRTTMicro, p.AvgRTTMicro, p.MaxRTTMicro)
+	}
 	return ew.err
 }
 
