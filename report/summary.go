@@ -97,47 +97,61 @@ func writeUDP(ew *errWriter, r *Result) {
 	}
 	tw.Flush()
 	for _, side := range []string{"send", "receive"} {
-		var order []string
-		seen := map[string]bool{}
-		for _, u := range r.UDP {
-			ls := u.SendLayers
-			if side == "receive" {
-				ls = u.RecvLayers
-			}
-			for _, l := range ls {
-				if !seen[l.Layer] {
-					seen[l.Layer] = true
-					order = append(order, l.Layer)
-				}
-			}
-		}
-		sort.Strings(order)
 		what := "the sending thread's cycles inside sendto"
 		if side == "receive" {
 			what = "all of the receiving host's cycles from the first frame's arrival to recvfrom returning"
 		}
-		ew.printf("\n%s work by layer (mean cycles per message: %s)\n", side, what)
-		tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "size\t"+strings.Join(order, "\t")+"\ttotal\t")
-		for _, u := range r.UDP {
+		rows := make([]layerRow, len(r.UDP))
+		for i, u := range r.UDP {
 			ls := u.SendLayers
 			if side == "receive" {
 				ls = u.RecvLayers
 			}
-			by := map[string]float64{}
-			var total float64
+			rows[i] = layerRow{size: u.Size, cycles: map[string]float64{}}
 			for _, l := range ls {
-				by[l.Layer] = l.Cycles
-				total += l.Cycles
+				rows[i].cycles[l.Layer] = l.Cycles
 			}
-			line := fmt.Sprintf("%d", u.Size)
-			for _, l := range order {
-				line += fmt.Sprintf("\t%.0f", by[l])
-			}
-			fmt.Fprintf(tw, "%s\t%.0f\t\n", line, total)
 		}
-		tw.Flush()
+		writeLayers(ew, fmt.Sprintf("%s work by layer (mean cycles per message: %s)", side, what), "size", rows)
 	}
+}
+
+// layerRow is one line of a table of cycles by layer.
+type layerRow struct {
+	size   int
+	cycles map[string]float64
+}
+
+// writeLayers writes a table with a column per layer (sorted) and a
+// total; nothing when no row has a layer.
+func writeLayers(ew *errWriter, title, first string, rows []layerRow) {
+	seen := map[string]bool{}
+	var order []string
+	for _, r := range rows {
+		for l := range r.cycles {
+			if !seen[l] {
+				seen[l] = true
+				order = append(order, l)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	sort.Strings(order)
+	ew.printf("\n%s\n", title)
+	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, first+"\t"+strings.Join(order, "\t")+"\ttotal\t")
+	for _, r := range rows {
+		var total float64
+		line := fmt.Sprintf("%d", r.size)
+		for _, l := range order {
+			line += fmt.Sprintf("\t%.0f", r.cycles[l])
+			total += r.cycles[l]
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t\n", line, total)
+	}
+	tw.Flush()
 }
 
 func writeMac(ew *errWriter, r *Result) {
@@ -149,45 +163,18 @@ func writeMac(ew *errWriter, r *Result) {
 	}
 	tw.Flush()
 	for _, side := range []string{"send", "receive"} {
-		layers := map[string]bool{}
-		var order []string
-		for _, m := range r.Mac {
+		rows := make([]layerRow, len(r.Mac))
+		for i, m := range r.Mac {
 			ls := m.Send
 			if side == "receive" {
 				ls = m.Receive
 			}
+			rows[i] = layerRow{size: m.Size, cycles: map[string]float64{}}
 			for _, l := range ls {
-				if !layers[l.Layer] {
-					layers[l.Layer] = true
-					order = append(order, l.Layer)
-				}
+				rows[i].cycles[l.Layer] = l.CyclesPerFrame
 			}
 		}
-		if len(order) == 0 {
-			continue
-		}
-		sort.Strings(order)
-		ew.printf("\ncycles per frame on the %s side, by layer\n", side)
-		tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "payload\t"+strings.Join(order, "\t")+"\ttotal\t")
-		for _, m := range r.Mac {
-			ls := m.Send
-			if side == "receive" {
-				ls = m.Receive
-			}
-			by := map[string]float64{}
-			var total float64
-			for _, l := range ls {
-				by[l.Layer] = l.CyclesPerFrame
-				total += l.CyclesPerFrame
-			}
-			line := fmt.Sprintf("%d", m.Size)
-			for _, l := range order {
-				line += fmt.Sprintf("\t%.0f", by[l])
-			}
-			fmt.Fprintf(tw, "%s\t%.0f\t\n", line, total)
-		}
-		tw.Flush()
+		writeLayers(ew, fmt.Sprintf("cycles per frame on the %s side, by layer", side), "payload", rows)
 	}
 }
 
