@@ -49,32 +49,33 @@ func (s *Stack) icmpRcv(b netdev.Buf, info ipHeaderInfo) {
 }
 
 // icmpEchoReply answers an echo request with the same identifier,
-// sequence and data.
+// sequence and data, fragmented like any datagram when it exceeds the MTU.
 func (s *Stack) icmpEchoReply(req netdev.Buf, info ipHeaderInfo) {
 	c := s.c
 	c.Enter(s.sym.icmpReply)
 	defer c.Exit(s.sym.icmpReply)
-	b, ok := s.alloc(header.IPv4MinimumSize + req.Len)
-	if !ok {
-		return
+	gf := func(to memory.Addr, off, size int, sum uint32) uint32 {
+		sum = s.k.CsumCopy(to, req.Addr+memory.Addr(off), size, sum)
+		if off > 0 {
+			return sum
+		}
+		// The type changes from echo to echo reply: take the old header
+		// out of the running sum and put the new one in.
+		var h [header.ICMPv4MinimumSize]byte
+		s.read(to, h[:])
+		m := header.ICMPv4(h[:])
+		old := header.Checksum(h[:], 0)
+		m.SetType(header.ICMPv4EchoReply)
+		m.SetChecksum(0)
+		folded := header.ChecksumCombine(header.ChecksumCombine(kernel.Fold(sum), ^old), header.Checksum(h[:], 0))
+		m.SetChecksum(^folded)
+		s.write(to, h[:])
+		return uint32(folded)
 	}
-	msg := b.Addr + header.IPv4MinimumSize
-	s.k.Bcopy(msg, req.Addr, req.Len)
-	var h [header.ICMPv4MinimumSize]byte
-	s.read(msg, h[:])
-	m := header.ICMPv4(h[:])
-	m.SetType(header.ICMPv4EchoReply)
-	m.SetChecksum(0)
-	s.write(msg, h[:])
-	sum := kernel.Fold(s.k.CsumPartial(msg, req.Len, 0))
-	m.SetChecksum(^sum)
-	s.write(msg, h[:])
-	id := s.ipID
-	s.ipID++
-	s.ipHeader(b, info.src, header.IPv4ProtocolICMP, id, 0, false)
-	s.stats.ICMPOutMsgs++
-	s.stats.ICMPOutEchoReps++
-	s.ipOutput(nil, b, info.src)
+	if s.buildXmit(nil, info.src, header.IPv4ProtocolICMP, req.Len, gf) {
+		s.stats.ICMPOutMsgs++
+		s.stats.ICMPOutEchoReps++
+	}
 }
 
 // icmpUnreachable reports an undeliverable datagram to its sender: the
