@@ -120,6 +120,18 @@ func (t *SymbolTable) Cost(name string, instructions int64, why string) int64 {
 	return instructions
 }
 
+// SetLayer moves the symbol called name to layer l, for a run that wants
+// finer or coarser layers than the defaults. It must be called before the
+// simulation runs (a core resolves a symbol's layer at its first call).
+func (t *SymbolTable) SetLayer(name string, l Layer) error {
+	s, ok := t.byName[name]
+	if !ok {
+		return fmt.Errorf("no modelled function is called %q", name)
+	}
+	s.Layer = l
+	return nil
+}
+
 // Lookup finds a symbol by name.
 func (t *SymbolTable) Lookup(name string) (*Symbol, bool) {
 	s, ok := t.byName[name]

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"simkron/config"
 	"simkron/ethersim"
@@ -269,6 +270,11 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 			}
 		}
 	}
+	for _, name := range sortedKeys(e.Layers) {
+		if l := e.Layers[name]; l == "" || strings.ContainsAny(l, " \t") {
+			errs = append(errs, f.Errorf([]string{"layers", name}, "layer %q must be a non-empty word", l))
+		}
+	}
 	known := false
 	for _, w := range Workloads {
 		known = known || w == e.Workload.Type
@@ -286,4 +292,13 @@ func sortErrors(es config.Errors) {
 		}
 		return es[i].Line < es[j].Line
 	})
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -2,8 +2,10 @@ package machine
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
+	"simkron/cpu"
 	"simkron/report"
 	"simkron/sim"
 	"simkron/stack/apps/macbench"
@@ -99,6 +101,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			return nil, fmt.Errorf("%s: %w", h.Name, err)
 		}
 		h.Kernel.OnAllDone = r.hostDone
+	}
+	if err := r.SetLayers(exp.Layers); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -257,6 +262,28 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// SetLayers moves modelled functions to other layers on every host (a
+// name no host defines is an error). Call it before Execute.
+func (r *Run) SetLayers(m map[string]string) error {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		found := false
+		for _, h := range r.Hosts {
+			if h.Syms.SetLayer(name, cpu.Layer(m[name])) == nil {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("layers: no host has a modelled function called %q (see simkron symbols)", name)
+		}
+	}
+	return nil
 }
 
 // Close ends every simulated context of every host, releasing the

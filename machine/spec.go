@@ -119,10 +119,13 @@ func (s *SegmentSpec) SetDefaults() { s.SegmentParams = ethersim.DefaultSegmentP
 
 // Experiment is a whole run: hosts and a workload.
 type Experiment struct {
-	Info     ExperimentInfo `toml:"experiment"`
-	Segments []SegmentSpec  `toml:"segment"`
-	Hosts    []HostSpec     `toml:"host"`
-	Workload WorkloadSpec   `toml:"workload"`
+	Info ExperimentInfo `toml:"experiment"`
+	// Layers moves modelled functions to other layers for this run, by
+	// name ("ip_rcv" = "IPIN"), on every host.
+	Layers   map[string]string `toml:"layers" help:"layer of a modelled function by name, replacing its default (see simkron symbols)"`
+	Segments []SegmentSpec     `toml:"segment"`
+	Hosts    []HostSpec        `toml:"host"`
+	Workload WorkloadSpec      `toml:"workload"`
 	// Path is the file the experiment came from ("" when built in code).
 	Path string `toml:"-"`
 }
