@@ -55,7 +55,9 @@ const (
 // front n bytes of a kept piece's data must be skipped (it returns the
 // adjusted piece); drop(p) when a piece is discarded.
 func (l *fragList) insert(off, end int, more bool, buf netdev.Buf, trim func(p piece, n int) piece, drop func(p piece)) insertResult {
-	if end <= off || end > maxDatagram {
+	// The datagram, header included, must fit the total-length field:
+	// anything beyond is the "ping of death" (Linux: "Oversized IP packet").
+	if end <= off || end > maxDatagram-header.IPv4MinimumSize {
 		return insertBad
 	}
 	if !more {
@@ -209,7 +211,7 @@ func (r *reassembler) glue(q *fragQueue) (netdev.Buf, bool) {
 	}
 	var h [header.IPv4MinimumSize]byte
 	header.IPv4(h[:]).Encode(&header.IPv4Fields{
-		TotalLength: uint16(min(header.IPv4MinimumSize+q.list.total, maxDatagram)), ID: q.key.id,
+		TotalLength: uint16(header.IPv4MinimumSize + q.list.total), ID: q.key.id,
 		TTL: 1, Protocol: q.key.proto, Src: q.key.src, Dst: q.key.dst,
 	})
 	s.write(b.Addr, h[:])

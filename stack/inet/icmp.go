@@ -86,18 +86,17 @@ func (s *Stack) icmpUnreachable(b netdev.Buf, info ipHeaderInfo, code uint8) {
 	c.Enter(s.sym.icmpReply)
 	defer c.Exit(s.sym.icmpReply)
 	quote := min(b.Len, 8)
-	n := header.ICMPv4MinimumSize + header.IPv4MinimumSize + quote
+	hl := info.rawLen
+	n := header.ICMPv4MinimumSize + hl + quote
 	out, ok := s.alloc(header.IPv4MinimumSize + n)
 	if !ok {
 		return
 	}
 	msg := out.Addr + header.IPv4MinimumSize
-	// The offending datagram's header, as it was received (without options).
-	var ih [header.IPv4MinimumSize]byte
-	header.IPv4(ih[:]).Encode(&header.IPv4Fields{TotalLength: uint16(header.IPv4MinimumSize + b.Len), TTL: 1, Protocol: info.proto, Src: info.src, Dst: info.dst})
-	header.IPv4(ih[:]).SetChecksum(header.IPv4(ih[:]).CalculateChecksum())
-	s.write(msg+header.ICMPv4MinimumSize, ih[:])
-	s.k.Bcopy(msg+header.ICMPv4MinimumSize+header.IPv4MinimumSize, b.Addr, quote)
+	// The offending datagram's header as it was received, and the first
+	// 8 bytes of its data.
+	s.write(msg+header.ICMPv4MinimumSize, info.raw[:hl])
+	s.k.Bcopy(msg+header.ICMPv4MinimumSize+memory.Addr(hl), b.Addr, quote)
 	var h [header.ICMPv4MinimumSize]byte
 	m := header.ICMPv4(h[:])
 	m.Encode(&header.ICMPv4Fields{Type: header.ICMPv4DstUnreachable, Code: code})

@@ -90,10 +90,14 @@ func (s *Stack) ipOutput(t *kernel.Thread, b netdev.Buf, dst Addr) {
 	s.neighOutput(t, b, dst)
 }
 
-// ipHeaderInfo is what the transports need of a received datagram.
+// ipHeaderInfo is what the transports need of a received datagram: the
+// addresses and protocol, and the header as received (for ICMP errors,
+// which quote it).
 type ipHeaderInfo struct {
 	src, dst Addr
 	proto    uint8
+	raw      [header.IPv4MaximumHeaderSize]byte
+	rawLen   int
 }
 
 // ipRcv is the IPv4 receive path (ip_rcv): the frame in b, Ethernet
@@ -136,7 +140,8 @@ func (s *Stack) ipRcv(b netdev.Buf) {
 		return
 	}
 	b.Len = int(v.TotalLength()) // drop link-layer padding
-	info := ipHeaderInfo{src: v.Src(), dst: v.Dst(), proto: v.Protocol()}
+	info := ipHeaderInfo{src: v.Src(), dst: v.Dst(), proto: v.Protocol(), rawLen: hl}
+	copy(info.raw[:], hb[:hl])
 	if v.More() || v.FragmentOffset() != 0 {
 		s.stats.IPReasmReqds++
 		whole, ok := s.reasm.add(b, v, hl)

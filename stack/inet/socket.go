@@ -218,11 +218,14 @@ func (s *Stack) RecvFrom(t *kernel.Thread, fd int, buf memory.Addr, n int, timeo
 				t.Sleep(&so.wait)
 				continue
 			}
+			// A timer runs out on a tick, which may come before the
+			// deadline: sleep again for what is left.
 			left := deadline - c.LocalTime()
-			if left <= 0 || t.SleepTimeout(&so.wait, left) && len(so.queue) == 0 {
+			if left <= 0 {
 				err = ETIMEDOUT
 				return
 			}
+			t.SleepTimeout(&so.wait, left)
 		}
 		d := so.queue[0]
 		so.queue[0] = dgram{}
