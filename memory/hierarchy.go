@@ -359,6 +359,8 @@ func (h *Hierarchy) AccessRange(a Addr, n uint64, kind AccessKind) int64 {
 				c.clock += more
 				c.ways[i].stamp = c.clock
 				cost += int64(more) * c.hit
+			} else if add, ok := h.writeThroughRun(c, w, more); ok {
+				cost += add
 			} else {
 				for x := range more {
 					cost += h.Access(Addr(w+4+4*x), kind)
@@ -371,6 +373,50 @@ func (h *Hierarchy) AccessRange(a Addr, n uint64, kind AccessKind) int64 {
 		}
 		w += 4
 	}
+}
+
+// writeThroughRun charges more further word writes to the L1 line of w
+// (just written) in a write-through first-level cache c, when the outcome
+// of each is known: the L1 line stays as it is (present: a hit; absent
+// without write-allocate: a miss) and every word goes on to the same line
+// below, which the first word left present and write-back, or to memory.
+// It reports false when a word-by-word walk is needed.
+func (h *Hierarchy) writeThroughRun(c *Cache, w, more uint64) (int64, bool) {
+	if !c.through[Write] {
+		return 0, false
+	}
+	i := c.find(w >> c.lineShift)
+	if i < 0 && c.p.WriteAllocate {
+		return 0, false
+	}
+	var per int64
+	n := h.below(c)
+	switch {
+	case n == nil:
+		h.memWrites += more
+		per = h.memWriteLat
+	case n.lineShift >= c.lineShift && n.p.WritePolicy == WriteBack:
+		j := n.find(w >> n.lineShift)
+		if j < 0 {
+			return 0, false
+		}
+		n.hits[Write] += more
+		n.clock += more
+		n.ways[j].stamp = n.clock
+		n.flags[j] |= lineDirty
+		per = n.hit
+	default:
+		return 0, false
+	}
+	if i >= 0 {
+		c.hits[Write] += more
+		c.clock += more
+		c.ways[i].stamp = c.clock
+		per += c.hit
+	} else {
+		c.misses[Write] += more
+	}
+	return int64(more) * per, true
 }
 
 // Flush writes back the dirty lines of [a, a+n) and invalidates every
