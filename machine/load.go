@@ -247,27 +247,20 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 			ips[n.IP] = where
 		}
 	}
-	if e.Workload.Type == "mac" {
-		m := e.Workload.Mac
-		if !names[m.Sender] {
-			errs = append(errs, f.Errorf([]string{"workload", "mac", "sender"}, "no [[host]] is called %q", m.Sender))
-		}
-		if !m.Loopback && !names[m.Receiver] {
-			errs = append(errs, f.Errorf([]string{"workload", "mac", "receiver"}, "no [[host]] is called %q", m.Receiver))
-		}
+	// The hosts each workload names must exist.
+	type hostRef struct{ key, name string }
+	w := e.Workload
+	refs := map[string][]hostRef{
+		"mac":  {{"sender", w.Mac.Sender}},
+		"udp":  {{"client", w.UDP.Client}, {"server", w.UDP.Server}},
+		"ping": {{"from", w.Ping.From}, {"to", w.Ping.To}},
 	}
-	if e.Workload.Type == "udp" {
-		for _, x := range []struct{ key, name string }{{"client", e.Workload.UDP.Client}, {"server", e.Workload.UDP.Server}} {
-			if !names[x.name] {
-				errs = append(errs, f.Errorf([]string{"workload", "udp", x.key}, "no [[host]] is called %q", x.name))
-			}
-		}
+	if !w.Mac.Loopback {
+		refs["mac"] = append(refs["mac"], hostRef{"receiver", w.Mac.Receiver})
 	}
-	if e.Workload.Type == "ping" {
-		for _, x := range []struct{ key, name string }{{"from", e.Workload.Ping.From}, {"to", e.Workload.Ping.To}} {
-			if !names[x.name] {
-				errs = append(errs, f.Errorf([]string{"workload", "ping", x.key}, "no [[host]] is called %q", x.name))
-			}
+	for _, r := range refs[w.Type] {
+		if !names[r.name] {
+			errs = append(errs, f.Errorf([]string{"workload", w.Type, r.key}, "no [[host]] is called %q", r.name))
 		}
 	}
 	for _, name := range sortedKeys(e.Layers) {

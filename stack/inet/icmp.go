@@ -59,18 +59,7 @@ func (s *Stack) icmpEchoReply(req netdev.Buf, info ipHeaderInfo) {
 		if off > 0 {
 			return sum
 		}
-		// The type changes from echo to echo reply: take the old header
-		// out of the running sum and put the new one in.
-		var h [header.ICMPv4MinimumSize]byte
-		s.read(to, h[:])
-		m := header.ICMPv4(h[:])
-		old := header.Checksum(h[:], 0)
-		m.SetType(header.ICMPv4EchoReply)
-		m.SetChecksum(0)
-		folded := header.ChecksumCombine(header.ChecksumCombine(kernel.Fold(sum), ^old), header.Checksum(h[:], 0))
-		m.SetChecksum(^folded)
-		s.write(to, h[:])
-		return uint32(folded)
+		return s.icmpRewriteHeader(to, sum, func(m header.ICMPv4) { m.SetType(header.ICMPv4EchoReply) })
 	}
 	if s.buildXmit(nil, info.src, header.IPv4ProtocolICMP, req.Len, gf) {
 		s.stats.ICMPOutMsgs++
@@ -127,27 +116,35 @@ func (s *Stack) icmpSendEcho(t *kernel.Thread, so *Socket, data memory.Addr, n i
 		}
 	}
 	gf := func(to memory.Addr, off, size int, sum uint32) uint32 {
+		sum = s.k.CsumCopy(to, data+memory.Addr(off), size, sum)
 		if off > 0 {
-			return s.k.CsumCopy(to, data+memory.Addr(off), size, sum)
+			return sum
 		}
-		sum = s.k.CsumCopy(to, data, size, sum)
-		var h [header.ICMPv4MinimumSize]byte
-		s.read(to, h[:])
-		m := header.ICMPv4(h[:])
-		// Replace the user's identifier and checksum in the running sum.
-		old := header.Checksum(h[:], 0)
-		m.SetType(header.ICMPv4Echo)
-		m.SetIdent(so.port)
-		m.SetChecksum(0)
-		sum = uint32(header.ChecksumCombine(kernel.Fold(sum), ^old))
-		sum = uint32(header.ChecksumCombine(uint16(sum), header.Checksum(h[:], 0)))
-		m.SetChecksum(^uint16(sum))
-		s.write(to, h[:])
-		return sum
+		return s.icmpRewriteHeader(to, sum, func(m header.ICMPv4) {
+			m.SetType(header.ICMPv4Echo)
+			m.SetIdent(so.port)
+		})
 	}
 	if !s.buildXmit(t, dst, header.IPv4ProtocolICMP, n, gf) {
 		return ENOBUFS
 	}
 	s.stats.ICMPOutMsgs++
 	return 0
+}
+
+// icmpRewriteHeader changes the ICMP header just copied to msg (edit) and
+// writes its checksum: sum is the running sum of the whole message as
+// copied, so the old header is taken out of it and the new one put in.
+// It returns the new sum.
+func (s *Stack) icmpRewriteHeader(msg memory.Addr, sum uint32, edit func(m header.ICMPv4)) uint32 {
+	var h [header.ICMPv4MinimumSize]byte
+	s.read(msg, h[:])
+	m := header.ICMPv4(h[:])
+	old := header.Checksum(h[:], 0)
+	edit(m)
+	m.SetChecksum(0)
+	folded := header.ChecksumCombine(header.ChecksumCombine(kernel.Fold(sum), ^old), header.Checksum(h[:], 0))
+	m.SetChecksum(^folded)
+	s.write(msg, h[:])
+	return uint32(folded)
 }

@@ -42,19 +42,27 @@ func (k *Kernel) Bcopy(dst, src memory.Addr, n int) {
 	c := k.cpu
 	c.Enter(k.lib.bcopy)
 	if n > 0 {
-		if cap(k.lib.scratch) < n {
-			k.lib.scratch = make([]byte, n)
-		}
-		buf := k.lib.scratch[:n]
-		if err := k.sys.Phys.Read(src, buf); err != nil {
-			k.sys.Guest.Report(c.LocalTime(), k.name, "bcopy: %v", err)
-		} else if err := k.sys.Phys.Write(dst, buf); err != nil {
-			k.sys.Guest.Report(c.LocalTime(), k.name, "bcopy: %v", err)
-		}
+		k.move(dst, src, n, "bcopy")
 		c.ReferenceCopy(dst, src, uint64(n))
 		c.Exec(int64((n+3)/4) * k.lib.bcopyWord)
 	}
 	c.Exit(k.lib.bcopy)
+}
+
+// move copies n bytes of simulated memory from src to dst (overlap
+// allowed) and returns them; a range outside memory is a guest error of
+// the routine called what.
+func (k *Kernel) move(dst, src memory.Addr, n int, what string) []byte {
+	if cap(k.lib.scratch) < n {
+		k.lib.scratch = make([]byte, n)
+	}
+	buf := k.lib.scratch[:n]
+	if err := k.sys.Phys.Read(src, buf); err != nil {
+		k.sys.Guest.Report(k.cpu.LocalTime(), k.name, "%s: %v", what, err)
+	} else if err := k.sys.Phys.Write(dst, buf); err != nil {
+		k.sys.Guest.Report(k.cpu.LocalTime(), k.name, "%s: %v", what, err)
+	}
+	return buf
 }
 
 // Cksum returns the Internet checksum (RFC 1071: the complement of the
@@ -93,16 +101,7 @@ func (k *Kernel) CsumCopy(dst, src memory.Addr, n int, sum uint32) uint32 {
 	c := k.cpu
 	c.Enter(k.lib.csumCopy)
 	if n > 0 {
-		if cap(k.lib.scratch) < n {
-			k.lib.scratch = make([]byte, n)
-		}
-		buf := k.lib.scratch[:n]
-		if err := k.sys.Phys.Read(src, buf); err != nil {
-			k.sys.Guest.Report(c.LocalTime(), k.name, "csum_partial_copy: %v", err)
-		} else if err := k.sys.Phys.Write(dst, buf); err != nil {
-			k.sys.Guest.Report(c.LocalTime(), k.name, "csum_partial_copy: %v", err)
-		}
-		sum, _ = SumBytes(sum, buf, false)
+		sum, _ = SumBytes(sum, k.move(dst, src, n, "csum_partial_copy"), false)
 		c.ReferenceCopy(dst, src, uint64(n))
 		c.Exec(int64((n+3)/4) * k.lib.csumCopyWord)
 	}
