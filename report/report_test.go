@@ -57,8 +57,8 @@ func TestSummary(t *testing.T) {
 		"cpu: 1000 cycles, 750 busy (75.0%)",
 		"segment lan0: 10Mbps shared, 4 frames",
 		"busy 50.0% of the run",
-		"size  IP  UDP  total", // the send split by layer
-		"   4   6    4     10",
+		"size  UDP  IP  total", // the send split by layer, in stack order
+		"   4    4   6     10",
 		"payload  DEV  total",
 	} {
 		if !strings.Contains(out, want) {

@@ -1,11 +1,13 @@
 // Package report holds the machine-readable result of a run (a stable JSON
-// schema) and renders it for people: the text summary now, tables and
-// charts as the measurements grow. DESIGN.md names it as the home for
-// tables and charts; it reads results, it never runs a simulation.
+// schema) and renders it for people: the text summary, tables, CSV, SVG
+// and PNG charts (gonum.org/v1/plot) and a self-contained HTML page.
+// DESIGN.md names it as the home for tables and charts; it reads results,
+// it never runs a simulation.
 package report
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 
 	"simkron/stack/apps/macbench"
@@ -134,13 +136,17 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// ReadJSON reads a result.
+// ReadJSON reads a result: one JSON object with no field the schema
+// lacks, and nothing after it.
 func ReadJSON(rd io.Reader) (*Result, error) {
 	var r Result
 	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the result")
 	}
 	return &r, nil
 }

@@ -38,6 +38,7 @@ var commands = []command{
 	{"params", "", "list every configuration parameter with its default, range and meaning", cmdParams},
 	{"symbols", "CONFIG", "list each host's modelled functions: layer, code address, instructions", cmdSymbols},
 	{"devices", "CONFIG", "print each host's device address map", cmdDevices},
+	{"report", "RESULT", "render a result as tables, CSV, JSON, SVG or PNG charts, or HTML", cmdReport},
 	{"version", "", "print the version", cmdVersion},
 }
 

@@ -1,0 +1,347 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Chart names one of the charts of a result.
+type Chart string
+
+const (
+	// ChartLayers is stacked bars of the cycles per message of each
+	// layer, a bar per message size, one chart per protocol and
+	// direction.
+	ChartLayers Chart = "layers"
+	// ChartLatency is the mean latency against message size (log scale),
+	// a line per protocol and direction.
+	ChartLatency Chart = "latency"
+)
+
+// Charts lists the charts, the default first.
+var Charts = []Chart{ChartLayers, ChartLatency}
+
+// ChartSize is the size of a rendered chart in pixels at 96 dots per
+// inch (an SVG's size is the same in points, scaled by 3/4). A zero field
+// takes its default: 1200 pixels wide, 450 pixels high per row of charts.
+type ChartSize struct {
+	Width, Height int
+}
+
+// chartDPI is the resolution of PNG charts.
+const chartDPI = 96
+
+const (
+	defaultChartWidth  = 1200
+	defaultChartHeight = 450 // per row of the grid
+)
+
+// ErrNoChartData is returned when a result has nothing to chart.
+var ErrNoChartData = fmt.Errorf("the result has no per-layer measurements to chart")
+
+// layerColors gives each known layer a fixed colour, the same in every
+// chart; other layers take plotutil's colours by position.
+var layerColors = map[string]color.RGBA{
+	"APPL":  {0x4e, 0x79, 0xa7, 0xff},
+	"PRES":  {0x49, 0x98, 0x94, 0xff},
+	"SES":   {0xb6, 0x99, 0x2d, 0xff},
+	"TRANS": {0x9c, 0x75, 0x5f, 0xff},
+	"TP4":   {0x86, 0xbc, 0xb6, 0xff},
+	"TCP":   {0xd3, 0x72, 0x95, 0xff},
+	"UDP":   {0xf2, 0x8e, 0x2b, 0xff},
+	"CLNS":  {0x8c, 0xd1, 0x7d, 0xff},
+	"IP":    {0xe1, 0x57, 0x59, 0xff},
+	"LLC":   {0xff, 0x9d, 0xa7, 0xff},
+	"MAC":   {0xb0, 0x7a, 0xa1, 0xff},
+	"DEV":   {0x76, 0xb7, 0xb2, 0xff},
+	"DMA":   {0x59, 0xa1, 0x4f, 0xff},
+	"KERN":  {0xed, 0xc9, 0x48, 0xff},
+	"IDLE":  {0xba, 0xb0, 0xac, 0xff},
+}
+
+func layerColor(layer string, i int) color.Color {
+	if c, ok := layerColors[layer]; ok {
+		return c
+	}
+	return plotutil.Color(i)
+}
+
+// chartGrid returns the plots of chart c laid out in rows and columns;
+// a nil plot leaves its cell empty.
+func chartGrid(r *Result, c Chart, size ChartSize) ([][]*plot.Plot, error) {
+	bs := breakdowns(r)
+	if len(bs) == 0 {
+		return nil, fmt.Errorf("%w (workload %q)", ErrNoChartData, r.Workload)
+	}
+	switch c {
+	case ChartLayers:
+		var grid [][]*plot.Plot
+		var protocols []string
+		for _, b := range bs {
+			if len(protocols) == 0 || protocols[len(protocols)-1] != b.protocol {
+				protocols = append(protocols, b.protocol)
+				grid = append(grid, make([]*plot.Plot, 2))
+			}
+			col := 0
+			if b.direction == dirReceive {
+				col = 1
+			}
+			w, _ := size.dims(1)
+			p, err := layersPlot(b, w/2)
+			if err != nil {
+				return nil, err
+			}
+			grid[len(grid)-1][col] = p
+		}
+		return grid, nil
+	case ChartLatency:
+		p, err := latencyPlot(bs)
+		if err != nil {
+			return nil, err
+		}
+		return [][]*plot.Plot{{p}}, nil
+	}
+	return nil, fmt.Errorf("unknown chart %q (want one of %v)", c, Charts)
+}
+
+// layersPlot draws b as bars of cycles stacked by layer, a bar per
+// message size; panel is the width of the plot's cell.
+func layersPlot(b breakdown, panel vg.Length) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s %s: mean cycles per %s by layer", b.protocol, b.direction, b.unit)
+	p.X.Label.Text = b.sizeName + " (bytes)"
+	p.Y.Label.Text = "cycles per " + b.unit
+	p.Y.Tick.Marker = cycleTicks{}
+	p.Add(plotter.NewGrid())
+	names := make([]string, len(b.points))
+	var top float64
+	for i, pt := range b.points {
+		names[i] = strconv.Itoa(pt.size)
+		var t float64
+		for _, l := range pt.layers {
+			t += l.cycles
+		}
+		top = math.Max(top, t)
+	}
+	width := min(vg.Points(28), panel*0.55/vg.Length(max(len(b.points), 1)))
+	layers := b.layers()
+	bars := make([]*plotter.BarChart, len(layers))
+	for i, l := range layers {
+		vals := make(plotter.Values, len(b.points))
+		for j, pt := range b.points {
+			vals[j] = pt.cycles(l)
+		}
+		bar, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s %s: %w", b.protocol, b.direction, l, err)
+		}
+		bar.Color = layerColor(l, i)
+		bar.LineStyle.Width = 0
+		if i > 0 {
+			bar.StackOn(bars[i-1])
+		}
+		bars[i] = bar
+		p.Add(bar)
+	}
+	// The legend lists the layers as they are stacked, top first, in room
+	// left above the tallest bar.
+	for i := len(layers) - 1; i >= 0; i-- {
+		p.Legend.Add(layers[i], bars[i])
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.NominalX(names...)
+	p.Y.Min = 0
+	p.Y.Max = math.Max(top, 1) * (1 + 0.07*float64(len(layers)))
+	return p, nil
+}
+
+// latencyPlot draws the mean latency of each breakdown against message
+// size on a log scale.
+func latencyPlot(bs []breakdown) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Mean latency against message size"
+	p.X.Label.Text = "message size (bytes, log scale)"
+	p.Y.Label.Text = "mean cycles"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = sizeTicks{}
+	p.Y.Tick.Marker = cycleTicks{}
+	p.Add(plotter.NewGrid())
+	for i, b := range bs {
+		var xys plotter.XYs
+		for _, pt := range b.points {
+			if pt.size > 0 {
+				xys = append(xys, plotter.XY{X: float64(pt.size), Y: pt.total()})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.label(), err)
+		}
+		c := plotutil.Color(i)
+		line.Color = c
+		line.Width = vg.Points(1.5)
+		if b.direction == dirReceive {
+			line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
+		points.Color = c
+		points.Shape = plotutil.Shape(i)
+		points.Radius = vg.Points(3)
+		p.Add(line, points)
+		p.Legend.Add(b.label(), line, points)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.Y.Min = 0
+	p.Y.Max *= 1.1
+	return p, nil
+}
+
+// cycleTicks labels a cycle count axis compactly: 500, 20k, 1.5M.
+type cycleTicks struct{}
+
+func (cycleTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = compact(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+func compact(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'g', 4, 64) + "M"
+	case a >= 1e3:
+		return strconv.FormatFloat(v/1e3, 'g', 4, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// sizeTicks marks a log-scaled byte axis at the powers of two, labelling
+// the powers of four: 4, 16, 64, 256, 1K, 4K, 16K.
+type sizeTicks struct{}
+
+func (sizeTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := 0; e < 40; e++ {
+		v := math.Ldexp(1, e)
+		if v < lo/1.0001 || v > hi*1.0001 {
+			continue
+		}
+		t := plot.Tick{Value: v}
+		if e%2 == 0 {
+			t.Label = byteLabel(e)
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func byteLabel(e int) string {
+	switch {
+	case e >= 20:
+		return strconv.Itoa(1<<(e-20)) + "M"
+	case e >= 10:
+		return strconv.Itoa(1<<(e-10)) + "K"
+	}
+	return strconv.Itoa(1 << e)
+}
+
+// dims returns the size in points of a grid of rows charts.
+func (s ChartSize) dims(rows int) (w, h vg.Length) {
+	pw, ph := s.Width, s.Height
+	if pw <= 0 {
+		pw = defaultChartWidth
+	}
+	if ph <= 0 {
+		ph = defaultChartHeight * max(rows, 1)
+	}
+	return vg.Length(pw) * vg.Inch / chartDPI, vg.Length(ph) * vg.Inch / chartDPI
+}
+
+// drawGrid draws the grid of plots on canvas c.
+func drawGrid(grid [][]*plot.Plot, c vg.CanvasSizer) {
+	dc := draw.New(c)
+	cols := 0
+	for _, row := range grid {
+		cols = max(cols, len(row))
+	}
+	for j := range grid {
+		for len(grid[j]) < cols {
+			grid[j] = append(grid[j], nil)
+		}
+	}
+	tiles := draw.Tiles{
+		Rows: len(grid), Cols: cols,
+		PadX: vg.Points(24), PadY: vg.Points(24),
+		PadTop: vg.Points(8), PadBottom: vg.Points(8), PadLeft: vg.Points(8), PadRight: vg.Points(12),
+	}
+	cells := plot.Align(grid, tiles, dc)
+	for j, row := range grid {
+		for i, p := range row {
+			if p != nil {
+				p.Draw(cells[j][i])
+			}
+		}
+	}
+}
+
+// WriteSVG writes chart c of r as an SVG image. The bytes depend on the
+// result and the size alone.
+func WriteSVG(w io.Writer, r *Result, c Chart, size ChartSize) error {
+	grid, err := chartGrid(r, c, size)
+	if err != nil {
+		return err
+	}
+	cw, ch := size.dims(len(grid))
+	canvas := vgsvg.New(cw, ch)
+	drawGrid(grid, canvas)
+	_, err = canvas.WriteTo(w)
+	return err
+}
+
+// WritePNG writes chart c of r as a PNG image of size pixels.
+func WritePNG(w io.Writer, r *Result, c Chart, size ChartSize) error {
+	grid, err := chartGrid(r, c, size)
+	if err != nil {
+		return err
+	}
+	cw, ch := size.dims(len(grid))
+	canvas := vgimg.NewWith(vgimg.UseWH(cw, ch), vgimg.UseDPI(chartDPI))
+	drawGrid(grid, canvas)
+	_, err = vgimg.PngCanvas{Canvas: canvas}.WriteTo(w)
+	return err
+}
+
+// inlineSVG returns chart c as SVG markup to embed in HTML: the <svg>
+// element without the XML declaration and comment before it.
+func inlineSVG(r *Result, c Chart, size ChartSize) ([]byte, error) {
+	var b bytes.Buffer
+	if err := WriteSVG(&b, r, c, size); err != nil {
+		return nil, err
+	}
+	svg := b.Bytes()
+	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+		svg = svg[i:]
+	}
+	return bytes.TrimSpace(svg), nil
+}

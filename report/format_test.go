@@ -1,0 +1,346 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/xml"
+	"errors"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+
+	"simkron/report"
+	"simkron/stack/apps/macbench"
+	"simkron/stack/apps/membench"
+	"simkron/stack/apps/udpbench"
+)
+
+// sweep is a result with a UDP sweep of three sizes split by layer both
+// ways, a MAC table and a membench table.
+func sweep() *report.Result {
+	r := sample()
+	r.Experiment = "sweep"
+	r.Description = "a synthetic sweep"
+	r.UDP = nil
+	for i, size := range []int{4, 1024, 8192} {
+		f := float64(i + 1)
+		r.UDP = append(r.UDP, udpbench.Row{
+			Size: size, Fragments: 1 + i, Messages: 10, RTTMicros: 100 * f,
+			Send:    udpbench.Summary{N: 10, Mean: 1000 * f, Min: 900 * f, Median: 1000 * f, Max: 1200 * f},
+			Receive: udpbench.Summary{N: 10, Mean: 2000 * f, Min: 1900 * f, Median: 2000 * f, Max: 2500 * f},
+			// In the result's (alphabetical) order, not the stack's.
+			SendLayers: []udpbench.LayerCost{{Layer: "APPL", Cycles: 100 * f}, {Layer: "DEV", Cycles: 200 * f},
+				{Layer: "DMA", Cycles: 300 * f}, {Layer: "IP", Cycles: 250 * f}, {Layer: "UDP", Cycles: 150 * f}},
+			RecvLayers: []udpbench.LayerCost{{Layer: "DEV", Cycles: 400 * f}, {Layer: "DMA", Cycles: 700 * f},
+				{Layer: "IP", Cycles: 300 * f}, {Layer: "KERN", Cycles: 350 * f}, {Layer: "UDP", Cycles: 250 * f}},
+		})
+	}
+	r.Mac = []macbench.Row{{Size: 128, Sent: 2, Received: 2,
+		Send:    []macbench.LayerCost{{Layer: "APPL", CyclesPerFrame: 50}, {Layer: "DEV", CyclesPerFrame: 70}},
+		Receive: []macbench.LayerCost{{Layer: "DEV", CyclesPerFrame: 90}}}}
+	r.Membench = []membench.Row{{Host: "a", Op: "memcpy", Size: 1024, ColdCycles: 5000, WarmCycles: 2500, CyclesPerByte: 2.441,
+		Levels: []membench.Level{{Name: "L1", Misses: 64}}}}
+	return r
+}
+
+func render(t *testing.T, r *report.Result, o report.Options) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.Write(&b, r, o); err != nil {
+		t.Fatalf("%s: %v", o.Format, err)
+	}
+	return b.Bytes()
+}
+
+func TestTableFormat(t *testing.T) {
+	out := string(render(t, sweep(), report.Options{Format: report.FormatTable}))
+	for _, want := range []string{
+		`experiment "sweep"  seed 3  complete`,
+		"UDP send by layer (mean cycles per message",
+		// Layers in stack order with the total, values mean cycles.
+		"size  APPL  UDP   IP  DEV  DMA  total",
+		"   4   100  150  250  200  300   1000",
+		"8192   300  450  750  600  900   3000",
+		"UDP receive by layer",
+		"size  UDP   IP   DEV   DMA  KERN  total",
+		"1024  500  600   800  1400   700   4000",
+		"MAC send by layer (mean cycles per frame",
+		"payload  APPL  DEV  total",
+		"membench memcpy on a",
+		"L1 misses",
+		"UDP echo sweep",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCSVFormat(t *testing.T) {
+	out := render(t, sweep(), report.Options{Format: report.FormatCSV})
+	rows, err := csv.NewReader(bytes.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rows[0], report.CSVHeader) {
+		t.Errorf("header %q", rows[0])
+	}
+	// MAC: 2 send layers + 1 receive layer; UDP: 3 sizes x 2 directions
+	// x (5 layers + 4 summary figures).
+	if got, want := len(rows)-1, 2+1+3*2*(5+4); got != want {
+		t.Errorf("%d rows, want %d:\n%s", got, want, out)
+	}
+	for _, want := range [][]string{
+		{"MAC", "send", "128", "APPL", "mean", "50"},
+		{"UDP", "send", "4", "APPL", "mean", "100"},
+		{"UDP", "send", "4", "UDP", "mean", "150"},
+		{"UDP", "receive", "8192", "KERN", "mean", "1050"},
+		{"UDP", "receive", "1024", "total", "median", "4000"},
+		{"UDP", "send", "8192", "total", "max", "3600"},
+	} {
+		if !slices.ContainsFunc(rows, func(r []string) bool { return slices.Equal(r, want) }) {
+			t.Errorf("no row %q", want)
+		}
+	}
+	// The order is fixed: layers follow the stack, then the totals.
+	if !slices.Equal(rows[4], []string{"UDP", "send", "4", "APPL", "mean", "100"}) ||
+		!slices.Equal(rows[8], []string{"UDP", "send", "4", "DMA", "mean", "300"}) ||
+		!slices.Equal(rows[9], []string{"UDP", "send", "4", "total", "mean", "1000"}) {
+		t.Errorf("rows out of order:\n%s", out)
+	}
+	if again := render(t, sweep(), report.Options{Format: report.FormatCSV}); !bytes.Equal(out, again) {
+		t.Error("CSV differs between renderings")
+	}
+}
+
+func TestJSONFormat(t *testing.T) {
+	out := render(t, sweep(), report.Options{Format: report.FormatJSON})
+	got, err := report.ReadJSON(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sweep(), got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if !bytes.HasPrefix(out, []byte("{\n  \"schema\"")) {
+		t.Errorf("not indented: %.40q", out)
+	}
+}
+
+// xmlText decodes doc as XML to its end and returns its character data.
+func xmlText(t *testing.T, doc []byte) (text string, elements map[string]int) {
+	t.Helper()
+	elements = map[string]int{}
+	var sb strings.Builder
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			elements[tok.Name.Local]++
+		case xml.CharData:
+			sb.Write(tok)
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String(), elements
+}
+
+func TestSVGFormat(t *testing.T) {
+	for _, c := range report.Charts {
+		o := report.Options{Format: report.FormatSVG, Chart: c}
+		out := render(t, sweep(), o)
+		if again := render(t, sweep(), o); !bytes.Equal(out, again) {
+			t.Errorf("%s: SVG differs between renderings", c)
+		}
+		text, elems := xmlText(t, out)
+		if elems["svg"] != 1 || elems["text"] == 0 || elems["path"] == 0 {
+			t.Errorf("%s: elements %v", c, elems)
+		}
+		var want []string
+		switch c {
+		case report.ChartLayers:
+			// The legends name the layers; a chart per protocol and
+			// direction.
+			want = []string{"APPL", "UDP", "IP", "DEV", "DMA", "KERN",
+				"UDP send: mean cycles per message by layer", "UDP receive: mean cycles per message by layer",
+				"MAC send: mean cycles per frame by layer", "1024", "8192"}
+		case report.ChartLatency:
+			want = []string{"UDP send", "UDP receive", "MAC send", "message size (bytes, log scale)", "1K"}
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: SVG lacks %q", c, w)
+			}
+		}
+	}
+}
+
+func TestPNGFormat(t *testing.T) {
+	for _, c := range report.Charts {
+		out := render(t, sweep(), report.Options{Format: report.FormatPNG, Chart: c, Size: report.ChartSize{Width: 640, Height: 480}})
+		img, err := png.Decode(bytes.NewReader(out))
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if b := img.Bounds(); b.Dx() != 640 || b.Dy() != 480 {
+			t.Errorf("%s: %v, want 640x480", c, b)
+		}
+		colored := 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if r != g || g != bl {
+					colored++
+				}
+			}
+		}
+		if colored < 500 {
+			t.Errorf("%s: only %d coloured pixels", c, colored)
+		}
+	}
+}
+
+// voidElements have no end tag in HTML.
+var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true,
+	"hr": true, "img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// checkBalanced checks that every element of doc is closed, in order.
+func checkBalanced(t *testing.T, doc []byte) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	var stack []string
+	z := html.NewTokenizer(bytes.NewReader(doc))
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if z.Err() != io.EOF {
+				t.Fatal(z.Err())
+			}
+			if len(stack) > 0 {
+				t.Errorf("unclosed elements %v", stack)
+			}
+			return counts
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			counts[string(name)]++
+			if tt == html.StartTagToken && !voidElements[string(name)] {
+				stack = append(stack, string(name))
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if len(stack) == 0 || stack[len(stack)-1] != string(name) {
+				t.Fatalf("</%s> closes %v", name, stack)
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+func TestHTMLFormat(t *testing.T) {
+	out := render(t, sweep(), report.Options{Format: report.FormatHTML})
+	if !bytes.HasPrefix(out, []byte("<!DOCTYPE html>\n")) {
+		t.Errorf("no doctype: %.40q", out)
+	}
+	counts := checkBalanced(t, out)
+	// Both charts inline, and the hosts, membench, MAC (3) and UDP (3)
+	// tables.
+	if counts["svg"] != len(report.Charts) || counts["table"] != 8 || counts["img"] != 0 || counts["script"] != 0 || counts["link"] != 0 {
+		t.Errorf("elements %v", counts)
+	}
+	s := string(out)
+	for _, want := range []string{
+		"<title>simkron report: sweep</title>", "<style>", `<dd class="ok">complete</dd>`,
+		`<figure id="chart-layers"`, `<figure id="chart-latency"`,
+		"<th>APPL</th><th>UDP</th><th>IP</th><th>DEV</th><th>DMA</th><th>total</th>",
+		"<td>8192</td><td>300</td>", ">UDP send: mean cycles per message by layer</text>",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	// Nothing is fetched: no URLs but the SVG namespaces.
+	for _, bad := range []string{"src=", "href=", "url(", "@import"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("HTML has %q", bad)
+		}
+	}
+	// An HTML5 parser finds the charts as SVG elements.
+	doc, err := html.Parse(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svgs := 0
+	for n := range doc.Descendants() {
+		if n.Type == html.ElementNode && n.Data == "svg" && n.Namespace == "svg" {
+			svgs++
+		}
+	}
+	if svgs != len(report.Charts) {
+		t.Errorf("%d SVG elements in the parsed document", svgs)
+	}
+}
+
+// A result with nothing split by layer has no charts: the chart formats
+// say so, the others still render.
+func TestNoChartData(t *testing.T) {
+	r := sweep()
+	r.UDP, r.Mac = nil, nil
+	for _, f := range []report.Format{report.FormatSVG, report.FormatPNG} {
+		if err := report.Write(io.Discard, r, report.Options{Format: f}); !errors.Is(err, report.ErrNoChartData) {
+			t.Errorf("%s: %v, want ErrNoChartData", f, err)
+		}
+	}
+	out := string(render(t, r, report.Options{Format: report.FormatHTML}))
+	if strings.Contains(out, "<svg") || !strings.Contains(out, "membench memcpy on a") {
+		t.Errorf("HTML without charts:\n%s", out)
+	}
+	if err := report.Write(io.Discard, r, report.Options{Format: "xls"}); err == nil {
+		t.Error("format xls accepted")
+	}
+	if err := report.Write(io.Discard, r, report.Options{Format: report.FormatSVG, Chart: "pie"}); err == nil {
+		t.Error("chart pie accepted")
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "result.json")
+	var b bytes.Buffer
+	sweep().WriteJSON(&b)
+	os.WriteFile(good, b.Bytes(), 0o644)
+	if r, err := report.ReadFile(good); err != nil || r.Experiment != "sweep" {
+		t.Fatalf("ReadFile: %v", err)
+	}
+	for name, content := range map[string]string{
+		"missing.json":  "",
+		"other.json":    `{"name": "x"}`,
+		"schema.json":   `{"schema": "other/1"}`,
+		"trailing.json": b.String() + "{}",
+		"text.json":     "hello",
+	} {
+		path := filepath.Join(dir, name)
+		if content != "" {
+			os.WriteFile(path, []byte(content), 0o644)
+		}
+		_, err := report.ReadFile(path)
+		if err == nil || !strings.HasPrefix(err.Error(), path+": ") {
+			t.Errorf("%s: %v, want an error naming the file", name, err)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"simkron/sim"
+)
+
+// table is one table of a report, rendered as text (the summary and the
+// table format) or as HTML.
+type table struct {
+	title  string
+	header []string
+	rows   [][]string
+}
+
+// writeText writes the title, then the table with right-aligned columns.
+func (t table) writeText(ew *errWriter) {
+	ew.printf("%s\n", t.title)
+	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(t.header, "\t")+"\t")
+	for _, row := range t.rows {
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
+}
+
+// WriteTable writes r's measurements as text tables: the memory
+// benchmark, the MAC-level frames and the UDP sweep when present, each
+// protocol's cycles split by layer (rows message sizes, columns layers,
+// values mean cycles) for send and for receive.
+func WriteTable(w io.Writer, r *Result) error {
+	ew := &errWriter{w: w}
+	writeHeading(ew, r)
+	ts := workloadTables(r)
+	if len(ts) == 0 {
+		ew.printf("\nno measurements to tabulate (workload %q)\n", r.Workload)
+	}
+	for _, t := range ts {
+		ew.printf("\n")
+		t.writeText(ew)
+	}
+	return ew.err
+}
+
+// writeHeading writes what ran and whether it completed.
+func writeHeading(ew *errWriter, r *Result) {
+	ew.printf("simkron %s  experiment %q  seed %d  %s\n", r.Version, r.Experiment, r.Seed, status(r))
+	if r.Description != "" {
+		ew.printf("%s\n", r.Description)
+	}
+}
+
+// status says whether the run completed, and if not why.
+func status(r *Result) string {
+	if r.Complete {
+		return "complete"
+	}
+	return "INCOMPLETE: " + r.Incomplete
+}
+
+// workloadTables returns the tables of the workload's measurements.
+func workloadTables(r *Result) []table {
+	ts := membenchTables(r)
+	bs := breakdowns(r)
+	if len(r.Mac) > 0 {
+		ts = append(ts, macTable(r))
+	}
+	ts = append(ts, layerTables(bs, "MAC")...)
+	if len(r.UDP) > 0 {
+		ts = append(ts, udpTable(r))
+	}
+	ts = append(ts, layerTables(bs, "UDP")...)
+	return ts
+}
+
+// layerTables returns a table of cycles by layer for each of protocol's
+// breakdowns: a column per layer in the fixed order, and the total.
+func layerTables(bs []breakdown, protocol string) []table {
+	var ts []table
+	for _, b := range bs {
+		if b.protocol != protocol {
+			continue
+		}
+		layers := b.layers()
+		t := table{
+			title:  fmt.Sprintf("%s %s by layer (mean cycles per %s: %s)", b.protocol, b.direction, b.unit, b.what),
+			header: append(append([]string{b.sizeName}, layers...), "total"),
+		}
+		for _, p := range b.points {
+			row := []string{fmt.Sprint(p.size)}
+			var total float64
+			for _, l := range layers {
+				c := p.cycles(l)
+				total += c
+				row = append(row, fmt.Sprintf("%.0f", c))
+			}
+			t.rows = append(t.rows, append(row, fmt.Sprintf("%.0f", total)))
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func udpTable(r *Result) table {
+	t := table{
+		title: "UDP echo sweep (cycles; send = inside sendto(), receive = last frame at the card to recvfrom() returning; both hosts)",
+		header: []string{"size", "frags", "msgs", "lost", "corrupt", "rtt us",
+			"send mean", "min", "median", "max", "recv mean", "min", "median", "max"},
+	}
+	for _, u := range r.UDP {
+		t.rows = append(t.rows, []string{
+			fmt.Sprint(u.Size), fmt.Sprint(u.Fragments), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt),
+			fmt.Sprintf("%.1f", u.RTTMicros),
+			fmt.Sprintf("%.0f", u.Send.Mean), fmt.Sprintf("%.0f", u.Send.Min), fmt.Sprintf("%.0f", u.Send.Median), fmt.Sprintf("%.0f", u.Send.Max),
+			fmt.Sprintf("%.0f", u.Receive.Mean), fmt.Sprintf("%.0f", u.Receive.Min), fmt.Sprintf("%.0f", u.Receive.Median), fmt.Sprintf("%.0f", u.Receive.Max),
+		})
+	}
+	return t
+}
+
+func macTable(r *Result) table {
+	t := table{
+		title:  "MAC-level frames (payload bytes; throughput of payload; tx time = loading the card to transmit done)",
+		header: []string{"payload", "sent", "received", "corrupt", "Mbit/s", "frames/s", "tx time us", "wire time us"},
+	}
+	for _, m := range r.Mac {
+		t.rows = append(t.rows, []string{
+			fmt.Sprint(m.Size), fmt.Sprint(m.Sent), fmt.Sprint(m.Received), fmt.Sprint(m.Corrupt),
+			fmt.Sprintf("%.3f", m.ThroughputMbps), fmt.Sprintf("%.1f", m.FramesPerSec),
+			fmt.Sprintf("%.1f", m.TxTimeUS), fmt.Sprintf("%.1f", m.WireTimeUS),
+		})
+	}
+	return t
+}
+
+// membenchTables returns a table per host and routine, in the result's
+// order.
+func membenchTables(r *Result) []table {
+	type key struct{ host, op string }
+	var order []key
+	for _, row := range r.Membench {
+		k := key{row.Host, row.Op}
+		if !slices.Contains(order, k) {
+			order = append(order, k)
+		}
+	}
+	var ts []table
+	for _, k := range order {
+		t := table{
+			title:  fmt.Sprintf("membench %s on %s (warm passes; misses per pass)", k.op, k.host),
+			header: []string{"size", "cold cycles", "warm cycles", "cycles/byte"},
+		}
+		first := true
+		for _, row := range r.Membench {
+			if row.Host != k.host || row.Op != k.op {
+				continue
+			}
+			if first {
+				for _, l := range row.Levels {
+					t.header = append(t.header, l.Name+" misses")
+				}
+				first = false
+			}
+			line := []string{sim.Size(row.Size).String(), fmt.Sprint(row.ColdCycles),
+				fmt.Sprintf("%.0f", row.WarmCycles), fmt.Sprintf("%.3f", row.CyclesPerByte)}
+			for _, l := range row.Levels {
+				line = append(line, fmt.Sprintf("%.1f", l.Misses))
+			}
+			t.rows = append(t.rows, line)
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// Format names a rendering of a result.
+type Format string
+
+// The formats of Write.
+const (
+	FormatTable Format = "table" // text tables of the measurements
+	FormatCSV   Format = "csv"   // one tidy table of cycles by layer
+	FormatJSON  Format = "json"  // the result itself, indented
+	FormatSVG   Format = "svg"   // a chart
+	FormatPNG   Format = "png"   // a chart
+	FormatHTML  Format = "html"  // a page with the tables and every chart
+)
+
+// Formats lists the formats, the default first.
+var Formats = []Format{FormatTable, FormatCSV, FormatJSON, FormatSVG, FormatPNG, FormatHTML}
+
+// Options choose a rendering.
+type Options struct {
+	Format Format    // FormatTable when empty
+	Chart  Chart     // for SVG and PNG; ChartLayers when empty
+	Size   ChartSize // for SVG and PNG
+}
+
+// Write renders r in the chosen format.
+func Write(w io.Writer, r *Result, o Options) error {
+	if o.Chart == "" {
+		o.Chart = ChartLayers
+	}
+	if !slices.Contains(Charts, o.Chart) {
+		return fmt.Errorf("unknown chart %q (want one of %v)", o.Chart, Charts)
+	}
+	switch o.Format {
+	case FormatTable, "":
+		return WriteTable(w, r)
+	case FormatCSV:
+		return WriteCSV(w, r)
+	case FormatJSON:
+		return r.WriteJSON(w)
+	case FormatSVG:
+		return WriteSVG(w, r, o.Chart, o.Size)
+	case FormatPNG:
+		return WritePNG(w, r, o.Chart, o.Size)
+	case FormatHTML:
+		return WriteHTML(w, r)
+	}
+	return fmt.Errorf("unknown format %q (want one of %v)", o.Format, Formats)
+}
+
+// ReadFile reads the result in the file at path. It must be one JSON
+// object of the current schema with no field the schema lacks; every
+// error names the file.
+func ReadFile(path string) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Close()
+	r, err := ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a simkron result: %w", path, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("%s: not a simkron result: schema %q, want %q", path, r.Schema, Schema)
+	}
+	return r, nil
+}
