@@ -275,11 +275,12 @@ func (c *CPU) Start(x *Context) {
 // still blocked calls it so that nothing of it stays reachable. The core
 // cannot run afterwards.
 func (c *CPU) Shutdown() {
+	// Dead first: the unwinding stacks' deferred exits must not run.
+	c.dead = true
 	for _, x := range c.contexts {
 		x.stop()
 	}
 	c.contexts = nil
-	c.dead = true
 	c.k.Cancel(c.wake)
 	c.k.Cancel(c.irqEv)
 }
@@ -443,6 +444,9 @@ func (c *CPU) Enter(s *Symbol) {
 
 // Exit ends the call of s, which must be the innermost active symbol.
 func (c *CPU) Exit(s *Symbol) {
+	if c.dead {
+		return // a context being unwound by Shutdown
+	}
 	x := c.cur
 	n := len(x.stack)
 	if n == 0 || x.stack[n-1] != s {

@@ -26,6 +26,14 @@ type Options struct {
 	Progress func(now, stop sim.Time)
 	// Trace, when set, sees every event as it fires.
 	Trace func(t sim.Time, ev *sim.Event)
+	// Abort, when set, is asked before every event whether the run must
+	// stop (an annotation script failed); a non-nil error ends the run,
+	// which is then reported incomplete with the error as the reason.
+	Abort func() error
+	// OnEnd, when set, runs when the simulation has stopped, before the
+	// result is taken and the simulated contexts are ended (annotations'
+	// `sim exit`).
+	OnEnd func()
 }
 
 // Run is one simulation of an experiment, built and ready.
@@ -240,11 +248,15 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 	stop := r.Exp.Info.StopAt
 	const chunk = 1 << 16
 	last := time.Now()
-	for r.done < len(r.Hosts) && r.K.Next() <= stop {
+	var aborted error
+	for r.done < len(r.Hosts) && r.K.Next() <= stop && aborted == nil {
 		n := 0
 		r.K.RunWhile(func() bool {
 			n++
-			return n <= chunk && r.K.Next() <= stop
+			if opt.Abort != nil {
+				aborted = opt.Abort()
+			}
+			return n <= chunk && r.K.Next() <= stop && aborted == nil
 		})
 		if r.done == len(r.Hosts) {
 			break
@@ -254,7 +266,17 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 			opt.Progress(r.K.Now(), stop)
 		}
 	}
+	if opt.OnEnd != nil {
+		opt.OnEnd()
+	}
+	if aborted == nil && opt.Abort != nil {
+		aborted = opt.Abort()
+	}
 	res := r.result()
+	if aborted != nil {
+		res.Complete = false
+		res.Incomplete = "stopped: " + aborted.Error()
+	}
 	r.Close()
 	for _, p := range r.progs {
 		if err := p.Err(); err != nil {

@@ -136,6 +136,7 @@ type ExperimentInfo struct {
 	Description string   `toml:"description" help:"one line for reports"`
 	Seed        uint64   `toml:"seed" help:"master seed of every random stream (overridden by --seed)"`
 	StopAt      sim.Time `toml:"stop_at" min:"1ns" help:"simulated time at which the run stops even if the workload has not ended"`
+	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
 }
 
 // WorkloadSpec chooses the programs that run.

@@ -39,6 +39,28 @@ type Result struct {
 	UDP         []udpbench.Row `json:"udp,omitempty"`
 	Ping        *ping.Result   `json:"ping,omitempty"`
 	Segments    []Segment      `json:"segments,omitempty"`
+	Annotations *Annotations   `json:"annotations,omitempty"`
+}
+
+// Annotations is what the run's Tcl annotation scripts produced.
+type Annotations struct {
+	Scripts []string `json:"scripts"`
+	Output  string   `json:"output,omitempty"` // what the scripts printed
+	Buckets []Bucket `json:"buckets,omitempty"`
+	Error   string   `json:"error,omitempty"` // the script error that stopped the run
+}
+
+// Bucket is one statistics accumulator of the scripts.
+type Bucket struct {
+	Name  string  `json:"name"`
+	Count int     `json:"count"`
+	Sum   float64 `json:"sum"`
+	Mean  float64 `json:"mean"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
 }
 
 // Segment is one Ethernet segment's figures.

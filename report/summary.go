@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"simkron/sim"
 )
@@ -68,7 +69,31 @@ func WriteSummary(w io.Writer, r *Result) error {
 		ew.printf("  %d sent, %d received, %d bad; rtt min/avg/max = %.1f/%.1f/%.1f us\n",
 			p.Sent, p.Received, p.Bad, p.MinRTTMicro, p.AvgRTTMicro, p.MaxRTTMicro)
 	}
+	if a := r.Annotations; a != nil {
+		writeAnnotations(ew, a)
+	}
 	return ew.err
+}
+
+func writeAnnotations(ew *errWriter, a *Annotations) {
+	ew.printf("\nannotations: %s\n", strings.Join(a.Scripts, ", "))
+	if a.Error != "" {
+		ew.printf("  SCRIPT ERROR: %s\n", a.Error)
+	}
+	if len(a.Buckets) > 0 {
+		tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "bucket\tcount\tmean\tmin\tp50\tp90\tp99\tmax\t")
+		for _, b := range a.Buckets {
+			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", b.Name, b.Count, b.Mean, b.Min, b.P50, b.P90, b.P99, b.Max)
+		}
+		tw.Flush()
+	}
+	if a.Output != "" {
+		ew.printf("%s", a.Output)
+		if !strings.HasSuffix(a.Output, "\n") {
+			ew.printf("\n")
+		}
+	}
 }
 
 func pct(a, b int64) float64 {

@@ -63,6 +63,10 @@ func (k *Kernel) Pending() int { return len(k.heap) }
 // it). It is a listener: it must not schedule or cancel events.
 func (k *Kernel) SetTrace(fn func(t Time, ev *Event)) { k.trace = fn }
 
+// Trace returns the listener installed with SetTrace, or nil, so that a
+// new listener can chain it.
+func (k *Kernel) Trace() func(t Time, ev *Event) { return k.trace }
+
 // Schedule arranges for e to fire at time at (>= Now). An event that is
 // already scheduled is moved.
 func (k *Kernel) Schedule(e *Event, at Time) {

@@ -53,6 +53,8 @@ Nothing is written when the config is invalid.`)
 	fs.Var(&seed, "seed", "master seed of every random stream (default: the experiment's seed)")
 	out := fs.String("out", "", "directory for result.json, summary.txt and pcap captures (created if missing)")
 	quiet := fs.Bool("q", false, "do not print the summary on standard output")
+	var annotate listFlag
+	fs.Var(&annotate, "annotate", "run a Tcl annotation script `FILE` with the experiment (repeatable)")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
@@ -73,6 +75,11 @@ Nothing is written when the config is invalid.`)
 		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
 		return exitUsage
 	}
+	ann, err := startAnnotations(r, exp, annotate, &opt)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%v\n", err)
+		return exitUsage
+	}
 	start := time.Now()
 	if e.stderrTTY {
 		opt.Progress = func(now, stopAt sim.Time) {
@@ -82,6 +89,7 @@ Nothing is written when the config is invalid.`)
 		}
 	}
 	res, runErr := r.Execute(opt)
+	ann.record(res)
 	elapsed := time.Since(start)
 	if e.stderrTTY && elapsed > time.Second {
 		fmt.Fprintf(e.stderr, "\r%60s\r", "")

@@ -1,0 +1,73 @@
+// Package annotations is simkron's Tcl annotation engine, after SimOS:
+// scripts attach bodies to points of a running simulation (a symbol's
+// entry or exit, an interrupt, a frame reaching a card, every N cycles,
+// the end of the run) and read the machine from there.
+//
+// # Layer
+//
+// Observation only. The engine sits beside the model on its listener
+// slots (cpu.Hooks, the kernel's trace listener, the cards' frame
+// observers) and chains whatever listener was there before it.
+//
+// # Contract
+//
+// Annotations never change the simulation. Nothing a body can do charges
+// cycles, schedules or cancels events, touches a device register or
+// writes memory: the commands a body sees are read-only, memory is read
+// straight from physical memory (no cache reference, no cost), and `cycle`
+// annotations run from the kernel's trace listener before the first event
+// at or after their time instead of as events of their own. With or
+// without annotations the event trace and the result are identical; the
+// tests hash both.
+//
+// Scripts run in a safe Tcl interpreter: no exec, open, socket, cd, file,
+// glob, load or exit, and no host time (after, clock, time, vwait and
+// update are gone too), so the captured output is deterministic. `source`
+// reads only files under the folder given to New.
+//
+// # Points
+//
+//	annotation set pc SYMBOL:START|END BODY   entering / leaving SYMBOL on any host
+//	annotation set exc ?LINE? entry|exit BODY interrupt entry / exit (any line without LINE)
+//	annotation set device DEV frame BODY      a frame reached card DEV ("nic0" or "pcA.nic0")
+//	annotation set device DEV irq BODY        DEV's interrupt line was taken
+//	annotation set cycle N BODY               every N cycles of the first host's clock
+//	annotation set sim exit BODY              once, at Finish
+//
+// Bodies run at the interpreter's global level. Inside them:
+//
+//	cycles            the host CPU's cycle counter (charged work, idle included)
+//	now               simulated time in picoseconds (see below)
+//	host, cpu         the host's and the core's names
+//	symbol, layer     the innermost active symbol and its declared layer ("" if none)
+//	frame             the frame of a `device ... frame` point, as hex ("" elsewhere)
+//	mem read ADDR LEN LEN bytes of the host's physical memory at ADDR, as hex
+//	stat NAME         a counter of the host (see StatNames)
+//	symbols           every symbol name any host defines, sorted
+//	layer map SYMBOL LAYER   a request to attribute SYMBOL to LAYER (LayerMap)
+//	bucket add NAME VALUE | bucket get NAME STAT | bucket report
+//	puts ?-nonewline? ?stdout|stderr? STRING   appended to Output
+//
+// `now` is the time the point happened: the core's local time (the time
+// its charged work has reached) for pc and exc points, the due time for
+// cycle points, and the event clock for frame and exit points. The host
+// of a cycle or exit point is the first host.
+//
+// # Errors
+//
+// A script that fails to load (Tcl syntax, an unknown point, a symbol no
+// host defines) makes New fail with the file and line. A body that fails
+// while the simulation runs is recorded (Err) with the file, the line of
+// the failing command and Tcl's message; no body runs after it, and the
+// simulation goes on untouched: stopping it is the caller's decision.
+//
+// # Simplifications
+//
+// Annotations are set while scripts load, not from bodies. Symbols are
+// resolved by name when an annotation is set, so a symbol defined later
+// cannot be annotated. `layer` is the symbol's declared layer (a library
+// routine's is "", not its caller's). An error's line is found through
+// Tcl's frame information; for a body defined inside a proc it is the line
+// that called the proc. Bodies that leave a symbol can also run while a
+// run's threads are unwound at its end (machine.Run.Close), before Finish.
+package annotations

@@ -1,0 +1,110 @@
+package annotations_test
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
+	"testing"
+
+	"simkron/annotations"
+	"simkron/machine"
+	"simkron/report"
+	"simkron/sim"
+)
+
+const udpConfig = "../configs/udp-ne2000.toml"
+
+// loadUDP loads the UDP sweep of configs/udp-ne2000.toml with the given
+// sizes, measured messages and one warmup round trip, without capture.
+func loadUDP(t testing.TB, sizes []int, messages int) *machine.Experiment {
+	t.Helper()
+	exp, err := machine.LoadExperiment(udpConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Segments[0].Pcap = false
+	exp.Workload.UDP.Sizes = sizes
+	exp.Workload.UDP.Messages = messages
+	exp.Workload.UDP.Warmup = 1
+	return exp
+}
+
+// run is one simulation, with the engine when scripts are given.
+type run struct {
+	r      *machine.Run
+	res    *report.Result
+	e      *annotations.Engine
+	finish error // Finish's error
+	trace  uint64
+	events int
+}
+
+// simulate builds exp, installs a hashing trace listener of its own and,
+// when scripts is not nil, an engine over them, and runs to the end.
+func simulate(t testing.TB, exp *machine.Experiment, scripts []annotations.Source, dir string) *run {
+	t.Helper()
+	out := &run{}
+	h := fnv.New64a()
+	var buf []byte
+	opt := machine.Options{Trace: func(at sim.Time, ev *sim.Event) {
+		buf = strconv.AppendInt(buf[:0], int64(at), 10)
+		buf = append(buf, ' ')
+		buf = append(buf, ev.Name()...)
+		buf = append(buf, '\n')
+		h.Write(buf)
+		out.events++
+	}}
+	r, err := machine.New(exp, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.r = r
+	if scripts != nil {
+		e, err := annotations.New(annotations.FromRun(r), scripts, dir)
+		if err != nil {
+			r.Close()
+			t.Fatal(err)
+		}
+		if err := e.Install(); err != nil {
+			t.Fatal(err)
+		}
+		out.e = e
+	}
+	res, err := r.Execute(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete {
+		t.Fatalf("run incomplete: %s", res.Incomplete)
+	}
+	out.res = res
+	if out.e != nil {
+		out.finish = out.e.Finish()
+	}
+	out.trace = h.Sum64()
+	return out
+}
+
+// script is one Source called name.
+func script(name, text string) []annotations.Source {
+	return []annotations.Source{{Name: name, Text: text}}
+}
+
+func resultJSON(t testing.TB, res *report.Result) string {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// bucketCount returns the count of bucket name, or -1.
+func bucketCount(e *annotations.Engine, name string) int {
+	for _, b := range e.Buckets() {
+		if b.Name == name {
+			return b.Count
+		}
+	}
+	return -1
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"simkron/annotations"
+	"simkron/machine"
+	"simkron/report"
+)
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// runAnnotations is the annotation engine of one run, or nil.
+type runAnnotations struct {
+	eng       *annotations.Engine
+	scripts   []string
+	finishErr error
+}
+
+// startAnnotations loads the experiment's scripts (relative to its file)
+// and those given with --annotate, installs them on the built run, applies
+// their `layer map` requests, and arranges for `sim exit` and for a script
+// error to stop the run. A script that does not load is an error: nothing
+// runs.
+func startAnnotations(r *machine.Run, exp *machine.Experiment, extra []string, opt *machine.Options) (*runAnnotations, error) {
+	var paths []string
+	for _, p := range exp.Info.Annotations {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(exp.Path), p)
+		}
+		paths = append(paths, p)
+	}
+	paths = append(paths, extra...)
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	var sources []annotations.Source
+	for _, p := range paths {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("annotation script: %w", err)
+		}
+		sources = append(sources, annotations.Source{Name: p, Text: string(text)})
+	}
+	// `source` may read files beside the experiment.
+	eng, err := annotations.New(annotations.FromRun(r), sources, filepath.Dir(exp.Path))
+	if err != nil {
+		return nil, err
+	}
+	if err := eng.Install(); err != nil {
+		return nil, err
+	}
+	if err := r.SetLayers(eng.LayerMap()); err != nil {
+		return nil, fmt.Errorf("annotation layer map: %w", err)
+	}
+	a := &runAnnotations{eng: eng, scripts: paths}
+	opt.Abort = eng.Err
+	opt.OnEnd = func() { a.finishErr = eng.Finish() }
+	return a, nil
+}
+
+// record puts what the scripts produced into the result; a script error
+// marks the result incomplete.
+func (a *runAnnotations) record(res *report.Result) {
+	if a == nil || res == nil {
+		return
+	}
+	out := &report.Annotations{Scripts: a.scripts, Output: a.eng.Output()}
+	for _, b := range a.eng.Buckets() {
+		out.Buckets = append(out.Buckets, report.Bucket(b))
+	}
+	err := a.eng.Err()
+	if err == nil {
+		err = a.finishErr
+	}
+	if err != nil {
+		out.Error = err.Error()
+		if res.Complete {
+			res.Complete = false
+			res.Incomplete = "stopped: " + err.Error()
+		}
+	}
+	res.Annotations = out
+}
