@@ -134,15 +134,18 @@ type CPU struct {
 	cycle int64 // cycles since boot, idle included
 	stats Stats
 
-	cur       *Context
-	contexts  []*Context // every context made, for Shutdown
-	dead      bool       // shut down: events for the core are ignored
-	req       request
-	suspended reqKind // what cur is suspended in, seen from the event side
-	wake      *sim.Event
-	irqEv     *sim.Event
-	deliver   bool
-	deliverAt sim.Time
+	cur      *Context
+	contexts []*Context // every context made, for Shutdown
+	dead     bool       // shut down: events for the core are ignored
+	// noAttribution turns off the per-symbol and per-layer counting (to
+	// measure what it costs); timing is the same either way.
+	noAttribution bool
+	req           request
+	suspended     reqKind // what cur is suspended in, seen from the event side
+	wake          *sim.Event
+	irqEv         *sim.Event
+	deliver       bool
+	deliverAt     sim.Time
 
 	pic pic
 
@@ -255,6 +258,7 @@ func (c *CPU) NewContext(name string, kind ContextKind, body func(x *Context)) *
 		panic(fmt.Sprintf("cpu: %s: context %s ended without switching away", c.name, x.name))
 	}
 	x.next, x.stop = iter.Pull(seq)
+	x.layerCycles = make([]int64, len(c.layers))
 	c.contexts = append(c.contexts, x)
 	return x
 }
@@ -327,6 +331,12 @@ func (c *CPU) suspend(r request) {
 func (c *CPU) Charge(n int64) {
 	c.cycle += n
 	x := c.cur
+	if c.noAttribution {
+		if c.pic.depth == 0 && x != nil {
+			x.cycles += n
+		}
+		return
+	}
 	li := 0
 	if x != nil && len(x.stack) > 0 {
 		top := len(x.stack) - 1
@@ -338,9 +348,6 @@ func (c *CPU) Charge(n int64) {
 	c.layerCycles[li] += n
 	if c.pic.depth == 0 && x != nil {
 		x.cycles += n
-		for len(x.layerCycles) <= li {
-			x.layerCycles = append(x.layerCycles, 0)
-		}
 		x.layerCycles[li] += n
 	}
 }
@@ -470,6 +477,11 @@ func (c *CPU) resolveLayer(l Layer) int {
 		c.layers = append(c.layers, l)
 		c.layerIndex[l] = i
 		c.layerCycles = append(c.layerCycles, 0)
+		// Every context counts every layer: grow them all now so that
+		// Charge never has to.
+		for _, x := range c.contexts {
+			x.layerCycles = append(x.layerCycles, 0)
+		}
 	}
 	return i
 }
@@ -480,11 +492,7 @@ func (x *Context) LayerCycles() []LayerCycles {
 	c := x.cpu
 	out := make([]LayerCycles, len(c.layers))
 	for i, l := range c.layers {
-		if i < len(x.layerCycles) {
-			out[i] = LayerCycles{Layer: l, Cycles: x.layerCycles[i]}
-		} else {
-			out[i] = LayerCycles{Layer: l}
-		}
+		out[i] = LayerCycles{Layer: l, Cycles: x.layerCycles[i]}
 	}
 	return out
 }
@@ -494,6 +502,11 @@ type LayerCycles struct {
 	Layer  Layer
 	Cycles int64
 }
+
+// SetAttribution turns the built-in per-symbol and per-layer cycle
+// counting on (the default) or off. It observes only: the simulation runs
+// the same either way.
+func (c *CPU) SetAttribution(on bool) { c.noAttribution = !on }
 
 // LayerCycles returns the cycles charged to each layer so far, in the
 // order the layers were first entered; cycles with no symbol active are
