@@ -88,8 +88,9 @@ func (e *Engine) set(kind string, spec []string, body string) error {
 			h.addExc(n, k, a)
 		}
 	case "device":
-		if len(spec) != 2 || (spec[1] != "frame" && spec[1] != "irq") {
-			return errors.New(`wrong # args: should be "annotation set device ?HOST.?DEVICE frame|irq body"`)
+		events := []string{"frame", "sent", "irq", "read", "write", "dmastart", "dmaend"}
+		if len(spec) != 2 || !slices.Contains(events, spec[1]) {
+			return errors.New(`wrong # args: should be "annotation set device ?HOST.?DEVICE frame|sent|irq|read|write|dmastart|dmaend body"`)
 		}
 		hostName, dev, qualified := strings.Cut(spec[0], ".")
 		if !qualified {
@@ -100,19 +101,37 @@ func (e *Engine) set(kind string, spec []string, body string) error {
 			if qualified && h.v.Name != hostName {
 				continue
 			}
-			if spec[1] == "frame" {
+			switch spec[1] {
+			case "frame", "sent":
 				if _, ok := h.v.Frames[dev]; ok {
-					h.frames[dev] = append(h.frames[dev], a)
+					if spec[1] == "frame" {
+						h.frames[dev] = append(h.frames[dev], a)
+					} else {
+						h.sends[dev] = append(h.sends[dev], a)
+					}
 					found = true
 				}
-			} else if n, ok := h.v.IRQs[dev]; ok {
-				h.addExc(n, 0, a)
-				found = true
+			case "irq":
+				if n, ok := h.v.IRQs[dev]; ok {
+					h.addExc(n, 0, a)
+					found = true
+				}
+			default: // register and string-transfer accesses
+				if deviceMapped(h.v.Sys, dev) {
+					if h.io[dev] == nil {
+						h.io[dev] = map[string][]*annotation{}
+					}
+					h.io[dev][spec[1]] = append(h.io[dev][spec[1]], a)
+					found = true
+				}
 			}
 		}
 		if !found {
-			what := "network card"
-			if spec[1] == "irq" {
+			what := "device"
+			switch spec[1] {
+			case "frame", "sent":
+				what = "network card"
+			case "irq":
 				what = "device with an interrupt line"
 			}
 			return fmt.Errorf("annotation set device %s %s: no host has a %s %q", spec[0], spec[1], what, spec[0])
@@ -336,4 +355,46 @@ func (e *Engine) cmdStat(args []string) (string, error) {
 		return "", err
 	}
 	return strconv.FormatInt(v, 10), nil
+}
+
+// deviceMapped reports whether a device called name is in the host's
+// device registry.
+func deviceMapped(sys *memory.System, name string) bool {
+	for _, m := range sys.Devices.Mappings() {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// cmdIO answers `io reg|value|size|bytes|write` inside a device read,
+// write, dmastart or dmaend body.
+func (e *Engine) cmdIO(args []string) (string, error) {
+	if len(args) != 1 {
+		return "", errors.New(`wrong # args: should be "io reg|value|size|bytes|write"`)
+	}
+	p, err := e.here("io", nil, 0)
+	if err != nil {
+		return "", err
+	}
+	if p.io.Device == "" {
+		return "", errors.New("io: only inside a device read, write, dmastart or dmaend annotation")
+	}
+	switch args[0] {
+	case "reg":
+		return strconv.FormatUint(p.io.Offset, 10), nil
+	case "value":
+		return strconv.FormatUint(p.io.Value, 10), nil
+	case "size":
+		return strconv.Itoa(p.io.Size), nil
+	case "bytes":
+		return strconv.Itoa(p.io.Block), nil
+	case "write":
+		if p.io.Write {
+			return "1", nil
+		}
+		return "0", nil
+	}
+	return "", fmt.Errorf("io %s: want reg, value, size, bytes or write", args[0])
 }

@@ -3,6 +3,7 @@ package annotations
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,7 @@ type point struct {
 	h     *hostState
 	now   sim.Time
 	frame []byte
+	io    cpu.IOEvent
 }
 
 // hostState holds one host's annotations, indexed for cheap dispatch:
@@ -69,10 +71,38 @@ type hostState struct {
 	exc    [][2][]*annotation
 	excAny [2][]*annotation
 	frames map[string][]*annotation
+	sends  map[string][]*annotation
+	// io holds the register and string-transfer annotations by device
+	// name and event (read, write, dmastart, dmaend).
+	io map[string]map[string][]*annotation
 }
 
 func (h *hostState) hooksNeeded() bool {
-	return len(h.start) > 0 || len(h.end) > 0 || len(h.exc) > 0 || len(h.excAny[0])+len(h.excAny[1]) > 0
+	return len(h.start) > 0 || len(h.end) > 0 || len(h.exc) > 0 || len(h.excAny[0])+len(h.excAny[1]) > 0 || len(h.io) > 0
+}
+
+// ioEvent is a device-access hook: it names the access the way
+// annotations do and fires those set on it.
+func (h *hostState) ioEvent(c *cpu.CPU, ev cpu.IOEvent) {
+	if h.prev.IO != nil {
+		h.prev.IO(c, ev)
+	}
+	byEvent := h.io[ev.Device]
+	if byEvent == nil {
+		return
+	}
+	name := "read"
+	switch {
+	case ev.Block > 0 && ev.End:
+		name = "dmaend"
+	case ev.Block > 0:
+		name = "dmastart"
+	case ev.Write:
+		name = "write"
+	}
+	if as := byEvent[name]; as != nil {
+		h.e.fireAll(as, point{h: h, now: c.LocalTime(), io: ev})
+	}
 }
 
 // Engine runs annotation scripts against one run. It is used from the
@@ -114,7 +144,8 @@ func New(run Target, scripts []Source, dir string) (*Engine, error) {
 	e := &Engine{t: run, k: run.Kernel(), dir: dir, buckets: map[string]*bucket{},
 		layerMap: map[string]string{}, nextCycle: sim.Never}
 	for _, v := range run.Hosts() {
-		e.hosts = append(e.hosts, &hostState{e: e, v: v, frames: map[string][]*annotation{}})
+		e.hosts = append(e.hosts, &hostState{e: e, v: v, frames: map[string][]*annotation{}, sends: map[string][]*annotation{},
+			io: map[string]map[string][]*annotation{}})
 	}
 	if len(e.hosts) == 0 {
 		return nil, fmt.Errorf("annotations: the run has no host")
@@ -185,9 +216,17 @@ func (e *Engine) Install() error {
 			c.Hooks.Enter = h.enter
 			c.Hooks.Exit = h.exit
 			c.Hooks.Interrupt = h.interrupt
+			c.Hooks.IO = h.ioEvent
 		}
-		for dev, as := range h.frames {
+		for _, dev := range sortedNames(h.frames) {
+			as := h.frames[dev]
 			h.v.Frames[dev](func(frame []byte) {
+				e.fireAll(as, point{h: h, now: e.k.Now(), frame: frame})
+			})
+		}
+		for _, dev := range sortedNames(h.sends) {
+			as := h.sends[dev]
+			h.v.Sends[dev](func(frame []byte) {
 				e.fireAll(as, point{h: h, now: e.k.Now(), frame: frame})
 			})
 		}
@@ -346,3 +385,14 @@ func (e *Engine) Output() string { return e.out.String() }
 // LayerMap returns the `layer map SYMBOL LAYER` requests the scripts made:
 // symbol name to layer, for the built-in layer attribution.
 func (e *Engine) LayerMap() map[string]string { return maps.Clone(e.layerMap) }
+
+// sortedNames returns m's keys in order, so that observers are installed
+// in the same order every run.
+func sortedNames(m map[string][]*annotation) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -42,6 +42,7 @@ var commands = []command{
 	{"symbols", (*Engine).cmdSymbols},
 	{"layer", (*Engine).cmdLayer},
 	{"frame", (*Engine).cmdFrame},
+	{"io", (*Engine).cmdIO},
 	{"mem", (*Engine).cmdMem},
 	{"stat", (*Engine).cmdStat},
 	{"bucket", (*Engine).cmdBucket},

@@ -11,7 +11,7 @@ func FromRun(r *machine.Run) Target {
 	t := &runTarget{k: r.K, trace: r.K.Trace()}
 	for _, h := range r.Hosts {
 		v := HostView{Name: h.Name, CPU: h.CPU, Syms: h.Syms, Sys: h.Sys,
-			IRQs: map[string]int{}, Frames: map[string]func(func([]byte)){}}
+			IRQs: map[string]int{}, Frames: map[string]func(func([]byte)){}, Sends: map[string]func(func([]byte)){}}
 		for _, d := range h.Spec.Devices {
 			if d.IRQ >= 0 {
 				v.IRQs[d.Name] = d.IRQ
@@ -25,6 +25,14 @@ func FromRun(r *machine.Run) Target {
 					return
 				}
 				n.OnFrame = func(f []byte) { prev(f); fn(f) }
+			}
+			v.Sends[n.Name] = func(fn func([]byte)) {
+				prev := n.OnSend
+				if prev == nil {
+					n.OnSend = fn
+					return
+				}
+				n.OnSend = func(f []byte) { prev(f); fn(f) }
 			}
 		}
 		t.hosts = append(t.hosts, v)

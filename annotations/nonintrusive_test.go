@@ -27,6 +27,11 @@ annotation set exc entry { look; bucket add irq [now] }
 annotation set exc exit { look }
 annotation set device nic0 frame { bucket add frame [string length [frame]] }
 annotation set device nic0 irq { look }
+annotation set device nic0 read { look; bucket add reg [io reg] }
+annotation set device nic0 write { look; bucket add wval [io value] }
+annotation set device nic0 dmastart { look; bucket add dma [io bytes] }
+annotation set device nic0 dmaend { look }
+annotation set device nic0 sent { bucket add sent [string length [frame]] }
 annotation set cycle 1000 { look }
 annotation set cycle 33333 { bucket add tick [now] }
 annotation set sim exit { puts [bucket report] }

@@ -37,4 +37,6 @@ type HostView struct {
 	// observer of the frames reaching the card, after any observer already
 	// there. The observer only looks at the frame.
 	Frames map[string]func(fn func(frame []byte))
+	// Sends is the same for the frames each card puts on the wire.
+	Sends map[string]func(fn func(frame []byte))
 }

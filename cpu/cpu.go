@@ -119,6 +119,20 @@ type Hooks struct {
 	Enter     func(c *CPU, s *Symbol)
 	Exit      func(c *CPU, s *Symbol)
 	Interrupt func(c *CPU, line int, entry bool)
+	// IO sees every device access: a register read or write once it is
+	// done, and a string transfer (insw/outsw) at its start and its end.
+	IO func(c *CPU, ev IOEvent)
+}
+
+// IOEvent is one device access seen by Hooks.IO.
+type IOEvent struct {
+	Device string // the mapping's name ("nic0")
+	Offset uint64 // from the device's base
+	Size   int    // bytes of a register access, or of one bus cycle in a string
+	Write  bool
+	Value  uint64 // read or written (register accesses)
+	Block  int    // bytes of a string transfer; 0 for a register access
+	End    bool   // a string transfer's end
 }
 
 // CPU is one core.

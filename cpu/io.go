@@ -66,6 +66,9 @@ func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
 	n := c.busCycles(m, size)
 	c.stats.IOCycles += n
 	c.Charge(n)
+	if c.Hooks.IO != nil {
+		c.Hooks.IO(c, IOEvent{Device: m.Name, Offset: uint64(a - m.Base), Size: size, Value: v})
+	}
 	return v
 }
 
@@ -82,6 +85,9 @@ func (c *CPU) Out(space memory.Space, a memory.Addr, size int, v uint64) {
 	n := c.busCycles(m, size)
 	c.stats.IOCycles += n
 	c.Charge(n)
+	if c.Hooks.IO != nil {
+		c.Hooks.IO(c, IOEvent{Device: m.Name, Offset: uint64(a - m.Base), Size: size, Write: true, Value: v})
+	}
 }
 
 // InString reads n bytes from a data port in width-byte bus cycles into
@@ -90,6 +96,7 @@ func (c *CPU) Out(space memory.Space, a memory.Addr, size int, v uint64) {
 func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memory.Addr, n int) {
 	c.Sync()
 	m, ok := c.device(space, port, "string read")
+	c.stringHook(m, port, width, false, n, false)
 	buf := make([]byte, n)
 	if ok {
 		off := uint64(port - m.Base)
@@ -107,6 +114,7 @@ func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memo
 	}
 	c.stringCost(m, width, n)
 	c.Write(dst, buf)
+	c.stringHook(m, port, width, false, n, true)
 }
 
 // OutString writes n bytes from simulated memory at src to a data port in
@@ -114,8 +122,9 @@ func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memo
 func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src memory.Addr, n int) {
 	c.Sync()
 	buf := make([]byte, n)
-	c.Read(src, buf)
 	m, ok := c.device(space, port, "string write")
+	c.stringHook(m, port, width, true, n, false)
+	c.Read(src, buf)
 	if ok {
 		off := uint64(port - m.Base)
 		if bd, isBlock := m.Dev.(memory.BlockDevice); isBlock {
@@ -127,6 +136,15 @@ func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src mem
 		}
 	}
 	c.stringCost(m, width, n)
+	c.stringHook(m, port, width, true, n, true)
+}
+
+// stringHook tells Hooks.IO of a string transfer's start or end.
+func (c *CPU) stringHook(m *memory.Mapping, port memory.Addr, width int, write bool, n int, end bool) {
+	if c.Hooks.IO == nil || m == nil {
+		return
+	}
+	c.Hooks.IO(c, IOEvent{Device: m.Name, Offset: uint64(port - m.Base), Size: width, Write: write, Block: n, End: end})
 }
 
 func (c *CPU) stringCost(m *memory.Mapping, width, n int) {

@@ -24,6 +24,17 @@ type NIC struct {
 	// OnFrame, when set, sees every frame that reaches the card, when its
 	// last bit arrives, before the card does. It only looks.
 	OnFrame func(frame []byte)
+	// OnSend, when set, sees every frame the card hands to the wire (FCS
+	// included). It only looks.
+	OnSend func(frame []byte)
+}
+
+// Transmit is the card's wire: OnSend looks, then the port sends.
+func (n *NIC) Transmit(frame []byte) error {
+	if n.OnSend != nil {
+		n.OnSend(frame)
+	}
+	return n.Port.Transmit(frame)
 }
 
 // Receive implements ethersim.Station for the card, letting OnFrame look
@@ -79,7 +90,7 @@ func buildNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Devic
 			return nil, err
 		}
 		port.OnTxDone = card.TxDone
-		card.SetWire(port)
+		card.SetWire(nic)
 		nic.Port = port
 		if err := h.net.RegisterHost(h.Name, bind.MAC, bind.IP); err != nil {
 			return nil, err
