@@ -398,3 +398,34 @@ func (e *Engine) cmdIO(args []string) (string, error) {
 	}
 	return "", fmt.Errorf("io %s: want reg, value, size, bytes or write", args[0])
 }
+
+// cmdDev answers `dev reg NAME REG`: the register at offset REG of the
+// current host's device NAME, read without side effects (memory.Peeker).
+func (e *Engine) cmdDev(args []string) (string, error) {
+	if len(args) != 3 || args[0] != "reg" {
+		return "", errors.New(`wrong # args: should be "dev reg NAME REG"`)
+	}
+	p, err := e.here("dev", nil, 0)
+	if err != nil {
+		return "", err
+	}
+	off, err := strconv.ParseUint(args[2], 0, 64)
+	if err != nil {
+		return "", fmt.Errorf("dev reg %s %s: REG must be a register offset", args[1], args[2])
+	}
+	for _, m := range p.h.v.Sys.Devices.Mappings() {
+		if m.Name != args[1] {
+			continue
+		}
+		pk, ok := m.Dev.(memory.Peeker)
+		if !ok {
+			return "", fmt.Errorf("dev reg: device %s cannot be read by an observer", args[1])
+		}
+		v, ok := pk.Peek(off)
+		if !ok {
+			return "", fmt.Errorf("dev reg %s %s: that register cannot be read without side effects", args[1], args[2])
+		}
+		return strconv.FormatUint(v, 10), nil
+	}
+	return "", fmt.Errorf("dev reg: host %s has no device %s", p.h.v.Name, args[1])
+}

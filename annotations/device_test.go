@@ -13,6 +13,7 @@ func TestDeviceAccessPoints(t *testing.T) {
 	exp := loadUDP(t, []int{4, 2048}, 3)
 	r := simulate(t, exp, script("dev.tcl", `
 annotation set device pcA.nic0 read     { incr ::n(read) ; if {[io reg] == 7} { incr ::n(isr) } }
+annotation set pc ei_interrupt:START    { if {[host] eq "pcA"} { incr ::n(isrbits) [expr {[dev reg nic0 7] != 0}] ; incr ::n(hz) [expr {[dev reg timer0 8] == 100}] } }
 annotation set device pcA.nic0 write    { incr ::n(write) }
 annotation set device pcA.nic0 dmastart { incr ::n(start) ; bucket add dmabytes [io bytes] }
 annotation set device pcA.nic0 dmaend   { incr ::n(end) }
@@ -55,5 +56,10 @@ annotation set sim exit { foreach k [lsort [array names ::n]] { puts "$k $::n($k
 	}
 	if got["read"] == 0 || got["write"] == 0 || got["isr"] == 0 || got["isr"] >= got["read"] {
 		t.Errorf("register accesses: %v", got)
+	}
+	// Peeking ISR at the handler's start sees the cause of every
+	// interrupt; the timer's HZ register reads 100.
+	if got["isrbits"] == 0 || got["hz"] != got["isrbits"] {
+		t.Errorf("dev reg: %d handlers saw ISR bits, %d read HZ 100", got["isrbits"], got["hz"])
 	}
 }

@@ -43,6 +43,7 @@ var commands = []command{
 	{"layer", (*Engine).cmdLayer},
 	{"frame", (*Engine).cmdFrame},
 	{"io", (*Engine).cmdIO},
+	{"dev", (*Engine).cmdDev},
 	{"mem", (*Engine).cmdMem},
 	{"stat", (*Engine).cmdStat},
 	{"bucket", (*Engine).cmdBucket},

@@ -13,6 +13,9 @@ const heavy = `
 proc look {} {
 	set ::h([host]) [list [cycles] [now] [cpu] [symbol] [layer]]
 	mem read 0x100000 64
+	dev reg nic0 7
+	dev reg nic0 13
+	dev reg timer0 0
 	foreach s {cycles interrupts l1.misses l1d.misses l2.misses mem.reads irq.3} { stat $s }
 }
 foreach s [symbols] {

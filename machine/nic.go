@@ -123,7 +123,13 @@ func (n nicDevice) WriteBlock(off uint64, width int, p []byte) {
 	n.Card.WriteBlock(off, width, p)
 }
 
-var _ memory.BlockDevice = nicDevice{}
+// Peek lets observers read the card's registers without side effects.
+func (n nicDevice) Peek(off uint64) (uint64, bool) { return n.Card.Peek(off) }
+
+var (
+	_ memory.BlockDevice = nicDevice{}
+	_ memory.Peeker      = nicDevice{}
+)
 
 // Counters reports the card's, the driver's and the port's figures.
 func (n nicDevice) Counters() []report.Counter {

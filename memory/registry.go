@@ -61,6 +61,13 @@ type Device interface {
 	Write(off uint64, size int, v uint64)
 }
 
+// Peeker is implemented by devices whose registers an observer (an
+// annotation) may read without the side effects of a bus read: Peek
+// returns the register at off, or false where that cannot be done.
+type Peeker interface {
+	Peek(off uint64) (uint64, bool)
+}
+
 // BlockDevice is implemented by devices with a data port, so that string
 // I/O (rep ins/outs) moves many words in one call. len(p)/width accesses of
 // width bytes each are made at off, little-endian.

@@ -220,7 +220,7 @@ func (n *NE2000) Read(off uint64, size int) uint64 {
 		}
 		return v
 	case off < RegDataPort:
-		v = uint64(n.readReg(byte(off)))
+		v = uint64(n.readReg(byte(off), false))
 	default:
 		n.report("read of offset %#x outside the %d-port window", off, Size)
 		v = 1<<(8*size) - 1
@@ -332,7 +332,9 @@ func (n *NE2000) readISR() byte {
 	return v
 }
 
-func (n *NE2000) readReg(off byte) byte {
+// readReg reads a register of the selected page. peek reads it for an
+// observer: a tally counter is not cleared and nothing is reported.
+func (n *NE2000) readReg(off byte, peek bool) byte {
 	if off == RegCR {
 		return n.cr
 	}
@@ -365,7 +367,9 @@ func (n *NE2000) readReg(off byte) byte {
 			// Reading a tally counter clears it.
 			i := off - P0CNTR0
 			v := n.cntr[i]
-			n.cntr[i] = 0
+			if !peek {
+				n.cntr[i] = 0
+			}
 			return v
 		}
 	case 1:
@@ -405,8 +409,20 @@ func (n *NE2000) readReg(off byte) byte {
 			return 0xFF // reserved
 		}
 	}
-	n.report("read of register %#x on page 3, which the DP8390 does not have", off)
+	if !peek {
+		n.report("read of register %#x on page 3, which the DP8390 does not have", off)
+	}
 	return 0xFF
+}
+
+// Peek implements memory.Peeker: a register of the selected page as an
+// observer sees it, without the side effects of a read. The data and reset
+// ports cannot be peeked.
+func (n *NE2000) Peek(off uint64) (uint64, bool) {
+	if off >= RegDataPort {
+		return 0, false
+	}
+	return uint64(n.readReg(byte(off), true)), true
 }
 
 func (n *NE2000) writeReg(off, v byte) {

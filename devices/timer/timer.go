@@ -69,6 +69,15 @@ func (t *Timer) Name() string { return t.name }
 // Stats returns the device's counters.
 func (t *Timer) Stats() Stats { return t.stats }
 
+// Peek implements memory.Peeker: reading the timer has no side effects,
+// so an observer sees what a read would return.
+func (t *Timer) Peek(off uint64) (uint64, bool) {
+	if off > RegTicks || off%4 != 0 {
+		return 0, false
+	}
+	return t.Read(off, 4), true
+}
+
 // Read implements memory.Device.
 func (t *Timer) Read(off uint64, size int) uint64 {
 	var v uint32
