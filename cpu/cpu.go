@@ -154,6 +154,7 @@ type CPU struct {
 	// noAttribution turns off the per-symbol and per-layer counting (to
 	// measure what it costs); timing is the same either way.
 	noAttribution bool
+	ioBuf         []byte // reused by string transfers
 	req           request
 	suspended     reqKind // what cur is suspended in, seen from the event side
 	wake          *sim.Event

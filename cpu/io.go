@@ -97,7 +97,7 @@ func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memo
 	c.Sync()
 	m, ok := c.device(space, port, "string read")
 	c.stringHook(m, port, width, false, n, false)
-	buf := make([]byte, n)
+	buf := c.scratch(n)
 	if ok {
 		off := uint64(port - m.Base)
 		if bd, isBlock := m.Dev.(memory.BlockDevice); isBlock {
@@ -121,7 +121,7 @@ func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memo
 // width-byte bus cycles (rep outsw).
 func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src memory.Addr, n int) {
 	c.Sync()
-	buf := make([]byte, n)
+	buf := c.scratch(n)
 	m, ok := c.device(space, port, "string write")
 	c.stringHook(m, port, width, true, n, false)
 	c.Read(src, buf)
@@ -137,6 +137,15 @@ func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src mem
 	}
 	c.stringCost(m, width, n)
 	c.stringHook(m, port, width, true, n, true)
+}
+
+// scratch returns a reused buffer of n bytes for string transfers (the
+// bytes pass through it between the device and simulated memory).
+func (c *CPU) scratch(n int) []byte {
+	if cap(c.ioBuf) < n {
+		c.ioBuf = make([]byte, n)
+	}
+	return c.ioBuf[:n]
 }
 
 // stringHook tells Hooks.IO of a string transfer's start or end.
