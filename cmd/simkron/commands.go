@@ -174,7 +174,8 @@ func loadAny(path string) (exp *machine.Experiment, spec *machine.Spec, err erro
 func cmdValidate(e *env, args []string) int {
 	fs := newFlags(e, "validate", "FILE...", `Check experiment and machine files. Every problem is reported with its file,
 line and key; the exit status is 2 if any file has one. An experiment is
-also built (hosts assembled, devices mapped) without running it.`)
+also built (hosts assembled, devices mapped, annotation scripts loaded)
+without running it.`)
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
@@ -187,9 +188,16 @@ also built (hosts assembled, devices mapped) without running it.`)
 	for _, path := range rest {
 		exp, _, err := loadAny(path)
 		if err == nil && exp != nil {
-			_, err = machine.New(exp, machine.Options{})
+			var r *machine.Run
+			r, err = machine.New(exp, machine.Options{})
 			if err != nil {
 				err = fmt.Errorf("%s: %w", path, err)
+			} else {
+				// The experiment's annotation scripts load too.
+				var ann *runAnnotations
+				if ann, err = startAnnotations(r, exp, nil, &machine.Options{}); ann != nil {
+					ann.eng.Close()
+				}
 			}
 		}
 		if err != nil {
