@@ -512,6 +512,27 @@ func (x *Context) LayerCycles() []LayerCycles {
 	return out
 }
 
+// Account is a consistent reading of a core's counters at an instant.
+type Account struct {
+	Cycle  int64         // the cycle the reading stands at
+	Layers []LayerCycles // cycles charged by layer up to Cycle
+	Idle   int64         // cycles halted up to Cycle
+}
+
+// AccountAt reads the counters for an observer at event time at. A halted
+// core's idle time up to at is counted as idle; a core whose charged work
+// runs past at is read at the end of that work (Cycle is then later than
+// at). Between two readings, Cycle advances by exactly the layers' cycles
+// plus the idle cycles.
+func (c *CPU) AccountAt(at sim.Time) Account {
+	a := Account{Cycle: c.cycle, Layers: c.LayerCycles(), Idle: c.stats.IdleCycles}
+	if now := c.clock.Cycle(at); now > c.cycle {
+		a.Idle += now - c.cycle
+		a.Cycle = now
+	}
+	return a
+}
+
 // LayerCycles is the cycles charged to one layer.
 type LayerCycles struct {
 	Layer  Layer

@@ -108,7 +108,7 @@ func layerTables(bs []breakdown, protocol string) []table {
 
 func udpTable(r *Result) table {
 	t := table{
-		title: "UDP echo sweep (cycles; send = inside sendto(), receive = last frame at the card to recvfrom() returning; both hosts)",
+		title: "UDP echo sweep (cycles; send = inside sendto(), receive = first frame at the card to recvfrom() returning; both hosts)",
 		header: []string{"size", "frags", "msgs", "lost", "corrupt", "rtt us",
 			"send mean", "min", "median", "max", "recv mean", "min", "median", "max"},
 	}

@@ -2,16 +2,20 @@
 // client sends messages of each size to an echo server on another host
 // and waits for each to come back. The simulator measures, per size, the
 // send latency (the cycles of the sending thread inside sendto()) and the
-// receive latency (from the arrival of the message's last frame at the
+// receive latency (from the arrival of the message's first frame at the
 // receiving card until recvfrom() returns), each with its split by layer,
 // over both hosts' sends and receives. Layer APPL.
 //
 // The measurement is the simulator's: hooks on the sys_sendto and
 // sys_recvfrom symbols and an observer on each card; the programs read no
-// clock. The send split counts the sending thread's own cycles; the
-// receive split counts every cycle of the receiving host (interrupts,
-// softirqs, the woken thread) from the first frame's arrival to the
-// return, idle time excluded.
+// clock. The send latency is the sending thread's own cycles inside
+// sendto, and its split by layer sums to it exactly. The receive latency
+// runs from the arrival of the message's first frame at the card (or, if
+// the core is busy then, from the end of the work it is doing) until
+// recvfrom returns; its split counts every cycle of the receiving host in
+// that span (interrupts, softirqs, the woken thread) by layer, with the
+// time the core waits for the rest of the message — the wire and the
+// card — counted as DMA, and sums to it exactly.
 package udpbench
 
 import (
@@ -80,9 +84,9 @@ type Row struct {
 	Messages   int         `json:"messages"`
 	Lost       int         `json:"lost"`
 	Corrupt    int         `json:"corrupt"`
-	RTTMicros  float64     `json:"rtt_us"` // mean round trip seen by the client
-	Send       Summary     `json:"send_cycles"`
-	Receive    Summary     `json:"receive_cycles"`
+	RTTMicros  float64     `json:"rtt_us"`         // mean round trip seen by the client
+	Send       Summary     `json:"send_cycles"`    // the sending thread's cycles inside sendto
+	Receive    Summary     `json:"receive_cycles"` // first frame at the card to recvfrom returning
 	SendLayers []LayerCost `json:"send_layers"`
 	RecvLayers []LayerCost `json:"receive_layers"`
 }
@@ -260,7 +264,7 @@ func layerMeans(m map[cpu.Layer]float64, n int) []LayerCost {
 	}
 	var out []LayerCost
 	for l, v := range m {
-		if v != 0 && l != cpu.LayerIDLE {
+		if v != 0 {
 			name := string(l)
 			if name == "" {
 				name = "-"
@@ -301,10 +305,9 @@ type arrivalKey struct {
 }
 
 type arrival struct {
-	first, last sim.Time
-	layers      []cpu.LayerCycles // the host's cycles by layer at the first frame
-	seq         uint32
-	seqKnown    bool
+	start    cpu.Account // the host's counters at the first frame
+	seq      uint32
+	seqKnown bool
 }
 
 func newProbe(b *Bench, h *Host) *probe {
@@ -362,11 +365,16 @@ func (pr *probe) received(c *cpu.CPU) {
 	}
 	delete(pr.bySeq, a.seq)
 	si := b.size
-	clk := c.Clock()
-	b.recvSamp[si] = append(b.recvSamp[si], float64(clk.Cycle(c.LocalTime())-clk.Cycle(a.last)))
-	for _, l := range diff(a.layers, c.LayerCycles()) {
-		b.recvLay[si][l.Layer] += float64(l.Cycles)
+	end := c.AccountAt(c.LocalTime())
+	b.recvSamp[si] = append(b.recvSamp[si], float64(end.Cycle-a.start.Cycle))
+	for _, l := range diff(a.start.Layers, end.Layers) {
+		layer := l.Layer
+		if layer == cpu.LayerIDLE {
+			layer = cpu.LayerDMA // the idle loop waits for the rest of the message
+		}
+		b.recvLay[si][layer] += float64(l.Cycles)
 	}
+	b.recvLay[si][cpu.LayerDMA] += float64(end.Idle - a.start.Idle)
 }
 
 // frame watches frames reaching the host's card: UDP datagrams to or from
@@ -379,14 +387,12 @@ func (pr *probe) frame(f []byte) {
 	if !ip.IsValid(len(ip)) || ip.Protocol() != header.IPv4ProtocolUDP {
 		return
 	}
-	now := pr.h.Kernel.CPU().Kernel().Now()
 	key := arrivalKey{src: ip.Src(), id: ip.ID()}
 	a, ok := pr.arrivals[key]
 	if !ok {
-		a = &arrival{first: now, layers: pr.c.LayerCycles()}
+		a = &arrival{start: pr.c.AccountAt(pr.c.Kernel().Now())}
 		pr.arrivals[key] = a
 	}
-	a.last = now
 	if ip.FragmentOffset() == 0 {
 		u := header.UDP(ip.Payload())
 		if len(u) >= header.UDPMinimumSize+4 && (u.DstPort() == pr.b.p.Port || u.SrcPort() == pr.b.p.Port) {

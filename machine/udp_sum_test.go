@@ -1,0 +1,60 @@
+package machine_test
+
+import (
+	"math"
+	"testing"
+
+	"simkron/machine"
+	"simkron/stack/apps/udpbench"
+)
+
+// The layers of each latency add up to it exactly: the send split to the
+// cycles inside sendto, the receive split (waiting for the wire counted as
+// DMA) to the cycles from the first frame's arrival to recvfrom's return.
+func TestUDPLayersSumToLatency(t *testing.T) {
+	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Segments[0].Pcap = false
+	exp.Workload.UDP.Sizes = []int{4, 1472, 4096, 16384}
+	exp.Workload.UDP.Messages = 5
+	r, err := machine.New(exp, machine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Execute(machine.Options{})
+	if err != nil || !res.Complete {
+		t.Fatal(err, res.Incomplete)
+	}
+	sum := func(ls []udpbench.LayerCost) float64 {
+		var s float64
+		for _, l := range ls {
+			s += l.Cycles
+		}
+		return s
+	}
+	for _, row := range res.UDP {
+		if got, want := sum(row.SendLayers), row.Send.Mean; math.Abs(got-want) > 1e-6*want {
+			t.Errorf("size %d: send layers sum to %.3f, send latency %.3f", row.Size, got, want)
+		}
+		if got, want := sum(row.RecvLayers), row.Receive.Mean; math.Abs(got-want) > 1e-6*want {
+			t.Errorf("size %d: receive layers sum to %.3f, receive latency %.3f", row.Size, got, want)
+		}
+	}
+	// Fragmented messages wait for the wire between fragments: DMA grows.
+	var dma4, dma16 float64
+	for _, row := range res.UDP {
+		for _, l := range row.RecvLayers {
+			if l.Layer == "DMA" && row.Size == 4 {
+				dma4 = l.Cycles
+			}
+			if l.Layer == "DMA" && row.Size == 16384 {
+				dma16 = l.Cycles
+			}
+		}
+	}
+	if dma16 < 10*dma4 {
+		t.Errorf("receive DMA: %.0f cycles at 4 B, %.0f at 16 KiB", dma4, dma16)
+	}
+}
