@@ -1,10 +1,10 @@
 // Package inet is the Internet protocol family of the simulated kernel:
 // Ethernet II framing, ARP, IPv4 (with fragmentation and reassembly), ICMP
-// echo and errors, UDP, and the socket calls simulated programs use. It
-// runs on the kernel (stack/kernel) over the device layer (stack/netdev);
-// packets live in kernel buffers in simulated memory and every function is
-// a symbol of its layer: APPL (socket calls), UDP, IP (ARP and ICMP too),
-// with the device layer below in DEV.
+// echo and errors, UDP, TCP (tcp.go), and the socket calls simulated
+// programs use. It runs on the kernel (stack/kernel) over the device layer
+// (stack/netdev); packets live in kernel buffers in simulated memory and
+// every function is a symbol of its layer: APPL (socket calls), UDP, TCP,
+// IP (ARP and ICMP too), with the device layer below in DEV.
 //
 // Data moves as a Linux 2.x kernel moves it: sendto copies the user's data
 // into kernel buffers while checksumming it (csum_partial_copy, called
@@ -50,6 +50,12 @@ type Params struct {
 	FragTimeout   sim.Time `toml:"frag_timeout" min:"1s" help:"how long fragments wait for the rest of their datagram (Linux ipfrag_time: 30 s)"`
 	FragMemory    sim.Size `toml:"frag_memory" min:"4KiB" help:"bytes of fragments held for reassembly at most (Linux ipfrag_high_thresh: 256 KiB)"`
 	UDPRecvBuffer sim.Size `toml:"udp_rcvbuf" min:"1KiB" help:"bytes of datagrams a UDP socket holds unread before it drops (SO_RCVBUF)"`
+	TCPSendBuffer sim.Size `toml:"tcp_sndbuf" min:"1KiB" max:"1MiB" help:"bytes a TCP socket holds unacknowledged or unsent (SO_SNDBUF)"`
+	TCPRecvBuffer sim.Size `toml:"tcp_rcvbuf" min:"1KiB" max:"64KiB" help:"bytes a TCP socket holds unread; bounds the advertised window (SO_RCVBUF)"`
+	TCPDelAck     sim.Time `toml:"tcp_delack" min:"1ms" max:"500ms" help:"longest delay of an ACK for in-order data (RFC 1122 4.2.3.2: under 0.5 s; BSD 200 ms)"`
+	TCPMSL        sim.Time `toml:"tcp_msl" min:"1ms" help:"maximum segment lifetime; TIME_WAIT lasts twice this (RFC 793: 2 min)"`
+	TCPMinRTO     sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout (Linux TCP_RTO_MIN: 200 ms)"`
+	TCPInitialRTO sim.Time `toml:"tcp_initial_rto" min:"10ms" help:"retransmission timeout before the first RTT sample (RFC 6298 2.1: 1 s)"`
 }
 
 // DefaultParams returns Linux 2.2-like settings.
@@ -59,6 +65,9 @@ func DefaultParams() Params {
 		ARPTimeout: 60 * sim.Second, ARPRetry: sim.Second, ARPTries: 3, ARPQueue: 3,
 		FragTimeout: 30 * sim.Second, FragMemory: 256 * sim.KiB,
 		UDPRecvBuffer: 64 * sim.KiB,
+		TCPSendBuffer: 32 * sim.KiB, TCPRecvBuffer: 32 * sim.KiB,
+		TCPDelAck: 200 * sim.Millisecond, TCPMSL: 30 * sim.Second,
+		TCPMinRTO: 200 * sim.Millisecond, TCPInitialRTO: sim.Second,
 	}
 }
 
@@ -79,6 +88,14 @@ type Stats struct {
 	UDPInDatagrams, UDPNoPorts, UDPInErrors            uint64
 	UDPInBadChecksum, UDPRcvbufErrors, UDPOutDatagrams uint64
 	NoBuffers                                          uint64
+	// TCP (RFC 1213 tcp group, plus the events behind the timing).
+	TCPActiveOpens, TCPPassiveOpens, TCPAttemptFails    uint64
+	TCPEstabResets, TCPInSegs, TCPOutSegs               uint64
+	TCPRetransSegs, TCPInErrs, TCPInBadChecksum         uint64
+	TCPOutRsts, TCPNoPorts, TCPListenDrops              uint64
+	TCPFastRetrans, TCPTimeouts, TCPDelayedAcks         uint64
+	TCPOutOfOrder, TCPDupData, TCPBacklogged            uint64
+	TCPTimeWaitEnds, TCPPersistProbes, TCPOOWAckLimited uint64
 }
 
 // Symbols of the family, with their costs in instructions per call
@@ -134,6 +151,8 @@ type Stack struct {
 		ipDefrag, ipGlue, ipExpire                           *cpu.Symbol
 		neigh, arpRcv, arpSend, arpTimer, icmpRcv, icmpReply *cpu.Symbol
 	}
+	tcp tcpStack
+
 	// Observer hooks (nil when nobody listens): a datagram handed to
 	// UDP and one returned to a program. They only look.
 	OnDeliver func(b netdev.Buf)
@@ -166,6 +185,7 @@ func New(k *kernel.Kernel, nd *netdev.Stack, dev int, addr, mask Addr, p Params)
 	}
 	s.arp.init(s)
 	s.reasm.init(s)
+	s.tcpInit()
 	if err := nd.Register(header.EtherTypeIPv4, s.ipRcv); err != nil {
 		return nil, err
 	}

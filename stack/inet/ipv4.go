@@ -163,6 +163,9 @@ func (s *Stack) deliver(b netdev.Buf, info ipHeaderInfo) {
 	case header.IPv4ProtocolICMP:
 		s.stats.IPInDelivers++
 		s.icmpRcv(b, info)
+	case header.IPv4ProtocolTCP:
+		s.stats.IPInDelivers++
+		s.tcpRcv(b, info)
 	default:
 		s.stats.IPInUnknownProtos++
 		b.Free(s.k)

@@ -25,12 +25,20 @@ const (
 	ENETUNREACH     Errno = 101
 	ENOBUFS         Errno = 105
 	ETIMEDOUT       Errno = 110
+	EPIPE           Errno = 32
+	EOPNOTSUPP      Errno = 95
+	ECONNRESET      Errno = 104
+	EISCONN         Errno = 106
+	ENOTCONN        Errno = 107
+	ECONNREFUSED    Errno = 111
 )
 
 var errnoNames = map[Errno]string{
 	EBADF: "EBADF", EAGAIN: "EAGAIN", EINVAL: "EINVAL", EMFILE: "EMFILE", EDESTADDRREQ: "EDESTADDRREQ",
 	EMSGSIZE: "EMSGSIZE", EPROTONOSUPPORT: "EPROTONOSUPPORT", EADDRINUSE: "EADDRINUSE",
 	ENETUNREACH: "ENETUNREACH", ENOBUFS: "ENOBUFS", ETIMEDOUT: "ETIMEDOUT",
+	EPIPE: "EPIPE", EOPNOTSUPP: "EOPNOTSUPP", ECONNRESET: "ECONNRESET", EISCONN: "EISCONN",
+	ENOTCONN: "ENOTCONN", ECONNREFUSED: "ECONNREFUSED",
 }
 
 func (e Errno) Error() string {
@@ -45,8 +53,9 @@ type SockType uint8
 
 // Socket types.
 const (
-	SockDgram SockType = iota // UDP
-	SockPing                  // ICMP echo (Linux ping sockets)
+	SockDgram  SockType = iota // UDP
+	SockPing                   // ICMP echo (Linux ping sockets)
+	SockStream                 // TCP
 )
 
 type proto uint8
@@ -54,6 +63,7 @@ type proto uint8
 const (
 	protoUDP proto = iota + 1
 	protoICMP
+	protoTCP
 )
 
 // dgram is a datagram waiting on a socket: n bytes at data, inside buf.
@@ -75,6 +85,8 @@ type Socket struct {
 	queue  []dgram
 	queued int
 	wait   kernel.WaitQueue
+	tcb    *tcb // TCP: the connection or listener; nil before Listen/Connect
+	opt    sockOpts
 }
 
 func (so *Socket) enqueue(d dgram) {
@@ -102,6 +114,8 @@ func (s *Stack) Socket(t *kernel.Thread, typ SockType) (fd int, err Errno) {
 			p = protoUDP
 		case SockPing:
 			p = protoICMP
+		case SockStream:
+			p = protoTCP
 		default:
 			fd, err = -1, EPROTONOSUPPORT
 			return
@@ -121,7 +135,8 @@ func (s *Stack) Socket(t *kernel.Thread, typ SockType) (fd int, err Errno) {
 			fd = len(s.sockets)
 			s.sockets = append(s.sockets, nil)
 		}
-		s.sockets[fd] = &Socket{s: s, fd: fd, proto: p}
+		s.sockets[fd] = &Socket{s: s, fd: fd, proto: p,
+			opt: sockOpts{sndBuf: int(s.p.TCPSendBuffer), rcvBuf: int(s.p.TCPRecvBuffer)}}
 	})
 	return fd, err
 }
@@ -183,6 +198,9 @@ func (s *Stack) SendTo(t *kernel.Thread, fd int, buf memory.Addr, n int, dst Add
 			return
 		}
 		switch so.proto {
+		case protoTCP:
+			err = EOPNOTSUPP
+			return
 		case protoUDP:
 			if port == 0 {
 				err = EDESTADDRREQ
@@ -207,6 +225,10 @@ func (s *Stack) RecvFrom(t *kernel.Thread, fd int, buf memory.Addr, n int, timeo
 		so, e := s.socket(fd)
 		if e != 0 {
 			err = e
+			return
+		}
+		if so.proto == protoTCP {
+			err = EOPNOTSUPP
 			return
 		}
 		c := s.c
@@ -245,6 +267,11 @@ func (s *Stack) Close(t *kernel.Thread, fd int) (err Errno) {
 		so, e := s.socket(fd)
 		if e != 0 {
 			err = e
+			return
+		}
+		if so.proto == protoTCP {
+			s.tcpCloseSocket(t, so)
+			s.sockets[fd] = nil
 			return
 		}
 		for _, d := range so.queue {

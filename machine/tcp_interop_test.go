@@ -1,0 +1,452 @@
+package machine_test
+
+// TCP interoperability with gVisor's netstack. ethersim/gvisorpeer builds
+// its stack without TCP, and gVisor hands TCP segments to processor
+// goroutines, so this file carries its own bridge, patterned on
+// gvisorpeer.Peer (and reusing its simulated clock): every time the
+// simulation touches gVisor — a frame injected, a timer fired, a socket
+// call — the bridge waits for gVisor's processors to drain
+// (stack.Pause/Resume), so gVisor never runs while the event loop does
+// and the run stays deterministic.
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"gvisor.dev/gvisor/pkg/buffer"
+	"gvisor.dev/gvisor/pkg/tcpip"
+	"gvisor.dev/gvisor/pkg/tcpip/link/channel"
+	"gvisor.dev/gvisor/pkg/tcpip/link/ethernet"
+	"gvisor.dev/gvisor/pkg/tcpip/network/arp"
+	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
+	"gvisor.dev/gvisor/pkg/tcpip/stack"
+	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
+	"gvisor.dev/gvisor/pkg/waiter"
+
+	"simkron/ethersim"
+	"simkron/ethersim/gvisorpeer"
+	"simkron/machine"
+	"simkron/sim"
+	"simkron/stack/apps/membench"
+	"simkron/stack/inet"
+	"simkron/stack/kernel"
+)
+
+// tcpPeer is a gVisor host with TCP on a simulated segment.
+type tcpPeer struct {
+	st    *stack.Stack
+	k     *sim.Kernel
+	mac   ethersim.MAC
+	link  *channel.Endpoint
+	att   *ethersim.Attachment
+	drain *sim.Event
+	txq   [][]byte
+}
+
+// settleClock is gvisorpeer's simulated clock whose timer functions are
+// followed by a drain of gVisor's processors.
+type settleClock struct {
+	*gvisorpeer.Clock
+	p *tcpPeer
+}
+
+func (c settleClock) AfterFunc(d time.Duration, f func()) tcpip.Timer {
+	return c.Clock.AfterFunc(d, func() { f(); c.p.settle() })
+}
+
+type peerRand struct{ r interface{ Int64() int64 } }
+
+func (s peerRand) Int63() int64 { return s.r.Int64() & (1<<63 - 1) }
+func (s peerRand) Seed(int64)   {}
+
+type peerReader struct{ r interface{ Uint64() uint64 } }
+
+func (r peerReader) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = byte(r.r.Uint64())
+	}
+	return len(b), nil
+}
+
+func newTCPPeer(t *testing.T, n *ethersim.Network, seg *ethersim.Segment, mac ethersim.MAC, ip ethersim.IP4) *tcpPeer {
+	t.Helper()
+	k := n.Kernel()
+	p := &tcpPeer{k: k, mac: mac}
+	p.drain = sim.NewEvent("gvtcp.output", p.collect)
+	rng := k.Stream("gvtcp")
+	clock := settleClock{gvisorpeer.NewClock(k, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), "gvtcp"), p}
+	p.st = stack.New(stack.Options{
+		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
+		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol},
+		Clock:              clock,
+		RandSource:         peerRand{rng},
+		SecureRNG:          peerReader{rng},
+	})
+	p.link = channel.New(1024, 1500+14, tcpip.LinkAddress(mac[:]))
+	p.link.AddNotify(p)
+	if err := p.st.CreateNIC(1, ethernet.New(p.link)); err != nil {
+		t.Fatal(err)
+	}
+	pa := tcpip.ProtocolAddress{Protocol: ipv4.ProtocolNumber,
+		AddressWithPrefix: tcpip.AddressWithPrefix{Address: tcpip.AddrFrom4(ip), PrefixLen: 24}}
+	if err := p.st.AddProtocolAddress(1, pa, stack.AddressProperties{}); err != nil {
+		t.Fatal(err)
+	}
+	p.st.SetRouteTable([]tcpip.Route{{Destination: pa.AddressWithPrefix.Subnet(), NIC: 1}})
+	att, err := seg.Attach("gvtcp", p, ethersim.FaultParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.att = att
+	att.OnTxDone = func(ethersim.TxStatus) { p.kick() }
+	if err := n.RegisterHost("gvtcp", mac, ip); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		k.Cancel(p.drain)
+		p.st.Close()
+		p.st.Wait()
+		p.link.Close()
+	})
+	return p
+}
+
+// settle waits until gVisor's TCP processors have handled everything
+// queued to them.
+func (p *tcpPeer) settle() {
+	p.st.Pause()
+	p.st.Resume()
+}
+
+func (p *tcpPeer) Receive(frame []byte) {
+	if len(frame) < 18 || !ethersim.CheckFCS(frame) {
+		return
+	}
+	var dst ethersim.MAC
+	copy(dst[:], frame)
+	if dst != p.mac && !dst.IsMulticast() {
+		return
+	}
+	data := append([]byte(nil), frame[:len(frame)-4]...)
+	pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: buffer.MakeWithData(data)})
+	p.link.InjectInbound(0, pkt)
+	pkt.DecRef()
+	p.settle()
+}
+
+func (p *tcpPeer) WriteNotify() {
+	if !p.drain.Scheduled() {
+		p.k.Schedule(p.drain, p.k.Now())
+	}
+}
+
+func (p *tcpPeer) collect() {
+	for {
+		pkt := p.link.Read()
+		if pkt == nil {
+			break
+		}
+		v := pkt.ToView()
+		n := max(v.Size(), ethersim.MinFrame-4)
+		frame := make([]byte, n, n+4)
+		copy(frame, v.AsSlice())
+		v.Release()
+		pkt.DecRef()
+		p.txq = append(p.txq, ethersim.AppendFCS(frame))
+	}
+	p.kick()
+}
+
+func (p *tcpPeer) kick() {
+	if len(p.txq) == 0 || p.att.Busy() {
+		return
+	}
+	f := p.txq[0]
+	p.txq = p.txq[1:]
+	if err := p.att.Transmit(f); err != nil {
+		panic(err)
+	}
+}
+
+// gvConn drives one gVisor TCP endpoint from a periodic sim event: it
+// reads whatever has arrived, writes what is left to send, and shuts its
+// sending side once everything is written.
+type gvConn struct {
+	p                *tcpPeer
+	ep               tcpip.Endpoint
+	out              []byte
+	got              []byte
+	eof, shut        bool
+	sendAfterEOF     bool // write only once the peer's stream has ended
+	err              tcpip.Error
+	firstByte, ended sim.Time
+}
+
+func (c *gvConn) pump() {
+	defer c.p.settle()
+	for !c.eof {
+		var b bytes.Buffer
+		_, err := c.ep.Read(&b, tcpip.ReadOptions{})
+		if err != nil {
+			switch err.(type) {
+			case *tcpip.ErrWouldBlock:
+			case *tcpip.ErrClosedForReceive:
+				c.eof = true
+				c.ended = c.p.k.Now()
+			default:
+				c.err = err
+				c.eof = true
+			}
+			break
+		}
+		if len(c.got) == 0 {
+			c.firstByte = c.p.k.Now()
+		}
+		c.got = append(c.got, b.Bytes()...)
+	}
+	if c.sendAfterEOF && !c.eof {
+		return
+	}
+	for len(c.out) > 0 {
+		n, err := c.ep.Write(bytes.NewReader(c.out), tcpip.WriteOptions{})
+		c.out = c.out[n:]
+		if err != nil {
+			if _, ok := err.(*tcpip.ErrWouldBlock); !ok {
+				c.err = err
+				c.out = nil
+			}
+			break
+		}
+	}
+	if len(c.out) == 0 && !c.shut {
+		c.shut = true
+		c.ep.Shutdown(tcpip.ShutdownWrite)
+	}
+}
+
+const interopTCPSize = 1 << 20
+
+// newTCPInterop builds pcA alone on lan0 with a TCP-capable gVisor peer
+// at pcB's addresses.
+func newTCPInterop(t *testing.T) (*machine.Run, *machine.Host, *tcpPeer) {
+	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Hosts = exp.Hosts[:1]
+	exp.Workload.Type = "membench"
+	exp.Workload.Membench = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
+	for i := range exp.Segments {
+		exp.Segments[i].Pcap = false
+	}
+	ownMachine(exp, 0).Inet.TCPMSL = 500 * sim.Millisecond
+	r, err := machine.New(exp, machine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	seg, ok := r.Net.Segment("lan0")
+	if !ok {
+		t.Fatal("no segment lan0")
+	}
+	p := newTCPPeer(t, r.Net.Network, seg, interopGvMAC, interopGvIP)
+	return r, r.Hosts[0], p
+}
+
+func runSim(k *sim.Kernel, d sim.Time, cond func() bool) bool {
+	limit := k.Now() + d
+	for !cond() && k.Next() <= limit {
+		k.RunWhile(func() bool { return !cond() && k.Next() <= limit })
+	}
+	return cond()
+}
+
+// poll runs fn every period of simulated time until stop reports true.
+func poll(k *sim.Kernel, period sim.Time, fn func(), stop func() bool) {
+	var ev *sim.Event
+	ev = sim.NewEvent("gvtcp.poll", func() {
+		fn()
+		if !stop() {
+			k.Schedule(ev, k.Now()+period)
+		}
+	})
+	k.Schedule(ev, k.Now())
+}
+
+// TestTCPInteropSimConnects: the simulated host connects to gVisor, sends
+// 1 MiB, shuts down its side, reads gVisor's 1 MiB to the end and closes.
+func TestTCPInteropSimConnects(t *testing.T) {
+	r, h, p := newTCPInterop(t)
+	k := r.K
+	const port = 7000
+	var wq waiter.Queue
+	lep, terr := p.st.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	if terr := lep.Bind(tcpip.FullAddress{Port: port}); terr != nil {
+		t.Fatal(terr)
+	}
+	if terr := lep.Listen(4); terr != nil {
+		t.Fatal(terr)
+	}
+	up, down := pattern(interopTCPSize, 11), pattern(interopTCPSize, 12)
+	var gc *gvConn
+	poll(k, 500*sim.Microsecond, func() {
+		if gc == nil {
+			ep, _, err := lep.Accept(nil)
+			p.settle()
+			if err != nil {
+				return
+			}
+			gc = &gvConn{p: p, ep: ep, out: down, sendAfterEOF: true}
+		}
+		gc.pump()
+	}, func() bool { return gc != nil && (gc.err != nil || gc.eof && gc.shut) })
+
+	var simGot []byte
+	var simErr []string
+	var start, end sim.Time
+	done := false
+	h.Kernel.Spawn("tcp-client", func(th *kernel.Thread) {
+		defer func() { done = true }()
+		s := h.Inet
+		fd, err := s.Socket(th, inet.SockStream)
+		if err == 0 {
+			err = s.Connect(th, fd, inet.Addr(interopGvIP), port)
+		}
+		if err != 0 {
+			simErr = append(simErr, "connect: "+err.Error())
+			return
+		}
+		start = h.Kernel.CPU().LocalTime()
+		tr := &threadRun{t: t}
+		sendAll(tr, th, h, fd, up, 8192, "sim")
+		if e := s.Shutdown(th, fd, inet.ShutWr); e != 0 {
+			simErr = append(simErr, "shutdown: "+e.Error())
+		}
+		simGot = recvAll(tr, th, h, fd, "sim")
+		end = h.Kernel.CPU().LocalTime()
+		if e := s.Close(th, fd); e != 0 {
+			simErr = append(simErr, "close: "+e.Error())
+		}
+		simErr = append(simErr, tr.errs...)
+		th.SleepFor(1500 * sim.Millisecond) // TIME_WAIT ends
+	})
+	if !runSim(k, 120*sim.Second, func() bool { return done }) {
+		t.Fatalf("the simulated client did not finish by %v: got %d bytes; gVisor got %d; pcA %+v conns %+v", k.Now(), len(simGot), len(gc.got), h.Inet.Stats(), h.Inet.TCPConns())
+	}
+	for _, e := range simErr {
+		t.Error(e)
+	}
+	if gc == nil {
+		t.Fatal("gVisor accepted nothing")
+	}
+	if gc.err != nil {
+		t.Errorf("gVisor: %v", gc.err)
+	}
+	if !bytes.Equal(gc.got, up) {
+		t.Errorf("gVisor got %d bytes, want %d, equal %v", len(gc.got), len(up), bytes.Equal(gc.got, up))
+	}
+	if !bytes.Equal(simGot, down) {
+		t.Errorf("the simulated host got %d bytes, want %d", len(simGot), len(down))
+	}
+	st := h.Inet.Stats()
+	if len(h.Inet.TCPConns()) != 0 || st.TCPTimeWaitEnds != 1 {
+		t.Errorf("pcA: connections left %+v, %d TIME_WAIT ends", h.Inet.TCPConns(), st.TCPTimeWaitEnds)
+	}
+	gc.ep.Close()
+	lep.Close()
+	p.settle()
+	d := end - start
+	t.Logf("2 MiB exchanged in %v (%.2f Mbit/s each way in turn); gVisor received sim's 1 MiB by %v", d, 2*8*float64(interopTCPSize)/d.Seconds()/1e6, gc.ended)
+	t.Logf("pcA: %+v", st)
+}
+
+// TestTCPInteropGVisorConnects: gVisor connects to the simulated host,
+// which accepts, reads 1 MiB to the end, answers with 1 MiB and closes.
+func TestTCPInteropGVisorConnects(t *testing.T) {
+	r, h, p := newTCPInterop(t)
+	k := r.K
+	const port = 7001
+	up, down := pattern(interopTCPSize, 21), pattern(interopTCPSize, 22)
+	var simGot []byte
+	var simErr []string
+	ready, done := false, false
+	var start, mid, end sim.Time
+	h.Kernel.Spawn("tcp-server", func(th *kernel.Thread) {
+		defer func() { done = true }()
+		s := h.Inet
+		lfd, err := s.Socket(th, inet.SockStream)
+		if err == 0 {
+			err = s.Bind(th, lfd, port)
+		}
+		if err == 0 {
+			err = s.Listen(th, lfd, 4)
+		}
+		if err != 0 {
+			simErr = append(simErr, "listen: "+err.Error())
+			return
+		}
+		ready = true
+		fd, from, _, err := s.Accept(th, lfd)
+		if err != 0 || from != inet.Addr(interopGvIP) {
+			simErr = append(simErr, "accept failed")
+			return
+		}
+		start = h.Kernel.CPU().LocalTime()
+		tr := &threadRun{t: t}
+		simGot = recvAll(tr, th, h, fd, "sim")
+		mid = h.Kernel.CPU().LocalTime()
+		sendAll(tr, th, h, fd, down, 8192, "sim")
+		if e := s.Close(th, fd); e != 0 {
+			simErr = append(simErr, "close: "+e.Error())
+		}
+		s.Close(th, lfd)
+		end = h.Kernel.CPU().LocalTime()
+		simErr = append(simErr, tr.errs...)
+	})
+	if !runSim(k, sim.Second, func() bool { return ready }) {
+		t.Fatal("the simulated server did not start")
+	}
+	var wq waiter.Queue
+	ep, terr := p.st.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	terr = ep.Connect(tcpip.FullAddress{Addr: tcpip.AddrFrom4(interopSimIP), Port: port})
+	p.settle()
+	if _, ok := terr.(*tcpip.ErrConnectStarted); !ok && terr != nil {
+		t.Fatal(terr)
+	}
+	if !runSim(k, 5*sim.Second, func() bool { return ep.(*tcp.Endpoint).EndpointState() == tcp.StateEstablished }) {
+		t.Fatalf("gVisor's connection is %v", ep.(*tcp.Endpoint).EndpointState())
+	}
+	gc := &gvConn{p: p, ep: ep, out: up}
+	poll(k, 500*sim.Microsecond, gc.pump, func() bool { return gc.err != nil || gc.eof && gc.shut })
+	if !runSim(k, 120*sim.Second, func() bool { return done && gc.eof }) {
+		t.Fatalf("not finished by %v: sim got %d, gVisor got %d; pcA %+v conns %+v", k.Now(), len(simGot), len(gc.got), h.Inet.Stats(), h.Inet.TCPConns())
+	}
+	runSim(k, 100*sim.Millisecond, func() bool { return false })
+	for _, e := range simErr {
+		t.Error(e)
+	}
+	if gc.err != nil {
+		t.Errorf("gVisor: %v", gc.err)
+	}
+	if !bytes.Equal(simGot, up) {
+		t.Errorf("the simulated host got %d bytes, want %d", len(simGot), len(up))
+	}
+	if !bytes.Equal(gc.got, down) {
+		t.Errorf("gVisor got %d bytes, want %d", len(gc.got), len(down))
+	}
+	if len(h.Inet.TCPConns()) != 0 {
+		t.Errorf("pcA: connections left %+v", h.Inet.TCPConns())
+	}
+	gc.ep.Close()
+	p.settle()
+	t.Logf("gVisor -> sim 1 MiB in %v (%.2f Mbit/s); sim -> gVisor 1 MiB in %v (%.2f Mbit/s)",
+		mid-start, 8*float64(interopTCPSize)/(mid-start).Seconds()/1e6, end-mid, 8*float64(interopTCPSize)/(end-mid).Seconds()/1e6)
+	t.Logf("pcA: %+v", h.Inet.Stats())
+}

@@ -1,0 +1,82 @@
+package inet
+
+// rexmtFire is the retransmission timeout (4.4BSD tcp_timers TCPT_REXMT):
+// back off the timeout, collapse the congestion window to one segment
+// (RFC 5681 section 3.1), forget the RTT being timed (Karn) and resend
+// from snd_una; too many tries and the connection times out.
+func (tp *tcb) rexmtFire() {
+	s := tp.s
+	k := s.k
+	if tp.state == tcpClosed || tp.state == tcpTimeWait {
+		return
+	}
+	s.stats.TCPTimeouts++
+	if tp.synchronized() && tp.sndWnd == 0 && tp.slen > 0 {
+		// A zero window, not a loss: probe it and keep trying.
+		tp.rto = min(tp.rto*2, tcpMaxRTO)
+		tp.sndNxt = tp.sndUna
+		k.AddTimer(&tp.rexmt, k.TicksFor(tp.rto))
+		tp.force = true
+		s.tcpOutput(nil, tp)
+		tp.force = false
+		return
+	}
+	tp.rxtShift++
+	limit := tcpMaxRetries
+	if tp.state == tcpSynSent || tp.state == tcpSynRcvd {
+		limit = tcpMaxSynRetries
+	}
+	if tp.rxtShift > limit {
+		if tp.state == tcpSynSent {
+			s.stats.TCPAttemptFails++
+		}
+		s.tcpAbort(tp, ETIMEDOUT)
+		return
+	}
+	tp.rto = min(tp.rto*2, tcpMaxRTO)
+	tp.ssthresh = max(min(tp.sndWnd, tp.cwnd)/2, 2*tp.mss)
+	tp.cwnd = tp.mss
+	tp.dupAcks = 0
+	tp.timing = false
+	if tp.state == tcpSynSent || tp.state == tcpSynRcvd {
+		tp.sndNxt = tp.iss
+	} else {
+		tp.sndNxt = tp.sndUna
+	}
+	k.AddTimer(&tp.rexmt, k.TicksFor(tp.rto))
+	s.tcpOutput(nil, tp)
+}
+
+// persistFire probes a closed window with one byte (TCPT_PERSIST), backing
+// off like the retransmission timer.
+func (tp *tcb) persistFire() {
+	s := tp.s
+	k := s.k
+	if !tp.synchronized() || tp.state == tcpTimeWait {
+		return
+	}
+	if tp.slen > int(tp.sndNxt-tp.sndBase) || tp.sndWnd == 0 && tp.slen > 0 {
+		tp.force = true
+		s.tcpOutput(nil, tp)
+		tp.force = false
+	}
+	if tp.sndWnd == 0 && tp.slen > 0 && !tp.rexmt.Pending() {
+		tp.rxtShift = min(tp.rxtShift+1, 6)
+		k.AddTimer(&tp.persist, k.TicksFor(min(tp.rto<<tp.rxtShift, tcpMaxRTO)))
+	}
+}
+
+// delackFire sends the ACK that was being held back.
+func (tp *tcb) delackFire() {
+	if tp.delAck && tp.state != tcpClosed {
+		tp.ackNow = true
+		tp.s.tcpOutput(nil, tp)
+	}
+}
+
+// twFire ends TIME_WAIT.
+func (tp *tcb) twFire() {
+	if tp.state == tcpTimeWait {
+		tp.s.tcpDrop(tp, 0)
+	}
+}
