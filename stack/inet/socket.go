@@ -120,25 +120,29 @@ func (s *Stack) Socket(t *kernel.Thread, typ SockType) (fd int, err Errno) {
 			fd, err = -1, EPROTONOSUPPORT
 			return
 		}
-		fd = -1
-		for i, so := range s.sockets {
-			if so == nil {
-				fd = i
-				break
-			}
-		}
-		if fd < 0 {
-			if len(s.sockets) >= maxSockets {
-				err = EMFILE
-				return
-			}
-			fd = len(s.sockets)
-			s.sockets = append(s.sockets, nil)
+		if fd = s.freeFD(); fd < 0 {
+			err = EMFILE
+			return
 		}
 		s.sockets[fd] = &Socket{s: s, fd: fd, proto: p,
 			opt: sockOpts{sndBuf: int(s.p.TCPSendBuffer), rcvBuf: int(s.p.TCPRecvBuffer)}}
 	})
 	return fd, err
+}
+
+// freeFD returns the lowest free descriptor, growing the table, or -1
+// when the table is full.
+func (s *Stack) freeFD() int {
+	for i, so := range s.sockets {
+		if so == nil {
+			return i
+		}
+	}
+	if len(s.sockets) >= maxSockets {
+		return -1
+	}
+	s.sockets = append(s.sockets, nil)
+	return len(s.sockets) - 1
 }
 
 // Bind gives the socket a local port (bind(2)); 0 picks a free one.

@@ -450,21 +450,10 @@ func (s *Stack) Accept(t *kernel.Thread, fd int) (nfd int, from Addr, port uint1
 		lt.acceptQ = lt.acceptQ[1:]
 		lt.synQ--
 		tp.parent = nil
-		nfd = -1
-		for i, x := range s.sockets {
-			if x == nil {
-				nfd = i
-				break
-			}
-		}
-		if nfd < 0 {
-			if len(s.sockets) >= maxSockets {
-				err = EMFILE
-				s.tcpAbort(tp, 0)
-				return
-			}
-			nfd = len(s.sockets)
-			s.sockets = append(s.sockets, nil)
+		if nfd = s.freeFD(); nfd < 0 {
+			err = EMFILE
+			s.tcpAbort(tp, 0)
+			return
 		}
 		ns := &Socket{s: s, fd: nfd, proto: protoTCP, port: tp.lport, opt: so.opt, tcb: tp}
 		s.sockets[nfd] = ns
