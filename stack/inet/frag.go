@@ -265,7 +265,8 @@ func (r *reassembler) evict() {
 	}
 }
 
-// Pending returns the datagrams waiting for fragments and the bytes held.
+// ReassemblyPending returns the datagrams waiting for fragments and the
+// bytes held.
 func (s *Stack) ReassemblyPending() (queues, bytes int) {
 	return len(s.reasm.queues), s.reasm.bytes
 }
