@@ -1,30 +1,20 @@
 package machine_test
 
-// TCP interoperability with gVisor's netstack. ethersim/gvisorpeer builds
-// its stack without TCP, and gVisor hands TCP segments to processor
-// goroutines, so this file carries its own bridge, patterned on
-// gvisorpeer.Peer (and reusing its simulated clock): every time the
-// simulation touches gVisor — a frame injected, a timer fired, a socket
-// call — the bridge waits for gVisor's processors to drain
-// (stack.Pause/Resume), so gVisor never runs while the event loop does
-// and the run stays deterministic.
+// TCP interoperability with gVisor's netstack, through the gvisorpeer
+// bridge with TCP on: the bridge settles gVisor's processors after every
+// frame and timer, and the tests settle after every socket call they make
+// on gVisor's side, so gVisor never runs while the event loop does and
+// the run stays deterministic.
 
 import (
 	"bytes"
 	"testing"
-	"time"
 
-	"gvisor.dev/gvisor/pkg/buffer"
 	"gvisor.dev/gvisor/pkg/tcpip"
-	"gvisor.dev/gvisor/pkg/tcpip/link/channel"
-	"gvisor.dev/gvisor/pkg/tcpip/link/ethernet"
-	"gvisor.dev/gvisor/pkg/tcpip/network/arp"
 	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
-	"gvisor.dev/gvisor/pkg/tcpip/stack"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
 	"gvisor.dev/gvisor/pkg/waiter"
 
-	"simkron/ethersim"
 	"simkron/ethersim/gvisorpeer"
 	"simkron/machine"
 	"simkron/sim"
@@ -33,147 +23,11 @@ import (
 	"simkron/stack/kernel"
 )
 
-// tcpPeer is a gVisor host with TCP on a simulated segment.
-type tcpPeer struct {
-	st    *stack.Stack
-	k     *sim.Kernel
-	mac   ethersim.MAC
-	link  *channel.Endpoint
-	att   *ethersim.Attachment
-	drain *sim.Event
-	txq   [][]byte
-}
-
-// settleClock is gvisorpeer's simulated clock whose timer functions are
-// followed by a drain of gVisor's processors.
-type settleClock struct {
-	*gvisorpeer.Clock
-	p *tcpPeer
-}
-
-func (c settleClock) AfterFunc(d time.Duration, f func()) tcpip.Timer {
-	return c.Clock.AfterFunc(d, func() { f(); c.p.settle() })
-}
-
-type peerRand struct{ r interface{ Int64() int64 } }
-
-func (s peerRand) Int63() int64 { return s.r.Int64() & (1<<63 - 1) }
-func (s peerRand) Seed(int64)   {}
-
-type peerReader struct{ r interface{ Uint64() uint64 } }
-
-func (r peerReader) Read(b []byte) (int, error) {
-	for i := range b {
-		b[i] = byte(r.r.Uint64())
-	}
-	return len(b), nil
-}
-
-func newTCPPeer(t *testing.T, n *ethersim.Network, seg *ethersim.Segment, mac ethersim.MAC, ip ethersim.IP4) *tcpPeer {
-	t.Helper()
-	k := n.Kernel()
-	p := &tcpPeer{k: k, mac: mac}
-	p.drain = sim.NewEvent("gvtcp.output", p.collect)
-	rng := k.Stream("gvtcp")
-	clock := settleClock{gvisorpeer.NewClock(k, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), "gvtcp"), p}
-	p.st = stack.New(stack.Options{
-		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
-		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol},
-		Clock:              clock,
-		RandSource:         peerRand{rng},
-		SecureRNG:          peerReader{rng},
-	})
-	p.link = channel.New(1024, 1500+14, tcpip.LinkAddress(mac[:]))
-	p.link.AddNotify(p)
-	if err := p.st.CreateNIC(1, ethernet.New(p.link)); err != nil {
-		t.Fatal(err)
-	}
-	pa := tcpip.ProtocolAddress{Protocol: ipv4.ProtocolNumber,
-		AddressWithPrefix: tcpip.AddressWithPrefix{Address: tcpip.AddrFrom4(ip), PrefixLen: 24}}
-	if err := p.st.AddProtocolAddress(1, pa, stack.AddressProperties{}); err != nil {
-		t.Fatal(err)
-	}
-	p.st.SetRouteTable([]tcpip.Route{{Destination: pa.AddressWithPrefix.Subnet(), NIC: 1}})
-	att, err := seg.Attach("gvtcp", p, ethersim.FaultParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.att = att
-	att.OnTxDone = func(ethersim.TxStatus) { p.kick() }
-	if err := n.RegisterHost("gvtcp", mac, ip); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		k.Cancel(p.drain)
-		p.st.Close()
-		p.st.Wait()
-		p.link.Close()
-	})
-	return p
-}
-
-// settle waits until gVisor's TCP processors have handled everything
-// queued to them.
-func (p *tcpPeer) settle() {
-	p.st.Pause()
-	p.st.Resume()
-}
-
-func (p *tcpPeer) Receive(frame []byte) {
-	if len(frame) < 18 || !ethersim.CheckFCS(frame) {
-		return
-	}
-	var dst ethersim.MAC
-	copy(dst[:], frame)
-	if dst != p.mac && !dst.IsMulticast() {
-		return
-	}
-	data := append([]byte(nil), frame[:len(frame)-4]...)
-	pkt := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: buffer.MakeWithData(data)})
-	p.link.InjectInbound(0, pkt)
-	pkt.DecRef()
-	p.settle()
-}
-
-func (p *tcpPeer) WriteNotify() {
-	if !p.drain.Scheduled() {
-		p.k.Schedule(p.drain, p.k.Now())
-	}
-}
-
-func (p *tcpPeer) collect() {
-	for {
-		pkt := p.link.Read()
-		if pkt == nil {
-			break
-		}
-		v := pkt.ToView()
-		n := max(v.Size(), ethersim.MinFrame-4)
-		frame := make([]byte, n, n+4)
-		copy(frame, v.AsSlice())
-		v.Release()
-		pkt.DecRef()
-		p.txq = append(p.txq, ethersim.AppendFCS(frame))
-	}
-	p.kick()
-}
-
-func (p *tcpPeer) kick() {
-	if len(p.txq) == 0 || p.att.Busy() {
-		return
-	}
-	f := p.txq[0]
-	p.txq = p.txq[1:]
-	if err := p.att.Transmit(f); err != nil {
-		panic(err)
-	}
-}
-
 // gvConn drives one gVisor TCP endpoint from a periodic sim event: it
 // reads whatever has arrived, writes what is left to send, and shuts its
 // sending side once everything is written.
 type gvConn struct {
-	p                *tcpPeer
+	p                *gvisorpeer.Peer
 	ep               tcpip.Endpoint
 	out              []byte
 	got              []byte
@@ -184,7 +38,7 @@ type gvConn struct {
 }
 
 func (c *gvConn) pump() {
-	defer c.p.settle()
+	defer c.p.Settle()
 	for !c.eof {
 		var b bytes.Buffer
 		_, err := c.ep.Read(&b, tcpip.ReadOptions{})
@@ -193,7 +47,7 @@ func (c *gvConn) pump() {
 			case *tcpip.ErrWouldBlock:
 			case *tcpip.ErrClosedForReceive:
 				c.eof = true
-				c.ended = c.p.k.Now()
+				c.ended = c.p.Kernel().Now()
 			default:
 				c.err = err
 				c.eof = true
@@ -201,7 +55,7 @@ func (c *gvConn) pump() {
 			break
 		}
 		if len(c.got) == 0 {
-			c.firstByte = c.p.k.Now()
+			c.firstByte = c.p.Kernel().Now()
 		}
 		c.got = append(c.got, b.Bytes()...)
 	}
@@ -229,7 +83,7 @@ const interopTCPSize = 1 << 20
 
 // newTCPInterop builds pcA alone on lan0 with a TCP-capable gVisor peer
 // at pcB's addresses.
-func newTCPInterop(t *testing.T) (*machine.Run, *machine.Host, *tcpPeer) {
+func newTCPInterop(t *testing.T) (*machine.Run, *machine.Host, *gvisorpeer.Peer) {
 	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +104,11 @@ func newTCPInterop(t *testing.T) (*machine.Run, *machine.Host, *tcpPeer) {
 	if !ok {
 		t.Fatal("no segment lan0")
 	}
-	p := newTCPPeer(t, r.Net.Network, seg, interopGvMAC, interopGvIP)
+	p, err := gvisorpeer.New(r.Net.Network, seg, gvisorpeer.Config{Name: "gvtcp", MAC: interopGvMAC, IP: interopGvIP, TCP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
 	return r, r.Hosts[0], p
 }
 
@@ -281,7 +139,7 @@ func TestTCPInteropSimConnects(t *testing.T) {
 	k := r.K
 	const port = 7000
 	var wq waiter.Queue
-	lep, terr := p.st.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
+	lep, terr := p.Stack.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
 	if terr != nil {
 		t.Fatal(terr)
 	}
@@ -296,7 +154,7 @@ func TestTCPInteropSimConnects(t *testing.T) {
 	poll(k, 500*sim.Microsecond, func() {
 		if gc == nil {
 			ep, _, err := lep.Accept(nil)
-			p.settle()
+			p.Settle()
 			if err != nil {
 				return
 			}
@@ -358,7 +216,7 @@ func TestTCPInteropSimConnects(t *testing.T) {
 	}
 	gc.ep.Close()
 	lep.Close()
-	p.settle()
+	p.Settle()
 	d := end - start
 	t.Logf("2 MiB exchanged in %v (%.2f Mbit/s each way in turn); gVisor received sim's 1 MiB by %v", d, 2*8*float64(interopTCPSize)/d.Seconds()/1e6, gc.ended)
 	t.Logf("pcA: %+v", st)
@@ -411,12 +269,12 @@ func TestTCPInteropGVisorConnects(t *testing.T) {
 		t.Fatal("the simulated server did not start")
 	}
 	var wq waiter.Queue
-	ep, terr := p.st.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
+	ep, terr := p.Stack.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
 	if terr != nil {
 		t.Fatal(terr)
 	}
 	terr = ep.Connect(tcpip.FullAddress{Addr: tcpip.AddrFrom4(interopSimIP), Port: port})
-	p.settle()
+	p.Settle()
 	if _, ok := terr.(*tcpip.ErrConnectStarted); !ok && terr != nil {
 		t.Fatal(terr)
 	}
@@ -445,7 +303,7 @@ func TestTCPInteropGVisorConnects(t *testing.T) {
 		t.Errorf("pcA: connections left %+v", h.Inet.TCPConns())
 	}
 	gc.ep.Close()
-	p.settle()
+	p.Settle()
 	t.Logf("gVisor -> sim 1 MiB in %v (%.2f Mbit/s); sim -> gVisor 1 MiB in %v (%.2f Mbit/s)",
 		mid-start, 8*float64(interopTCPSize)/(mid-start).Seconds()/1e6, end-mid, 8*float64(interopTCPSize)/(end-mid).Seconds()/1e6)
 	t.Logf("pcA: %+v", h.Inet.Stats())

@@ -18,7 +18,8 @@
 // random sources come from a sim random stream, and every packet gVisor
 // handles is handled synchronously on the simulation's goroutine
 // (InjectInbound delivers through DeliverNetworkPacket in the caller's
-// goroutine, timers fire from sim events). Output is collected by a sim
+// goroutine, timers fire from sim events); with TCP, whose segments go to
+// gVisor's processor goroutines, the peer waits for those to drain. Output is collected by a sim
 // event scheduled when the channel endpoint reports a write. The peer and
 // its gVisor stack must therefore be used from the simulation's
 // goroutine only (from events, or before and between Run calls).
@@ -37,6 +38,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
 	"gvisor.dev/gvisor/pkg/tcpip/stack"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/icmp"
+	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/udp"
 
 	"simkron/ethersim"
@@ -60,6 +62,10 @@ type Config struct {
 	// Epoch is what gVisor's clock reads at simulated time 0; the zero
 	// value means 2000-01-01 UTC.
 	Epoch time.Time
+	// TCP adds gVisor's TCP. Its segments are handled on gVisor's own
+	// processor goroutines, so the peer then settles them (Settle) after
+	// every frame it injects and every timer that fires.
+	TCP bool
 }
 
 // Stats counts the bridge's traffic (gVisor keeps its own in Stack.Stats).
@@ -76,7 +82,8 @@ type Stats struct {
 
 // Peer is a gVisor host on a simulated segment.
 type Peer struct {
-	// Stack is the gVisor network stack, with IPv4, ARP, UDP and ICMP.
+	// Stack is the gVisor network stack, with IPv4, ARP, UDP and ICMP
+	// (and TCP when configured).
 	Stack *stack.Stack
 	// OnFrame, if set, sees every frame the peer receives (before
 	// filtering, without its FCS; in = true) and every frame it sends
@@ -120,10 +127,16 @@ func New(n *ethersim.Network, seg *ethersim.Segment, cfg Config) (*Peer, error) 
 	p.clock = NewClock(k, cfg.Epoch, cfg.Name+".gvisor")
 	p.drain = sim.NewEvent(cfg.Name+".gvisor.output", p.collect)
 	rng := k.Stream("gvisorpeer/" + cfg.Name)
+	transports := []stack.TransportProtocolFactory{udp.NewProtocol, icmp.NewProtocol4}
+	var clock tcpip.Clock = p.clock
+	if cfg.TCP {
+		transports = append(transports, tcp.NewProtocol)
+		clock = settlingClock{p.clock, p}
+	}
 	p.Stack = stack.New(stack.Options{
 		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol, arp.NewProtocol},
-		TransportProtocols: []stack.TransportProtocolFactory{udp.NewProtocol, icmp.NewProtocol4},
-		Clock:              p.clock,
+		TransportProtocols: transports,
+		Clock:              clock,
 		RandSource:         randSource{rng},
 		SecureRNG:          randReader{rng},
 	})
@@ -193,6 +206,30 @@ func (p *Peer) Neighbour(ip ethersim.IP4) (ethersim.MAC, stack.NeighborState, bo
 	return ethersim.MAC{}, stack.Unknown, false
 }
 
+// Kernel returns the event kernel the peer runs on.
+func (p *Peer) Kernel() *sim.Kernel { return p.k }
+
+// Settle waits until gVisor's processor goroutines have handled everything
+// queued to them, so that gVisor never runs while the event loop does.
+// Callers that use TCP endpoints directly settle after each call.
+func (p *Peer) Settle() {
+	if p.cfg.TCP {
+		p.Stack.Pause()
+		p.Stack.Resume()
+	}
+}
+
+// settlingClock is the simulated clock whose timer functions are followed
+// by a Settle.
+type settlingClock struct {
+	*Clock
+	p *Peer
+}
+
+func (c settlingClock) AfterFunc(d time.Duration, f func()) tcpip.Timer {
+	return c.Clock.AfterFunc(d, func() { f(); c.p.Settle() })
+}
+
 // Close shuts the gVisor stack down.
 func (p *Peer) Close() {
 	p.k.Cancel(p.drain)
@@ -226,6 +263,7 @@ func (p *Peer) Receive(frame []byte) {
 	// The Ethernet endpoint reads the protocol from the header.
 	p.link.InjectInbound(0, pkt)
 	pkt.DecRef()
+	p.Settle()
 }
 
 // WriteNotify implements channel.Notification: gVisor queued an outbound
