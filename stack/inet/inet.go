@@ -41,21 +41,23 @@ type Addr = [4]byte
 
 // Params configures a host's Internet layer.
 type Params struct {
-	MTU           int      `toml:"mtu" min:"68" max:"65535" help:"IP MTU of the interface (1500 on Ethernet)"`
-	TTL           int      `toml:"ttl" min:"1" max:"255" help:"time to live of outgoing datagrams"`
-	ARPTimeout    sim.Time `toml:"arp_timeout" min:"1s" help:"how long a resolved neighbour stays in the ARP cache"`
-	ARPRetry      sim.Time `toml:"arp_retry" min:"10ms" help:"time between ARP requests for an unresolved neighbour"`
-	ARPTries      int      `toml:"arp_tries" min:"1" max:"100" help:"ARP requests before the packets waiting for the neighbour are dropped"`
-	ARPQueue      int      `toml:"arp_queue" min:"1" max:"1000" help:"packets kept per unresolved neighbour (Linux: 3)"`
-	FragTimeout   sim.Time `toml:"frag_timeout" min:"1s" help:"how long fragments wait for the rest of their datagram (Linux ipfrag_time: 30 s)"`
-	FragMemory    sim.Size `toml:"frag_memory" min:"4KiB" help:"bytes of fragments held for reassembly at most (Linux ipfrag_high_thresh: 256 KiB)"`
-	UDPRecvBuffer sim.Size `toml:"udp_rcvbuf" min:"1KiB" help:"bytes of datagrams a UDP socket holds unread before it drops (SO_RCVBUF)"`
-	TCPSendBuffer sim.Size `toml:"tcp_sndbuf" min:"1KiB" max:"1MiB" help:"bytes a TCP socket holds unacknowledged or unsent (SO_SNDBUF)"`
-	TCPRecvBuffer sim.Size `toml:"tcp_rcvbuf" min:"1KiB" max:"64KiB" help:"bytes a TCP socket holds unread; bounds the advertised window (SO_RCVBUF)"`
-	TCPDelAck     sim.Time `toml:"tcp_delack" min:"1ms" max:"500ms" help:"longest delay of an ACK for in-order data (RFC 1122 4.2.3.2: under 0.5 s; BSD 200 ms)"`
-	TCPMSL        sim.Time `toml:"tcp_msl" min:"1ms" help:"maximum segment lifetime; TIME_WAIT lasts twice this (RFC 793: 2 min)"`
-	TCPMinRTO     sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout (Linux TCP_RTO_MIN: 200 ms)"`
-	TCPInitialRTO sim.Time `toml:"tcp_initial_rto" min:"10ms" help:"retransmission timeout before the first RTT sample (RFC 6298 2.1: 1 s)"`
+	MTU            int      `toml:"mtu" min:"68" max:"65535" help:"IP MTU of the interface (1500 on Ethernet)"`
+	TTL            int      `toml:"ttl" min:"1" max:"255" help:"time to live of outgoing datagrams"`
+	ARPTimeout     sim.Time `toml:"arp_timeout" min:"1s" help:"how long a resolved neighbour stays in the ARP cache"`
+	ARPRetry       sim.Time `toml:"arp_retry" min:"10ms" help:"time between ARP requests for an unresolved neighbour"`
+	ARPTries       int      `toml:"arp_tries" min:"1" max:"100" help:"ARP requests before the packets waiting for the neighbour are dropped"`
+	ARPQueue       int      `toml:"arp_queue" min:"1" max:"1000" help:"packets kept per unresolved neighbour (Linux: 3)"`
+	FragTimeout    sim.Time `toml:"frag_timeout" min:"1s" help:"how long fragments wait for the rest of their datagram (Linux ipfrag_time: 30 s)"`
+	FragMemory     sim.Size `toml:"frag_memory" min:"4KiB" help:"bytes of fragments held for reassembly at most (Linux ipfrag_high_thresh: 256 KiB)"`
+	UDPRecvBuffer  sim.Size `toml:"udp_rcvbuf" min:"1KiB" help:"bytes of datagrams a UDP socket holds unread before it drops (SO_RCVBUF)"`
+	TCPSendBuffer  sim.Size `toml:"tcp_sndbuf" min:"1KiB" max:"1MiB" help:"bytes a TCP socket holds unacknowledged or unsent (SO_SNDBUF)"`
+	TCPRecvBuffer  sim.Size `toml:"tcp_rcvbuf" min:"1KiB" max:"64KiB" help:"bytes a TCP socket holds unread; bounds the advertised window (SO_RCVBUF)"`
+	TCPDelAck      sim.Time `toml:"tcp_delack" min:"1ms" max:"500ms" help:"longest delay of an ACK for in-order data (RFC 1122 4.2.3.2: under 0.5 s; BSD 200 ms)"`
+	TCPDelAckStyle string   `toml:"tcp_delack_style" help:"when held ACKs go: \"linux\" (a per-connection timer of tcp_delack, quick ACKs at connection start, an ACK for every second full-sized segment) or \"bsd\" (4.4BSD: every tcp_delack from boot a host-wide fast timer sends every held ACK; before it only a window update after a read, or data going the other way, carries one)"`
+	TCPMSSCluster  sim.Size `toml:"tcp_mss_cluster" max:"64KiB" help:"4.4BSD tcp_mss rounding: an MSS larger than this is rounded down to a multiple of it (MCLBYTES, 2048 in 4.4BSD, so MTU 4352 gives 4096); 0 keeps MTU - 40"`
+	TCPMSL         sim.Time `toml:"tcp_msl" min:"1ms" help:"maximum segment lifetime; TIME_WAIT lasts twice this (RFC 793: 2 min)"`
+	TCPMinRTO      sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout (Linux TCP_RTO_MIN: 200 ms)"`
+	TCPInitialRTO  sim.Time `toml:"tcp_initial_rto" min:"10ms" help:"retransmission timeout before the first RTT sample (RFC 6298 2.1: 1 s)"`
 }
 
 // DefaultParams returns Linux 2.2-like settings.
@@ -68,7 +70,22 @@ func DefaultParams() Params {
 		TCPSendBuffer: 32 * sim.KiB, TCPRecvBuffer: 32 * sim.KiB,
 		TCPDelAck: 200 * sim.Millisecond, TCPMSL: 30 * sim.Second,
 		TCPMinRTO: 200 * sim.Millisecond, TCPInitialRTO: sim.Second,
+		TCPDelAckStyle: DelAckLinux,
 	}
+}
+
+// Delayed-ACK styles (Params.TCPDelAckStyle).
+const (
+	DelAckLinux = "linux"
+	DelAckBSD   = "bsd"
+)
+
+// Validate checks what the field bounds cannot.
+func (p Params) Validate() error {
+	if p.TCPDelAckStyle != DelAckLinux && p.TCPDelAckStyle != DelAckBSD {
+		return fmt.Errorf("tcp_delack_style: %q is not a style: want %q or %q", p.TCPDelAckStyle, DelAckLinux, DelAckBSD)
+	}
+	return nil
 }
 
 // Stats counts the Internet layer's events; every drop has a counter.

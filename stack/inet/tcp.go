@@ -25,8 +25,9 @@ package inet
 // Buffers live in kernel memory. The send buffer is a ring: send copies
 // the user's bytes in (bcopy, as BSD's sosend does into mbuf clusters),
 // and every transmission copies and checksums its slice into the packet
-// (csum_partial_copy, as ip_build_xmit's getfrag): two passes per byte,
-// where Linux 2.2 makes one and keeps the sum with the buffer. The receive
+// (csum_partial_copy in tcp_getfrag, called as ip_build_xmit builds the
+// packet): two passes per byte, both in layer TCP, where Linux 2.2 makes
+// one and keeps the sum with the buffer. The receive
 // buffer is a ring too: segments are checksummed where they arrived, their
 // data copied into the ring at its sequence offset (out-of-order data
 // included, remembered as ranges) and freed; recv copies out.
@@ -44,7 +45,9 @@ package inet
 // Simplifications: no urgent data, no options but MSS (no window scaling,
 // timestamps or SACK); no keepalive; FIN_WAIT_2 has no orphan timeout;
 // simultaneous open is answered with a reset; TCP and UDP share one port
-// space; the MSS is the interface MTU − 40 without BSD's cluster rounding.
+// space. The MSS is the interface MTU − 40, rounded down to whole clusters
+// when Params.TCPMSSCluster asks for 4.4BSD's tcp_mss (which also rounds
+// the socket buffers up to whole segments: not modelled).
 
 import (
 	"simkron/cpu"
@@ -104,14 +107,15 @@ type SockOpt int
 
 // Socket options.
 const (
-	OptNoDelay SockOpt = iota + 1 // TCP_NODELAY: 1 turns Nagle off
-	OptSndBuf                     // SO_SNDBUF in bytes, before connect or listen
-	OptRcvBuf                     // SO_RCVBUF in bytes, before connect or listen
+	OptNoDelay  SockOpt = iota + 1 // TCP_NODELAY: 1 turns Nagle off
+	OptSndBuf                      // SO_SNDBUF in bytes, before connect or listen
+	OptRcvBuf                      // SO_RCVBUF in bytes, before connect or listen
+	OptQuickAck                    // 1 acknowledges every data segment at once: delayed ACKs off (Linux TCP_QUICKACK, kept on)
 )
 
 type sockOpts struct {
-	noDelay        bool
-	sndBuf, rcvBuf int
+	noDelay, quickAck bool
+	sndBuf, rcvBuf    int
 }
 
 type connKey struct {
@@ -162,7 +166,7 @@ type tcb struct {
 	rdShut              bool
 
 	// Flags.
-	ackNow, delAck, noDelay, force bool
+	ackNow, delAck, noDelay, quickAck, force bool
 
 	// Retransmission timing (RFC 6298).
 	srtt, rttvar, rto sim.Time
@@ -195,6 +199,7 @@ type tcpStack struct {
 	sym   struct {
 		listen, accept, connect, send, recv, shutdown, setsockopt *cpu.Symbol
 		sendmsg, recvmsg, rcv, ack, data, output, xmit, reset     *cpu.Symbol
+		getfrag                                                   *cpu.Symbol
 		connReq, rexmtTimer, delackTimer, probeTimer, twTimer     *cpu.Symbol
 		closeSym                                                  *cpu.Symbol
 	}
@@ -217,6 +222,7 @@ var (
 	defTCPData       = cpu.Def{Name: "tcp_data", Layer: cpu.LayerTCP, Instructions: 90, CodeBytes: 1280, Why: "trim to the window, queue in order or out of order, FIN, ACK decision"}
 	defTCPOutput     = cpu.Def{Name: "tcp_output", Layer: cpu.LayerTCP, Instructions: 80, CodeBytes: 1536, Why: "window, Nagle and silly-window checks, flags, per segment"}
 	defTCPXmit       = cpu.Def{Name: "tcp_transmit_skb", Layer: cpu.LayerTCP, Instructions: 70, CodeBytes: 768, Why: "build the header and options, finish the checksum, hand to IP"}
+	defTCPGetfrag    = cpu.Def{Name: "tcp_getfrag", Layer: cpu.LayerTCP, Instructions: 20, CodeBytes: 128, Why: "copy and checksum a segment's data from the send ring into the packet as IP builds it (Linux 2.2 does this per-byte work in TCP: csum_and_copy_from_user in tcp_sendmsg)"}
 	defTCPReset      = cpu.Def{Name: "tcp_v4_send_reset", Layer: cpu.LayerTCP, Instructions: 60, CodeBytes: 512, Why: "build a RST answering an unwanted segment"}
 	defTCPConnReq    = cpu.Def{Name: "tcp_v4_conn_request", Layer: cpu.LayerTCP, Instructions: 150, CodeBytes: 1536, Why: "backlog check, new control block, ISN, options, SYN+ACK"}
 	defTCPRexmit     = cpu.Def{Name: "tcp_retransmit_timer", Layer: cpu.LayerTCP, Instructions: 60, CodeBytes: 512, Why: "back off, collapse cwnd, resend from snd_una"}
@@ -239,7 +245,7 @@ func (s *Stack) tcpInit() {
 		{&y.send, defSysSend}, {&y.recv, defSysRecv}, {&y.shutdown, defSysShutdown},
 		{&y.setsockopt, defSysSetsockopt}, {&y.sendmsg, defTCPSendmsg}, {&y.recvmsg, defTCPRecvmsg},
 		{&y.rcv, defTCPRcv}, {&y.ack, defTCPAck}, {&y.data, defTCPData}, {&y.output, defTCPOutput},
-		{&y.xmit, defTCPXmit}, {&y.reset, defTCPReset}, {&y.connReq, defTCPConnReq},
+		{&y.xmit, defTCPXmit}, {&y.getfrag, defTCPGetfrag}, {&y.reset, defTCPReset}, {&y.connReq, defTCPConnReq},
 		{&y.rexmtTimer, defTCPRexmit}, {&y.delackTimer, defTCPDelack}, {&y.probeTimer, defTCPProbe},
 		{&y.twTimer, defTCPTimeWait}, {&y.closeSym, defTCPClose},
 	} {
@@ -255,6 +261,8 @@ type TCPConnInfo struct {
 	RcvNxt, RcvAdv         uint32
 	RTO, SRTT              sim.Time
 	Queued, Unread         int
+	ISS, IRS               uint32 // initial send and receive sequence numbers
+	MSS                    int    // largest segment sent
 }
 
 // TCPConns returns a snapshot of every connection, keyed "lport>raddr:rport".
@@ -269,7 +277,16 @@ func (s *Stack) TCPConns() []TCPConnInfo {
 func (tp *tcb) info() TCPConnInfo {
 	return TCPConnInfo{State: tp.state.String(), SndUna: tp.sndUna, SndNxt: tp.sndNxt, SndMax: tp.sndMax,
 		SndWnd: tp.sndWnd, Cwnd: tp.cwnd, Ssthresh: tp.ssthresh, RcvNxt: tp.rcvNxt, RcvAdv: tp.rcvAdv,
-		RTO: tp.rto, SRTT: tp.srtt, Queued: tp.slen, Unread: tp.rlen}
+		RTO: tp.rto, SRTT: tp.srtt, Queued: tp.slen, Unread: tp.rlen, ISS: tp.iss, IRS: tp.irs, MSS: tp.mss}
+}
+
+// TCPInfo returns a snapshot of the connection of descriptor fd, for
+// observers (it charges nothing); false when fd is not a connection.
+func (s *Stack) TCPInfo(fd int) (TCPConnInfo, bool) {
+	if fd < 0 || fd >= len(s.sockets) || s.sockets[fd] == nil || s.sockets[fd].tcb == nil {
+		return TCPConnInfo{}, false
+	}
+	return s.sockets[fd].tcb.info(), true
 }
 
 // newTCB returns a control block with its timers set up; buffers come
@@ -281,9 +298,12 @@ func (s *Stack) newTCB(so *Socket) *tcb {
 	tp.delack = kernel.Timer{Name: "tcp.delack", Func: func() { s.tcpTimer(tp, s.tcp.sym.delackTimer, tp.delackFire) }}
 	tp.tw = kernel.Timer{Name: "tcp.timewait", Func: func() { s.tcpTimer(tp, s.tcp.sym.twTimer, tp.twFire) }}
 	tp.rmss = s.p.MTU - 40
+	if cl := int(s.p.TCPMSSCluster); cl > 0 && tp.rmss > cl {
+		tp.rmss -= tp.rmss % cl // 4.4BSD tcp_mss: whole clusters
+	}
 	tp.mss = min(tp.rmss, 536)
 	if so != nil {
-		tp.noDelay = so.opt.noDelay
+		tp.noDelay, tp.quickAck = so.opt.noDelay, so.opt.quickAck
 	}
 	return tp
 }
@@ -542,6 +562,11 @@ func (s *Stack) SetOption(t *kernel.Thread, fd int, opt SockOpt, val int) (err E
 				so.tcb.lock()
 				s.tcpOutput(t, so.tcb)
 				so.tcb.unlock()
+			}
+		case OptQuickAck:
+			so.opt.quickAck = val != 0
+			if so.tcb != nil {
+				so.tcb.quickAck = val != 0
 			}
 		case OptSndBuf, OptRcvBuf:
 			if so.tcb != nil {

@@ -164,7 +164,7 @@ func (s *Stack) tcpListenInput(lt *tcb, g *tcpSeg, info ipHeaderInfo) {
 	}
 	tp := s.newTCB(nil)
 	tp.lport, tp.raddr, tp.rport = lt.lport, info.src, g.sport
-	tp.noDelay = lt.so.opt.noDelay
+	tp.noDelay, tp.quickAck = lt.so.opt.noDelay, lt.so.opt.quickAck
 	if !tp.allocBuffers(lt.so.opt.sndBuf, lt.so.opt.rcvBuf) {
 		s.stats.NoBuffers++
 		return
@@ -516,7 +516,6 @@ func (s *Stack) tcpData(tp *tcb, g *tcpSeg) {
 	c := s.c
 	c.Enter(s.tcp.sym.data)
 	defer c.Exit(s.tcp.sym.data)
-	k := s.k
 	if g.n > 0 && (tp.state == tcpEstablished || tp.state == tcpFinWait1 || tp.state == tcpFinWait2) {
 		if tp.rdShut {
 			// Nobody will read it: acknowledge and discard.
@@ -531,8 +530,12 @@ func (s *Stack) tcpData(tp *tcb, g *tcpSeg) {
 				tp.mergeOOO()
 				tp.wake()
 				switch {
-				case len(tp.ooo) > 0:
+				case len(tp.ooo) > 0, tp.quickAck:
 					tp.ackNow = true
+				case s.p.TCPDelAckStyle == DelAckBSD:
+					// 4.4BSD sets TF_DELACK and nothing more: the fast
+					// timer, or a window update after a read, sends it.
+					s.tcpDelayAck(tp)
 				case tp.quickAcks > 0:
 					// Quick-ACK mode at connection start (Linux
 					// tcp_enter_quickack_mode): the sender's window is
@@ -544,11 +547,7 @@ func (s *Stack) tcpData(tp *tcb, g *tcpSeg) {
 					// Every second full-sized segment (RFC 1122 4.2.3.2).
 					tp.ackNow = true
 				default:
-					if !tp.delAck {
-						tp.delAck = true
-						s.stats.TCPDelayedAcks++
-						k.AddTimer(&tp.delack, k.TicksFor(s.p.TCPDelAck))
-					}
+					s.tcpDelayAck(tp)
 				}
 			} else {
 				s.stats.TCPOutOfOrder++

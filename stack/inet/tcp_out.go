@@ -211,7 +211,9 @@ func (s *Stack) tcpXmitSeg(t *kernel.Thread, tp *tcb, seq uint32, flags header.T
 	gf := func(to memory.Addr, _, _ int, _ uint32) uint32 {
 		var sum uint32
 		if length > 0 {
+			c.Enter(s.tcp.sym.getfrag)
 			sum = s.ringCsumCopy(to+memory.Addr(hlen), tp, off, length)
+			c.Exit(s.tcp.sym.getfrag)
 		}
 		var h [header.TCPMaximumHeaderSize]byte
 		v := header.TCP(h[:hlen])

@@ -66,6 +66,25 @@ func (tp *tcb) persistFire() {
 	}
 }
 
+// tcpDelayAck holds back the ACK of in-order data. Linux arms a
+// per-connection timer of TCPDelAck; 4.4BSD's tcp_fasttimo runs for every
+// connection each PR_FASTHZ period (200 ms) from boot, so a held ACK goes
+// at the next multiple of the period: 0 to 200 ms later, depending on the
+// phase (modelled as a per-connection timer aimed at that instant).
+func (s *Stack) tcpDelayAck(tp *tcb) {
+	if tp.delAck {
+		return
+	}
+	tp.delAck = true
+	s.stats.TCPDelayedAcks++
+	k := s.k
+	ticks := k.TicksFor(s.p.TCPDelAck)
+	if s.p.TCPDelAckStyle == DelAckBSD {
+		ticks -= k.Jiffies() % ticks
+	}
+	k.AddTimer(&tp.delack, ticks)
+}
+
 // delackFire sends the ACK that was being held back.
 func (tp *tcb) delackFire() {
 	if tp.delAck && tp.state != tcpClosed {
