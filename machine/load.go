@@ -253,6 +253,7 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 	refs := map[string][]hostRef{
 		"mac":  {{"sender", w.Mac.Sender}},
 		"udp":  {{"client", w.UDP.Client}, {"server", w.UDP.Server}},
+		"tcp":  {{"client", w.TCP.Client}, {"server", w.TCP.Server}},
 		"ping": {{"from", w.Ping.From}, {"to", w.Ping.To}},
 	}
 	if !w.Mac.Loopback {

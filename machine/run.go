@@ -11,7 +11,9 @@ import (
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ping"
+	"simkron/stack/apps/tcpbench"
 	"simkron/stack/apps/udpbench"
+	"simkron/stack/kernel"
 )
 
 // Version is simkron's version, recorded in every result.
@@ -45,6 +47,7 @@ type Run struct {
 	progs []*membench.Program
 	mac   *macbench.Bench
 	udp   *udpbench.Bench
+	tcp   *tcpbench.Bench
 	ping  *ping.Program
 	done  int
 }
@@ -96,6 +99,10 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	case "udp":
 		if err := r.setupUDP(exp.Workload.UDP); err != nil {
 			return nil, fmt.Errorf("workload.udp: %w", err)
+		}
+	case "tcp":
+		if err := r.setupTCP(exp.Workload); err != nil {
+			return nil, fmt.Errorf("workload.tcp: %w", err)
 		}
 	case "ping":
 		if err := r.setupPing(exp.Workload.Ping); err != nil {
@@ -185,34 +192,85 @@ func (r *Run) setupMac(p macbench.Params) error {
 	return nil
 }
 
-func (r *Run) setupUDP(p udpbench.Params) error {
-	uh := func(role, name string) (*udpbench.Host, error) {
-		h, err := r.host(name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", role, err)
+// sweepHost returns the host called name for a latency sweep, with an
+// observer slot on its first card's frames.
+func (r *Run) sweepHost(role, name string) (h *Host, observe func(func([]byte)), err error) {
+	if h, err = r.host(name); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", role, err)
+	}
+	if h.Inet == nil {
+		return nil, nil, fmt.Errorf("%s: host %q has no card with an IP address", role, name)
+	}
+	nic := h.NICs[0]
+	observe = func(f func([]byte)) {
+		prev := nic.OnFrame
+		nic.OnFrame = f
+		if prev != nil {
+			nic.OnFrame = func(b []byte) { prev(b); f(b) }
 		}
-		if h.Inet == nil {
-			return nil, fmt.Errorf("%s: host %q has no card with an IP address", role, name)
-		}
-		nic := h.NICs[0]
-		return &udpbench.Host{Name: h.Name, Kernel: h.Kernel, Inet: h.Inet,
-			Observe: func(f func([]byte)) { nic.OnFrame = f }}, nil
 	}
-	client, err := uh("client", p.Client)
+	return h, observe, nil
+}
+
+func (r *Run) newUDP(p udpbench.Params) (*udpbench.Bench, error) {
+	c, cobs, err := r.sweepHost("client", p.Client)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	server, err := uh("server", p.Server)
+	s, sobs, err := r.sweepHost("server", p.Server)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if client.Name == server.Name {
-		return fmt.Errorf("server: the client and the server must be different hosts")
+	if c == s {
+		return nil, fmt.Errorf("server: the client and the server must be different hosts")
 	}
-	if r.udp, err = udpbench.New(p, client, server); err != nil {
+	return udpbench.New(p, &udpbench.Host{Name: c.Name, Kernel: c.Kernel, Inet: c.Inet, Observe: cobs},
+		&udpbench.Host{Name: s.Name, Kernel: s.Kernel, Inet: s.Inet, Observe: sobs})
+}
+
+func (r *Run) setupUDP(p udpbench.Params) (err error) {
+	if r.udp, err = r.newUDP(p); err != nil {
 		return err
 	}
 	r.udp.Start()
+	return nil
+}
+
+// setupTCP prepares the TCP sweep and, when it asks for the comparison,
+// the UDP sweep between the same hosts, run first: the client host runs
+// the UDP client and then the TCP client on one thread.
+func (r *Run) setupTCP(w WorkloadSpec) error {
+	p := w.TCP
+	c, cobs, err := r.sweepHost("client", p.Client)
+	if err != nil {
+		return err
+	}
+	s, sobs, err := r.sweepHost("server", p.Server)
+	if err != nil {
+		return err
+	}
+	if c == s {
+		return fmt.Errorf("server: the client and the server must be different hosts")
+	}
+	if r.tcp, err = tcpbench.New(p, &tcpbench.Host{Name: c.Name, Kernel: c.Kernel, Inet: c.Inet, Observe: cobs},
+		&tcpbench.Host{Name: s.Name, Kernel: s.Kernel, Inet: s.Inet, Observe: sobs}); err != nil {
+		return err
+	}
+	if !p.CompareUDP {
+		r.tcp.Start()
+		return nil
+	}
+	u := w.UDP
+	u.Client, u.Server = p.Client, p.Server
+	if r.udp, err = r.newUDP(u); err != nil {
+		return fmt.Errorf("compare_udp: %w", err)
+	}
+	s.Kernel.Spawn("udpecho", r.udp.Serve)
+	s.Kernel.Spawn("tcpecho", r.tcp.Serve)
+	c.Kernel.Spawn("sweep", func(t *kernel.Thread) {
+		r.udp.Client(t)
+		r.tcp.Client(t)
+	})
 	return nil
 }
 
@@ -342,6 +400,13 @@ func (r *Run) result() *report.Result {
 	}
 	if r.udp != nil {
 		res.UDP = r.udp.Rows()
+	}
+	if r.tcp != nil {
+		res.TCP = r.tcp.Rows()
+		if f := r.tcp.Failed(); f != "" && res.Complete {
+			res.Complete = false
+			res.Incomplete = "tcp sweep: " + f
+		}
 	}
 	if r.ping != nil {
 		pr := r.ping.Result()

@@ -15,6 +15,7 @@ import (
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ping"
+	"simkron/stack/apps/tcpbench"
 	"simkron/stack/apps/udpbench"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
@@ -141,10 +142,11 @@ type ExperimentInfo struct {
 
 // WorkloadSpec chooses the programs that run.
 type WorkloadSpec struct {
-	Type     string          `toml:"type" help:"workload: membench, mac, udp or ping"`
+	Type     string          `toml:"type" help:"workload: membench, mac, udp, tcp or ping"`
 	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
 	Mac      macbench.Params `toml:"mac" help:"MAC-level frame sender and receiver through the network driver"`
 	UDP      udpbench.Params `toml:"udp" help:"UDP echo latency sweep through sockets"`
+	TCP      tcpbench.Params `toml:"tcp" help:"TCP echo latency sweep through stream sockets"`
 	Ping     ping.Params     `toml:"ping" help:"ICMP echo requests from one host to another"`
 }
 
@@ -152,12 +154,12 @@ type WorkloadSpec struct {
 func DefaultExperiment() Experiment {
 	return Experiment{
 		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
-		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams(), Ping: ping.DefaultParams()},
+		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams(), TCP: tcpbench.DefaultParams(), Ping: ping.DefaultParams()},
 	}
 }
 
 // Workloads lists the workload types.
-var Workloads = []string{"membench", "mac", "udp", "ping"}
+var Workloads = []string{"membench", "mac", "udp", "tcp", "ping"}
 
 func validName(s string) error {
 	if s == "" {

@@ -193,15 +193,15 @@ func TestUDPSweep(t *testing.T) {
 	for i, row := range res.UDP {
 		bySize[row.Size] = row
 		t.Logf("%5d B: %2d frags, send %8.0f (IP %7.0f), receive %8.0f cycles, rtt %8.1f us",
-			row.Size, row.Fragments, row.Send.Mean, layerCycles(row.SendLayers, "IP"), row.Receive.Mean, row.RTTMicros)
+			row.Size, row.Packets, row.Send.Mean, layerCycles(row.SendLayers, "IP"), row.Receive.Mean, row.RTTMicros)
 		if row.Size != sizes[i] {
 			t.Errorf("row %d: size %d, want %d", i, row.Size, sizes[i])
 		}
 		if row.Messages != 3 || row.Lost != 0 || row.Corrupt != 0 {
 			t.Errorf("%d B: %d messages, %d lost, %d corrupt; want 3, 0, 0", row.Size, row.Messages, row.Lost, row.Corrupt)
 		}
-		if want := fragsFor(row.Size); row.Fragments != want {
-			t.Errorf("%d B: %d fragments, want %d", row.Size, row.Fragments, want)
+		if want := fragsFor(row.Size); row.Packets != want {
+			t.Errorf("%d B: %d fragments, want %d", row.Size, row.Packets, want)
 		}
 		// Both hosts send (the request and its echo) and receive each
 		// measured message.
@@ -355,7 +355,7 @@ func TestUDPPcapTshark(t *testing.T) {
 	// UDP with the right length.
 	want := map[string]int{}
 	for _, row := range res.UDP {
-		if row.Fragments > 1 {
+		if row.Packets > 1 {
 			want[fmt.Sprint(row.Size+header.UDPMinimumSize)] += 2 * (row.Messages + 1)
 		}
 	}

@@ -32,7 +32,7 @@ func sweep() *report.Result {
 	for i, size := range []int{4, 1024, 8192} {
 		f := float64(i + 1)
 		r.UDP = append(r.UDP, udpbench.Row{
-			Size: size, Fragments: 1 + i, Messages: 10, RTTMicros: 100 * f,
+			Size: size, Packets: 1 + i, Messages: 10, RTTMicros: 100 * f,
 			Send:    udpbench.Summary{N: 10, Mean: 1000 * f, Min: 900 * f, Median: 1000 * f, Max: 1200 * f},
 			Receive: udpbench.Summary{N: 10, Mean: 2000 * f, Min: 1900 * f, Median: 2000 * f, Max: 2500 * f},
 			// In the result's (alphabetical) order, not the stack's.

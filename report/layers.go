@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"simkron/cpu"
-	"simkron/stack/apps/udpbench"
+	"simkron/stack/apps/latency"
 )
 
 // layerOrder is the order layers appear in tables, CSV rows and stacked
@@ -53,7 +53,7 @@ const (
 // per message size: the data behind the layer tables, the CSV and the
 // charts.
 type breakdown struct {
-	protocol  string // "UDP", "MAC"
+	protocol  string // "MAC", "UDP", "TCP"
 	direction string // dirSend or dirReceive
 	sizeName  string // heading of the size column: "size", "payload"
 	unit      string // what the cycles are per: "message", "frame"
@@ -66,7 +66,7 @@ type point struct {
 	size   int
 	layers []layerCycles // in the result's order
 	// summary is the measured latency, when the workload records one.
-	summary *udpbench.Summary
+	summary *latency.Summary
 }
 
 type layerCycles struct {
@@ -115,8 +115,8 @@ func (b breakdown) layers() []string {
 func (b breakdown) label() string { return b.protocol + " " + b.direction }
 
 // breakdowns returns r's per-layer measurements: MAC frames, then UDP
-// messages, each send then receive; directions with no layer at all are
-// left out.
+// and TCP messages, each send then receive; directions with no layer at
+// all are left out.
 func breakdowns(r *Result) []breakdown {
 	var bs []breakdown
 	add := func(b breakdown) {
@@ -146,27 +146,48 @@ func breakdowns(r *Result) []breakdown {
 		}
 		add(b)
 	}
-	for _, dir := range []string{dirSend, dirReceive} {
-		b := breakdown{protocol: "UDP", direction: dir, sizeName: "size", unit: "message",
-			what: "the sending thread's cycles inside sendto"}
-		if dir == dirReceive {
-			b.what = "all of the receiving host's cycles from the first frame's arrival to recvfrom returning"
-		}
-		for _, u := range r.UDP {
-			ls, sum := u.SendLayers, u.Send
+	for _, sw := range sweeps(r) {
+		for _, dir := range []string{dirSend, dirReceive} {
+			b := breakdown{protocol: sw.protocol, direction: dir, sizeName: "size", unit: "message",
+				what: "the sending thread's cycles inside " + sw.send}
 			if dir == dirReceive {
-				ls, sum = u.RecvLayers, u.Receive
+				b.what = "all of the receiving host's cycles from the first frame's arrival to " + sw.recv + " returning"
 			}
-			p := point{size: u.Size}
-			if sum.N > 0 {
-				p.summary = &sum
+			for _, u := range sw.rows {
+				ls, sum := u.SendLayers, u.Send
+				if dir == dirReceive {
+					ls, sum = u.RecvLayers, u.Receive
+				}
+				p := point{size: u.Size}
+				if sum.N > 0 {
+					p.summary = &sum
+				}
+				for _, l := range ls {
+					p.layers = append(p.layers, layerCycles{l.Layer, l.Cycles})
+				}
+				b.points = append(b.points, p)
 			}
-			for _, l := range ls {
-				p.layers = append(p.layers, layerCycles{l.Layer, l.Cycles})
-			}
-			b.points = append(b.points, p)
+			add(b)
 		}
-		add(b)
 	}
 	return bs
+}
+
+// sweep is one protocol's latency sweep in a result.
+type sweep struct {
+	protocol   string
+	send, recv string // the calls measured
+	rows       []latency.Row
+}
+
+// sweeps returns r's latency sweeps that have rows: UDP, then TCP.
+func sweeps(r *Result) []sweep {
+	var out []sweep
+	if len(r.UDP) > 0 {
+		out = append(out, sweep{"UDP", "sendto", "recvfrom", r.UDP})
+	}
+	if len(r.TCP) > 0 {
+		out = append(out, sweep{"TCP", "send", "recv", r.TCP})
+	}
+	return out
 }

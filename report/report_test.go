@@ -19,7 +19,7 @@ func sample() *report.Result {
 		Hosts: []report.Host{{Name: "a", Machine: "m", ClockHz: 33_000_000,
 			CPU: report.CPU{Cycles: 1000, IdleCycles: 250}}},
 		Segments: []report.Segment{{Name: "lan0", Rate: 10_000_000, Mode: "shared", Frames: 4, BusyPS: 1_000_000_000}},
-		UDP: []udpbench.Row{{Size: 4, Fragments: 1, Messages: 2,
+		UDP: []udpbench.Row{{Size: 4, Packets: 1, Messages: 2,
 			Send:       udpbench.Summary{N: 2, Mean: 10, Min: 9, Median: 10, Max: 11},
 			SendLayers: []udpbench.LayerCost{{Layer: "IP", Cycles: 6}, {Layer: "UDP", Cycles: 4}}}},
 		Mac: []macbench.Row{{Size: 128, Sent: 2, Received: 2, Send: []macbench.LayerCost{{Layer: "DEV", CyclesPerFrame: 7}}}},

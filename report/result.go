@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 
+	"simkron/stack/apps/latency"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ping"
@@ -18,7 +19,7 @@ import (
 
 // Schema identifies the result format; it changes only when a field
 // changes meaning or disappears.
-const Schema = "simkron.result/1"
+const Schema = "simkron.result/2"
 
 // Result is everything a run produced. Every field is derived from the
 // simulation alone, so the same config and seed give the same bytes.
@@ -37,6 +38,7 @@ type Result struct {
 	Membench    []membench.Row `json:"membench,omitempty"`
 	Mac         []macbench.Row `json:"mac,omitempty"`
 	UDP         []udpbench.Row `json:"udp,omitempty"`
+	TCP         []latency.Row  `json:"tcp,omitempty"`
 	Ping        *ping.Result   `json:"ping,omitempty"`
 	Segments    []Segment      `json:"segments,omitempty"`
 	Annotations *Annotations   `json:"annotations,omitempty"`

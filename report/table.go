@@ -71,10 +71,14 @@ func workloadTables(r *Result) []table {
 		ts = append(ts, macTable(r))
 	}
 	ts = append(ts, layerTables(bs, "MAC")...)
-	if len(r.UDP) > 0 {
-		ts = append(ts, udpTable(r))
+	sws := sweeps(r)
+	for _, sw := range sws {
+		ts = append(ts, sweepTable(sw))
+		ts = append(ts, layerTables(bs, sw.protocol)...)
 	}
-	ts = append(ts, layerTables(bs, "UDP")...)
+	if len(sws) == 2 {
+		ts = append(ts, besideTable(sws[0], sws[1]))
+	}
 	return ts
 }
 
@@ -106,19 +110,46 @@ func layerTables(bs []breakdown, protocol string) []table {
 	return ts
 }
 
-func udpTable(r *Result) table {
+func sweepTable(sw sweep) table {
+	packets := "frags"
+	if sw.protocol == "TCP" {
+		packets = "segs"
+	}
 	t := table{
-		title: "UDP echo sweep (cycles; send = inside sendto(), receive = first frame at the card to recvfrom() returning; both hosts)",
-		header: []string{"size", "frags", "msgs", "lost", "corrupt", "rtt us",
+		title: fmt.Sprintf("%s echo sweep (cycles; send = inside %s(), receive = first frame at the card to %s() returning; both hosts)", sw.protocol, sw.send, sw.recv),
+		header: []string{"size", packets, "msgs", "lost", "corrupt", "rtt us",
 			"send mean", "min", "median", "max", "recv mean", "min", "median", "max"},
 	}
-	for _, u := range r.UDP {
+	for _, u := range sw.rows {
 		t.rows = append(t.rows, []string{
-			fmt.Sprint(u.Size), fmt.Sprint(u.Fragments), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt),
+			fmt.Sprint(u.Size), fmt.Sprint(u.Packets), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt),
 			fmt.Sprintf("%.1f", u.RTTMicros),
 			fmt.Sprintf("%.0f", u.Send.Mean), fmt.Sprintf("%.0f", u.Send.Min), fmt.Sprintf("%.0f", u.Send.Median), fmt.Sprintf("%.0f", u.Send.Max),
 			fmt.Sprintf("%.0f", u.Receive.Mean), fmt.Sprintf("%.0f", u.Receive.Min), fmt.Sprintf("%.0f", u.Receive.Median), fmt.Sprintf("%.0f", u.Receive.Max),
 		})
+	}
+	return t
+}
+
+// besideTable sets two sweeps' median latencies and round trips side by
+// side, for the sizes both measured.
+func besideTable(a, b sweep) table {
+	t := table{
+		title: fmt.Sprintf("%s beside %s (median cycles; round trip in us)", b.protocol, a.protocol),
+		header: []string{"size",
+			a.protocol + " send", b.protocol + " send", a.protocol + " recv", b.protocol + " recv",
+			a.protocol + " rtt", b.protocol + " rtt"},
+	}
+	for _, x := range a.rows {
+		for _, y := range b.rows {
+			if x.Size != y.Size {
+				continue
+			}
+			t.rows = append(t.rows, []string{fmt.Sprint(x.Size),
+				fmt.Sprintf("%.0f", x.Send.Median), fmt.Sprintf("%.0f", y.Send.Median),
+				fmt.Sprintf("%.0f", x.Receive.Median), fmt.Sprintf("%.0f", y.Receive.Median),
+				fmt.Sprintf("%.1f", x.RTTMicros), fmt.Sprintf("%.1f", y.RTTMicros)})
+		}
 	}
 	return t
 }

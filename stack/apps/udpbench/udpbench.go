@@ -23,11 +23,10 @@ import (
 	"fmt"
 	"slices"
 
-	"gonum.org/v1/gonum/stat"
-
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/apps/latency"
 	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
@@ -53,43 +52,12 @@ func DefaultParams() Params {
 	}
 }
 
-// Summary is a sample's statistics, in cycles.
-type Summary struct {
-	N      int     `json:"n"`
-	Mean   float64 `json:"mean"`
-	Min    float64 `json:"min"`
-	Median float64 `json:"median"`
-	Max    float64 `json:"max"`
-}
-
-func summarise(xs []float64) Summary {
-	if len(xs) == 0 {
-		return Summary{}
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return Summary{N: len(s), Mean: stat.Mean(s, nil), Min: s[0], Median: stat.Quantile(0.5, stat.Empirical, s, nil), Max: s[len(s)-1]}
-}
-
-// LayerCost is the mean cycles of one layer per message.
-type LayerCost struct {
-	Layer  string  `json:"layer"`
-	Cycles float64 `json:"cycles"`
-}
-
-// Row is one message size's result.
-type Row struct {
-	Size       int         `json:"size"`
-	Fragments  int         `json:"fragments"` // IP datagrams on the wire per message
-	Messages   int         `json:"messages"`
-	Lost       int         `json:"lost"`
-	Corrupt    int         `json:"corrupt"`
-	RTTMicros  float64     `json:"rtt_us"`         // mean round trip seen by the client
-	Send       Summary     `json:"send_cycles"`    // the sending thread's cycles inside sendto
-	Receive    Summary     `json:"receive_cycles"` // first frame at the card to recvfrom returning
-	SendLayers []LayerCost `json:"send_layers"`
-	RecvLayers []LayerCost `json:"receive_layers"`
-}
+// The sweep's results.
+type (
+	Summary   = latency.Summary
+	LayerCost = latency.LayerCost
+	Row       = latency.Row
+)
 
 // Host is what the sweep needs of a host.
 type Host struct {
@@ -111,8 +79,8 @@ type Bench struct {
 	perHost  [2]*probe
 	sendSamp [][]float64
 	recvSamp [][]float64
-	sendLay  []map[cpu.Layer]float64
-	recvLay  []map[cpu.Layer]float64
+	sendLay  []latency.Layers
+	recvLay  []latency.Layers
 	size     int  // index of the size being run
 	measured bool // whether the current round trip counts
 	rttSum   []sim.Time
@@ -129,14 +97,14 @@ func New(p Params, client, server *Host) (*Bench, error) {
 	n := len(p.Sizes)
 	b := &Bench{p: p, client: client, server: server, rows: make([]Row, n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
-		sendLay: make([]map[cpu.Layer]float64, n), recvLay: make([]map[cpu.Layer]float64, n),
+		sendLay: make([]latency.Layers, n), recvLay: make([]latency.Layers, n),
 		rttSum: make([]sim.Time, n)}
 	for i := range n {
-		b.sendLay[i] = map[cpu.Layer]float64{}
-		b.recvLay[i] = map[cpu.Layer]float64{}
+		b.sendLay[i] = latency.Layers{}
+		b.recvLay[i] = latency.Layers{}
 		b.rows[i].Size = p.Sizes[i]
 		maxfrag := (client.Inet.Params().MTU - header.IPv4MinimumSize) &^ 7
-		b.rows[i].Fragments = (p.Sizes[i] + header.UDPMinimumSize + maxfrag - 1) / maxfrag
+		b.rows[i].Packets = (p.Sizes[i] + header.UDPMinimumSize + maxfrag - 1) / maxfrag
 	}
 	b.mainC = client.Kernel.Symbols().Define(defMain)
 	b.mainS = server.Kernel.Symbols().Define(defMain)
@@ -150,8 +118,8 @@ func New(p Params, client, server *Host) (*Bench, error) {
 
 // Start spawns the echo server and the client.
 func (b *Bench) Start() {
-	b.server.Kernel.Spawn("udpecho", b.serve)
-	b.client.Kernel.Spawn("udpclient", b.run)
+	b.server.Kernel.Spawn("udpecho", b.Serve)
+	b.client.Kernel.Spawn("udpclient", b.Client)
 }
 
 // Rows returns the results once the client has ended.
@@ -159,7 +127,9 @@ func (b *Bench) Rows() []Row { return b.rows }
 
 func maxSize(p Params) int { return slices.Max(p.Sizes) }
 
-func (b *Bench) serve(t *kernel.Thread) {
+// Serve is the echo server's program, to run on a thread of the server
+// host; it ends once the client has.
+func (b *Bench) Serve(t *kernel.Thread) {
 	h := b.server
 	c := h.Kernel.CPU()
 	c.Enter(b.mainS)
@@ -185,7 +155,8 @@ func (b *Bench) serve(t *kernel.Thread) {
 
 func payloadByte(i int) byte { return byte(i*7 + i>>8 + 1) }
 
-func (b *Bench) run(t *kernel.Thread) {
+// Client is the client's program, to run on a thread of the client host.
+func (b *Bench) Client(t *kernel.Thread) {
 	h := b.client
 	k := h.Kernel
 	c := k.CPU()
@@ -248,40 +219,14 @@ func (b *Bench) run(t *kernel.Thread) {
 func (b *Bench) finish() {
 	for si := range b.rows {
 		r := &b.rows[si]
-		r.Send = summarise(b.sendSamp[si])
-		r.Receive = summarise(b.recvSamp[si])
+		r.Send = latency.Summarise(b.sendSamp[si])
+		r.Receive = latency.Summarise(b.recvSamp[si])
 		if r.Messages > 0 {
 			r.RTTMicros = float64(b.rttSum[si]) / float64(r.Messages) / float64(sim.Microsecond)
 		}
-		r.SendLayers = layerMeans(b.sendLay[si], r.Send.N)
-		r.RecvLayers = layerMeans(b.recvLay[si], r.Receive.N)
+		r.SendLayers = b.sendLay[si].Means(r.Send.N)
+		r.RecvLayers = b.recvLay[si].Means(r.Receive.N)
 	}
-}
-
-func layerMeans(m map[cpu.Layer]float64, n int) []LayerCost {
-	if n == 0 {
-		return nil
-	}
-	var out []LayerCost
-	for l, v := range m {
-		if v != 0 {
-			name := string(l)
-			if name == "" {
-				name = "-"
-			}
-			out = append(out, LayerCost{Layer: name, Cycles: v / float64(n)})
-		}
-	}
-	slices.SortFunc(out, func(a, b LayerCost) int {
-		switch {
-		case a.Layer < b.Layer:
-			return -1
-		case a.Layer > b.Layer:
-			return 1
-		}
-		return 0
-	})
-	return out
 }
 
 // probe measures one host: its sendto calls, and its receives from the
@@ -347,9 +292,7 @@ func (pr *probe) sent(c *cpu.CPU) {
 	x := c.Current()
 	si := b.size
 	b.sendSamp[si] = append(b.sendSamp[si], float64(x.Cycles()-pr.sendFrom))
-	for _, l := range diff(pr.sendLay, x.LayerCycles()) {
-		b.sendLay[si][l.Layer] += float64(l.Cycles)
-	}
+	b.sendLay[si].Add(pr.sendLay, x.LayerCycles())
 }
 
 func (pr *probe) received(c *cpu.CPU) {
@@ -367,14 +310,7 @@ func (pr *probe) received(c *cpu.CPU) {
 	si := b.size
 	end := c.AccountAt(c.LocalTime())
 	b.recvSamp[si] = append(b.recvSamp[si], float64(end.Cycle-a.start.Cycle))
-	for _, l := range diff(a.start.Layers, end.Layers) {
-		layer := l.Layer
-		if layer == cpu.LayerIDLE {
-			layer = cpu.LayerDMA // the idle loop waits for the rest of the message
-		}
-		b.recvLay[si][layer] += float64(l.Cycles)
-	}
-	b.recvLay[si][cpu.LayerDMA] += float64(end.Idle - a.start.Idle)
+	b.recvLay[si].AddReceive(a.start, end)
 }
 
 // frame watches frames reaching the host's card: UDP datagrams to or from
@@ -405,16 +341,4 @@ func (pr *probe) frame(f []byte) {
 		// fragment last); forget the key so that IDs may wrap.
 		delete(pr.arrivals, key)
 	}
-}
-
-// diff returns after minus before, layer by layer.
-func diff(before, after []cpu.LayerCycles) []cpu.LayerCycles {
-	out := make([]cpu.LayerCycles, len(after))
-	for i, l := range after {
-		out[i] = l
-		if i < len(before) {
-			out[i].Cycles -= before[i].Cycles
-		}
-	}
-	return out
 }
