@@ -56,8 +56,20 @@ var deviceTypes = map[string]*DeviceType{
 		Defaults:       func() any { p := ne2000.DefaultParams(); return &p },
 		DriverDefaults: func() any { p := drvne2000.DefaultParams(); return &p },
 		Size:           ne2000.Size,
-		build:          buildNE2000,
+		build:          checkNE2000,
 	},
+}
+
+// checkNE2000 builds an NE2000 after checking what neither parameter
+// table can check alone: the driver's frames, mtu + 18 bytes, must be
+// ones the card transmits.
+func checkNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+	card, drv := d.Params.(*ne2000.Params), d.Driver.(*drvne2000.Params)
+	if drv.MaxFrame() > int(card.MaxFrame) {
+		return nil, fmt.Errorf("driver.mtu: %d needs frames of %d bytes (header and FCS included), longer than params.max_frame (%v) lets the card send",
+			drv.MTU, drv.MaxFrame(), card.MaxFrame)
+	}
+	return buildNE2000(h, k, d, irq)
 }
 
 type timerDevice struct{ *timer.Timer }

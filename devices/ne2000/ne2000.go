@@ -31,6 +31,19 @@
 //   - Ring pointers are compared as the chip does: the chip never writes
 //     into the BNRY page. BNRY = PSTART-1, which Linux writes when the next
 //     frame is at PSTART, is taken as PSTOP-1.
+//
+// Frame length. The DP8390 counts a transmit in the 16-bit TBCR and a
+// stored frame in the receive header's 16-bit count; it enforces no
+// Ethernet maximum itself. On 10 Mbit/s Ethernet a real card sends at most
+// 1518 bytes (IEEE 802.3) because its driver never loads more. The model
+// refuses a transmit longer than Params.MaxFrame (1518 by default) as a
+// guest error, so a driver bug shows; raising max_frame is a simulation
+// allowance that lets the card stand in for an FDDI interface (MTU 4352).
+// The receiver checks no maximum, as on the chip: its local DMA links ring
+// pages until the frame ends and aborts only when the next page would be
+// the BNRY page (DP8390D data sheet, sec. 7 "Linking receive buffer
+// pages", "Buffer ring overflow"), so a long frame is stored whenever the
+// ring has room for it and overflows the ring otherwise.
 package ne2000
 
 import (
@@ -158,8 +171,9 @@ type NE2000 struct {
 
 // New returns a card named name ("hostA.nic0") with the station address
 // p.MAC in its PROM, raising irq (nil: no interrupt line) and reporting
-// guest misuse to guest (nil: counted only). The chip starts stopped, as
-// after power-up. Attach it to the network with SetWire.
+// guest misuse to guest (nil: counted only). p must be valid (see
+// Params.Validate). The chip starts stopped, as after power-up. Attach it
+// to the network with SetWire.
 func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, guest *memory.GuestLog) *NE2000 {
 	if l, ok := irq.(*cpu.IRQLine); ok && l == nil {
 		irq = nil
@@ -176,8 +190,8 @@ func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, guest *memory.GuestL
 	}
 	n.cr = CrSTP | CrRD2
 	n.dcr = DcrLS
-	n.txBuf = make([]byte, 0, ethersim.MaxFrame)
-	n.txQ = make([]byte, 0, ethersim.MaxFrame)
+	n.txBuf = make([]byte, 0, p.MaxFrame)
+	n.txQ = make([]byte, 0, p.MaxFrame)
 	return n
 }
 
@@ -846,8 +860,16 @@ func (n *NE2000) transmit() {
 	if start < RAMStart || end > RAMEnd {
 		n.report("transmit buffer [%#x, %#x) is not inside the packet RAM [%#x, %#x)", start, end, RAMStart, RAMEnd)
 	}
-	if n.tbcr > ethersim.MaxFrame-fcsBytes && n.tcr&TcrCRC == 0 {
-		n.report("transmit of %d bytes: longer than the Ethernet maximum of %d", n.tbcr, ethersim.MaxFrame-fcsBytes)
+	// The frame as it will leave: padded and with the FCS appended, or
+	// exactly as loaded when TCR.CRC inhibits the FCS.
+	wireLen := int(n.tbcr)
+	if n.tcr&TcrCRC == 0 {
+		wireLen = max(wireLen, minFrameNoFCS) + fcsBytes
+	}
+	if wireLen > int(n.p.MaxFrame) {
+		n.report("transmit of %d bytes (%d on the wire): longer than the card's max_frame of %d; aborted", n.tbcr, wireLen, n.p.MaxFrame)
+		n.finishTx(TsrABT, IsrTXE)
+		return
 	}
 	buf := n.txQ[:0]
 	if !n.wireBusy {

@@ -13,6 +13,11 @@
 // packet driver loopback of the TOP-on-486 measurements), to measure
 // protocol processing without the wire.
 //
+// The MTU is a parameter: 1500 as on Ethernet, or larger when the card
+// stands in for an FDDI interface (MTU 4352, with the card's max_frame
+// raised to match). The transmit slots and the receive ring are sized for
+// it within the card's 16 KiB of packet RAM.
+//
 // Simplifications: one card per driver instance; no multicast list (the
 // hash filter is left open or closed as a whole); a lost transmit
 // interrupt is not timed out.
@@ -34,12 +39,68 @@ type Params struct {
 	Promiscuous bool     `toml:"promiscuous" help:"receive every frame on the wire"`
 	OverrunWait sim.Time `toml:"overrun_wait" help:"busy wait after stopping the chip on a ring overflow (the data sheet asks for at least 1.6 ms; Linux waits 10 ms)"`
 	Loopback    bool     `toml:"loopback" help:"copy transmitted frames straight to the receive path, never touching the card"`
+	MTU         int      `toml:"mtu" min:"68" max:"5353" help:"largest payload of one frame: 1500 on Ethernet, 4352 to stand in for FDDI. The card's params.max_frame must be at least mtu+18. Each transmit slot takes ceil((mtu+14)/256) pages of the 16 KiB packet RAM and the rest must give a receive ring for two maximum frames: mtu at most 5353 with tx_buffers = 1, 3826 with 2"`
 }
 
 // DefaultParams returns one transmit slot, as the packet driver of the
-// TOP measurements used.
+// TOP measurements used, and the Ethernet MTU.
 func DefaultParams() Params {
-	return Params{TxBuffers: 1, OverrunWait: 1600 * sim.Microsecond}
+	return Params{TxBuffers: 1, OverrunWait: 1600 * sim.Microsecond, MTU: DefaultMTU}
+}
+
+// DefaultMTU is Ethernet's (RFC 894); MinMTU is the least every IP host
+// must handle (RFC 791).
+const (
+	DefaultMTU = 1500
+	MinMTU     = 68
+)
+
+// Packet RAM layout for an MTU, in Linux's order: the transmit slots
+// first, the receive ring from the page after them to the end of the RAM.
+//
+//	0x40    ┌─────────────┐
+//	        │ TX slot 0   │ txPages: ceil((mtu+14)/256) pages each
+//	        │ TX slot 1   │ (tx_buffers = 2)
+//	rxStart ├─────────────┤ PSTART
+//	        │ receive     │ at least two maximum frames (rxFramePages
+//	        │ ring        │ each) and the page BNRY holds, which the
+//	        │             │ chip never writes
+//	0x80    └─────────────┘ PSTOP
+//
+// With the defaults (MTU 1500, one slot) this is 6 pages of transmit
+// buffer and a 58-page ring; with MTU 4352, 18 and 46.
+
+// txPages is the pages of one transmit slot: a maximum frame without FCS
+// (the chip appends it).
+func txPages(mtu int) int { return (mtu + etherHdr + pageSize - 1) / pageSize }
+
+// rxFramePages is the ring pages one maximum received frame takes: the
+// header, the frame and its FCS, counted as the next-page pointer the
+// driver's sanity check expects (1 + count/256, which is one page more
+// than needed when the count is a multiple of 256).
+func rxFramePages(mtu int) int { return 1 + (hdrBytes+mtu+etherHdr+fcsBytes)/pageSize }
+
+// MaxFrame returns the longest frame the driver sends or accepts, FCS
+// included: the MTU, the Ethernet header and the FCS. The card's
+// max_frame must be at least this.
+func (p Params) MaxFrame() int { return p.MTU + etherHdr + fcsBytes }
+
+// Validate checks p; errors start with the TOML key at fault.
+func (p Params) Validate() error {
+	if p.TxBuffers < 1 || p.TxBuffers > 2 {
+		return fmt.Errorf("tx_buffers: %d is not 1 or 2", p.TxBuffers)
+	}
+	if p.MTU < MinMTU {
+		return fmt.Errorf("mtu: %d is below the minimum of %d (RFC 791)", p.MTU, MinMTU)
+	}
+	slot := txPages(p.MTU)
+	ring := max(cardMemHi-cardMemLo-p.TxBuffers*slot, 0)
+	if need := 2*rxFramePages(p.MTU) + 1; ring < need {
+		return fmt.Errorf("mtu: %d does not fit the card's 16 KiB of packet RAM with tx_buffers = %d: "+
+			"%d transmit slot(s) of %d pages leave a receive ring of %d pages; two %d-byte frames need %d (%d pages each and the page BNRY holds)",
+			p.MTU, p.TxBuffers, p.TxBuffers, slot, ring, p.MaxFrame(), need, rxFramePages(p.MTU))
+	}
+	return nil
 }
 
 // Costs of the driver's functions in instructions per call, estimated
@@ -80,6 +141,7 @@ type Stats struct {
 	InterruptRounds     uint64
 	RemoteDMAWriteWords uint64
 	RemoteDMAReadWords  uint64
+	TxTooLong           uint64 // frames longer than mtu+14 dropped before loading (a stack bug)
 }
 
 type slot struct {
@@ -106,6 +168,7 @@ type Driver struct {
 	txing   int // slot on the wire, or -1
 	rxStart byte
 	rxStop  byte
+	maxRx   int         // longest acceptable frame in the ring, FCS included
 	scratch memory.Addr // receive header and PROM, 32 bytes
 	pad     memory.Addr // zeroed 60-byte buffer for short frames
 	ready   bool
@@ -117,8 +180,8 @@ type Driver struct {
 // registers it with the device layer as name ("eth0"). Init programs the
 // card.
 func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, base memory.Addr, irq int, p Params) (*Driver, error) {
-	if p.TxBuffers < 1 || p.TxBuffers > 2 {
-		return nil, fmt.Errorf("tx_buffers: %d is not 1 or 2", p.TxBuffers)
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	d := &Driver{k: k, c: k.CPU(), ns: ns, p: p, space: space, base: base, irq: irq, name: name, txing: -1}
 	syms := k.Symbols()
@@ -134,11 +197,13 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 	} {
 		*x.s = syms.Define(x.def)
 	}
+	slot := txPages(p.MTU)
 	for i := range d.slots {
-		d.slots[i].page = cardMemLo + byte(i*txPages)
+		d.slots[i].page = cardMemLo + byte(i*slot)
 	}
-	d.rxStart = cardMemLo + byte(p.TxBuffers*txPages)
+	d.rxStart = cardMemLo + byte(p.TxBuffers*slot)
 	d.rxStop = cardMemHi
+	d.maxRx = p.MaxFrame()
 	d.qi = ns.AddDevice(d)
 	return d, nil
 }
@@ -149,8 +214,8 @@ func (d *Driver) Name() string { return d.name }
 // MAC implements netdev.Device: the address read from the card's PROM.
 func (d *Driver) MAC() [6]byte { return d.mac }
 
-// MTU implements netdev.Device.
-func (d *Driver) MTU() int { return 1500 }
+// MTU implements netdev.Device: the mtu parameter.
+func (d *Driver) MTU() int { return d.p.MTU }
 
 // Queue returns the device's queue index in the device layer.
 func (d *Driver) Queue() int { return d.qi }
@@ -308,6 +373,13 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	}
 	if s < 0 {
 		return false
+	}
+	if b.Len > d.p.MTU+etherHdr {
+		// It would run past its slot into the next one or the ring.
+		d.stats.TxTooLong++
+		d.stats.TxErrors++
+		b.Free(d.k)
+		return true
 	}
 	c := d.c
 	c.Enter(d.sym.startXmit)
@@ -473,7 +545,7 @@ func (d *Driver) receive() {
 			next == this+1+byte((pktLen+hdrBytes)>>8)-(d.rxStop-d.rxStart) ||
 			next == this+1 || next == this+1-(d.rxStop-d.rxStart)
 		switch {
-		case pktLen < minFrame+4 || pktLen > maxFrame || !plausible:
+		case pktLen < minFrame+fcsBytes || pktLen > d.maxRx || !plausible:
 			d.stats.RxErrors++
 		case status&rsrOK == 0:
 			d.stats.RxErrors++

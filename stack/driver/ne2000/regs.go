@@ -35,10 +35,10 @@ const (
 	pageSize   = 256
 	cardMemLo  = 0x40 // first page of packet RAM (NE2000: 16 KiB at 0x4000)
 	cardMemHi  = 0x80 // page after the last
-	txPages    = 6    // one maximum frame: 1536 bytes
 	hdrBytes   = 4    // receive header: status, next page, count
 	minFrame   = 60   // without FCS
-	maxFrame   = 1518 // with FCS
+	etherHdr   = 14   // destination, source, type
+	fcsBytes   = 4    // frame check sequence, appended by the chip
 	maxRxLoops = 9    // frames removed per receive call (Linux ei_receive)
 	maxIntLoop = 12   // interrupt-handler rounds (Linux MAX_SERVICE)
 )
