@@ -29,6 +29,9 @@ type DeviceType struct {
 	// Size is the register window.
 	Size  uint64
 	build func(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error)
+	// setMTU, for network devices, configures the card and its driver
+	// for an interface MTU an experiment asks for ([[host.nic]] mtu).
+	setMTU func(d *DeviceSpec, mtu int) error
 }
 
 var deviceTypes = map[string]*DeviceType{
@@ -57,7 +60,21 @@ var deviceTypes = map[string]*DeviceType{
 		DriverDefaults: func() any { p := drvne2000.DefaultParams(); return &p },
 		Size:           ne2000.Size,
 		build:          checkNE2000,
+		setMTU:         ne2000MTU,
 	},
+}
+
+// ne2000MTU sets the driver's MTU and lets the card send the frames it
+// needs (a simulation allowance past Ethernet's 1518 bytes, see the
+// card's max_frame).
+func ne2000MTU(d *DeviceSpec, mtu int) error {
+	card, drv := d.Params.(*ne2000.Params), d.Driver.(*drvne2000.Params)
+	drv.MTU = mtu
+	if err := drv.Validate(); err != nil {
+		return err
+	}
+	card.MaxFrame = max(card.MaxFrame, sim.Size(drv.MaxFrame()))
+	return nil
 }
 
 // checkNE2000 builds an NE2000 after checking what neither parameter

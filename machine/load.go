@@ -146,9 +146,16 @@ func LoadExperiment(path string) (*Experiment, error) {
 	exp := DefaultExperiment()
 	exp.Path = path
 	var errs config.Errors
-	if err := f.DecodeInto(&exp); err != nil {
-		errs = append(errs, err.(config.Errors)...)
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err.(config.Errors)...)
+		}
 	}
+	add(f.DecodePartial(&exp))
+	for i := range exp.Hosts {
+		f.MarkUsed("host", strconv.Itoa(i), "inet") // decoded onto the machine's below
+	}
+	add(f.CheckUnused())
 	if len(errs) == 0 {
 		errs = append(errs, checkExperiment(f, &exp)...)
 	}
@@ -174,9 +181,12 @@ func LoadExperiment(path string) (*Experiment, error) {
 	if machineErrs != nil {
 		return nil, machineErrs
 	}
-	// What the experiment says of each machine's devices.
+	// What the experiment says of each machine's devices and stack.
 	for i, h := range exp.Hosts {
+		hk := strconv.Itoa(i)
+		ipDone := false
 		for j, n := range h.NICs {
+			key := func(k string) []string { return []string{"host", hk, "nic", strconv.Itoa(j), k} }
 			var dev *DeviceSpec
 			for k := range h.Machine.Devices {
 				if h.Machine.Devices[k].Name == n.Device {
@@ -184,9 +194,29 @@ func LoadExperiment(path string) (*Experiment, error) {
 				}
 			}
 			if dev == nil || deviceTypes[dev.Type].DriverDefaults == nil {
-				errs = append(errs, f.Errorf([]string{"host", strconv.Itoa(i), "nic", strconv.Itoa(j), "device"},
-					"machine %q has no network device %q", h.Machine.Machine.Name, n.Device))
+				errs = append(errs, f.Errorf(key("device"), "machine %q has no network device %q", h.Machine.Machine.Name, n.Device))
+				continue
 			}
+			if n.MTU == 0 {
+				continue
+			}
+			if set := deviceTypes[dev.Type].setMTU; set == nil {
+				errs = append(errs, f.Errorf(key("mtu"), "a %s card's MTU cannot be set", dev.Type))
+			} else if err := set(dev, n.MTU); err != nil {
+				errs = append(errs, f.Errorf(key("mtu"), "%d: %v", n.MTU, err))
+			}
+			for _, sg := range exp.Segments {
+				if sg.Name == n.Segment && n.MTU+18 > int(sg.MaxFrame) {
+					errs = append(errs, f.Errorf(key("mtu"), "%d needs frames of %d bytes; segment %q carries at most %v (its max_frame)", n.MTU, n.MTU+18, sg.Name, sg.MaxFrame))
+				}
+			}
+			if n.IP != (ethersim.IP4{}) && !ipDone {
+				h.Machine.Inet.MTU = n.MTU
+			}
+			ipDone = ipDone || n.IP != (ethersim.IP4{})
+		}
+		if f.Has("host", hk, "inet") {
+			add(f.DecodeInto(&h.Machine.Inet, "host", hk, "inet"))
 		}
 	}
 	if len(errs) > 0 {
@@ -254,6 +284,7 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 		"mac":  {{"sender", w.Mac.Sender}},
 		"udp":  {{"client", w.UDP.Client}, {"server", w.UDP.Server}},
 		"tcp":  {{"client", w.TCP.Client}, {"server", w.TCP.Server}},
+		"ttcp": {{"transmitter", w.TTCP.Transmitter}, {"receiver", w.TTCP.Receiver}},
 		"ping": {{"from", w.Ping.From}, {"to", w.Ping.To}},
 	}
 	if !w.Mac.Loopback {

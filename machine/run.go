@@ -12,6 +12,7 @@ import (
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ping"
 	"simkron/stack/apps/tcpbench"
+	"simkron/stack/apps/ttcp"
 	"simkron/stack/apps/udpbench"
 	"simkron/stack/kernel"
 )
@@ -48,6 +49,7 @@ type Run struct {
 	mac   *macbench.Bench
 	udp   *udpbench.Bench
 	tcp   *tcpbench.Bench
+	ttcp  *ttcp.Test
 	ping  *ping.Program
 	done  int
 }
@@ -103,6 +105,10 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	case "tcp":
 		if err := r.setupTCP(exp.Workload); err != nil {
 			return nil, fmt.Errorf("workload.tcp: %w", err)
+		}
+	case "ttcp":
+		if err := r.setupTTCP(exp.Workload.TTCP); err != nil {
+			return nil, fmt.Errorf("workload.ttcp: %w", err)
 		}
 	case "ping":
 		if err := r.setupPing(exp.Workload.Ping); err != nil {
@@ -274,6 +280,26 @@ func (r *Run) setupTCP(w WorkloadSpec) error {
 	return nil
 }
 
+func (r *Run) setupTTCP(p ttcp.Params) error {
+	tx, txObs, err := r.sweepHost("transmitter", p.Transmitter)
+	if err != nil {
+		return err
+	}
+	rx, rxObs, err := r.sweepHost("receiver", p.Receiver)
+	if err != nil {
+		return err
+	}
+	if tx == rx {
+		return fmt.Errorf("receiver: the transmitter and the receiver must be different hosts")
+	}
+	if r.ttcp, err = ttcp.New(p, &ttcp.Host{Name: tx.Name, Kernel: tx.Kernel, Inet: tx.Inet, Observe: txObs},
+		&ttcp.Host{Name: rx.Name, Kernel: rx.Kernel, Inet: rx.Inet, Observe: rxObs}); err != nil {
+		return err
+	}
+	r.ttcp.Start()
+	return nil
+}
+
 func (r *Run) setupPing(p ping.Params) error {
 	from, err := r.host(p.From)
 	if err != nil {
@@ -406,6 +432,15 @@ func (r *Run) result() *report.Result {
 		if f := r.tcp.Failed(); f != "" && res.Complete {
 			res.Complete = false
 			res.Incomplete = "tcp sweep: " + f
+		}
+	}
+	if r.ttcp != nil {
+		res.TTCP = r.ttcp.Results()
+		for _, c := range res.TTCP {
+			if c.Error != "" && res.Complete {
+				res.Complete = false
+				res.Incomplete = fmt.Sprintf("ttcp run %q: %s", c.Name, c.Error)
+			}
 		}
 	}
 	if r.ping != nil {

@@ -16,6 +16,7 @@ import (
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ping"
 	"simkron/stack/apps/tcpbench"
+	"simkron/stack/apps/ttcp"
 	"simkron/stack/apps/udpbench"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
@@ -93,6 +94,8 @@ type HostSpec struct {
 	MachineFile string    `toml:"machine" help:"machine file, relative to the experiment file"`
 	NICs        []NICSpec `toml:"nic" help:"network cards of the machine and the segments they plug into"`
 	Machine     *Spec     `toml:"-"`
+	// A [host.inet] table overrides keys of the machine file's [inet] for
+	// this host (LoadExperiment applies it to Machine).
 }
 
 // NICSpec plugs one network device of a host's machine into a segment.
@@ -103,6 +106,7 @@ type NICSpec struct {
 	IP      ethersim.IP4         `toml:"ip" help:"IPv4 address of the host on this card (0.0.0.0: no Internet protocols)"`
 	Netmask ethersim.IP4         `toml:"netmask" help:"subnet mask of the card's network"`
 	Faults  ethersim.FaultParams `toml:"faults" help:"faults on frames arriving at this card"`
+	MTU     int                  `toml:"mtu" min:"0" max:"65535" help:"interface MTU on this card (0: the machine file's): sets the card's driver and, on the card with the host's address, IP; frames of mtu + 18 bytes must fit the segment's max_frame (raise both to stand in for FDDI: 4352 and 4370B)"`
 }
 
 // SetDefaults fills a new [[host.nic]] with a class C netmask.
@@ -142,11 +146,12 @@ type ExperimentInfo struct {
 
 // WorkloadSpec chooses the programs that run.
 type WorkloadSpec struct {
-	Type     string          `toml:"type" help:"workload: membench, mac, udp, tcp or ping"`
+	Type     string          `toml:"type" help:"workload: membench, mac, udp, tcp, ttcp or ping"`
 	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
 	Mac      macbench.Params `toml:"mac" help:"MAC-level frame sender and receiver through the network driver"`
 	UDP      udpbench.Params `toml:"udp" help:"UDP echo latency sweep through sockets"`
 	TCP      tcpbench.Params `toml:"tcp" help:"TCP echo latency sweep through stream sockets"`
+	TTCP     ttcp.Params     `toml:"ttcp" help:"ttcp bulk transfers, one connection per [[workload.ttcp.case]]"`
 	Ping     ping.Params     `toml:"ping" help:"ICMP echo requests from one host to another"`
 }
 
@@ -154,12 +159,12 @@ type WorkloadSpec struct {
 func DefaultExperiment() Experiment {
 	return Experiment{
 		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
-		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams(), TCP: tcpbench.DefaultParams(), Ping: ping.DefaultParams()},
+		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams(), TCP: tcpbench.DefaultParams(), TTCP: ttcp.DefaultParams(), Ping: ping.DefaultParams()},
 	}
 }
 
 // Workloads lists the workload types.
-var Workloads = []string{"membench", "mac", "udp", "tcp", "ping"}
+var Workloads = []string{"membench", "mac", "udp", "tcp", "ttcp", "ping"}
 
 func validName(s string) error {
 	if s == "" {

@@ -14,6 +14,7 @@ import (
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ping"
+	"simkron/stack/apps/ttcp"
 	"simkron/stack/apps/udpbench"
 )
 
@@ -39,6 +40,7 @@ type Result struct {
 	Mac         []macbench.Row `json:"mac,omitempty"`
 	UDP         []udpbench.Row `json:"udp,omitempty"`
 	TCP         []latency.Row  `json:"tcp,omitempty"`
+	TTCP        []ttcp.Result  `json:"ttcp,omitempty"`
 	Ping        *ping.Result   `json:"ping,omitempty"`
 	Segments    []Segment      `json:"segments,omitempty"`
 	Annotations *Annotations   `json:"annotations,omitempty"`

@@ -71,6 +71,9 @@ func workloadTables(r *Result) []table {
 		ts = append(ts, macTable(r))
 	}
 	ts = append(ts, layerTables(bs, "MAC")...)
+	if len(r.TTCP) > 0 {
+		ts = append(ts, ttcpTables(r)...)
+	}
 	sws := sweeps(r)
 	for _, sw := range sws {
 		ts = append(ts, sweepTable(sw))
@@ -207,4 +210,60 @@ func membenchTables(r *Result) []table {
 		ts = append(ts, t)
 	}
 	return ts
+}
+
+// ttcpTables returns the ttcp runs side by side, then each run's verdict
+// and a window of its trace from the middle of the transfer.
+func ttcpTables(r *Result) []table {
+	t := table{
+		title: "ttcp runs (throughput at the receiver, accept to end of stream; gaps between data segments at the receiver's card)",
+		header: []string{"run", "mtu", "mss", "writes", "size", "sndbuf", "rcvbuf", "nodelay", "delack",
+			"KB/s", "Mbit/s", "seconds", "segs", "sizes", "gap median ms", "gap max ms", "stalls", "held", "delack acks", "rexmt"},
+	}
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	for _, c := range r.TTCP {
+		var sizes []string
+		for _, sc := range c.Sizes[:min(len(c.Sizes), 3)] {
+			sizes = append(sizes, fmt.Sprintf("%dx%d", sc.Count, sc.Bytes))
+		}
+		t.rows = append(t.rows, []string{c.Name, fmt.Sprint(c.IfMTU), fmt.Sprint(c.MSS), fmt.Sprint(c.Writes), fmt.Sprint(c.Size),
+			bufText(c.SndBuf), bufText(c.RcvBuf), onOff(c.NoDelay), onOff(!c.QuickAck),
+			fmt.Sprintf("%.1f", c.KBps), fmt.Sprintf("%.3f", c.Mbps), fmt.Sprintf("%.3f", c.Seconds), fmt.Sprint(c.DataSegments),
+			strings.Join(sizes, " "), fmt.Sprintf("%.2f", c.Gaps.MedianMS), fmt.Sprintf("%.1f", c.Gaps.MaxMS), fmt.Sprint(c.Gaps.Stalls),
+			fmt.Sprint(c.Held), fmt.Sprint(c.DelAckTimeouts), fmt.Sprint(c.Retransmits)})
+	}
+	ts := []table{t}
+	v := table{title: "ttcp verdicts (from the measurements above)", header: []string{"run", "verdict"}}
+	for _, c := range r.TTCP {
+		v.rows = append(v.rows, []string{c.Name, c.Verdict})
+	}
+	ts = append(ts, v)
+	for _, c := range r.TTCP {
+		if len(c.Pattern) == 0 {
+			continue
+		}
+		p := table{
+			title:  fmt.Sprintf("ttcp %s: segments from the middle of the transfer as they reach the cards (seq and ack relative to each side's initial sequence number)", c.Name),
+			header: []string{"time ms", "delta ms", "dir", "seq", "len", "ack", "win"},
+		}
+		for _, e := range c.Pattern {
+			p.rows = append(p.rows, []string{fmt.Sprintf("%.3f", e.TimeMS), fmt.Sprintf("%.3f", e.DeltaMS), e.Dir,
+				fmt.Sprint(e.Seq), fmt.Sprint(e.Len), fmt.Sprint(e.Ack), fmt.Sprint(e.Win)})
+		}
+		ts = append(ts, p)
+	}
+	return ts
+}
+
+// bufText writes a socket buffer size, "default" for the stack's.
+func bufText(s sim.Size) string {
+	if s == 0 {
+		return "default"
+	}
+	return fmt.Sprint(int64(s))
 }

@@ -113,6 +113,10 @@ type Stats struct {
 	TCPFastRetrans, TCPTimeouts, TCPDelayedAcks         uint64
 	TCPOutOfOrder, TCPDupData, TCPBacklogged            uint64
 	TCPTimeWaitEnds, TCPPersistProbes, TCPOOWAckLimited uint64
+	// TCPSendHeld counts tcp_output holding back data the window allowed
+	// (Nagle or sender silly-window avoidance); TCPDelAckTimeouts the
+	// ACKs the delayed-ACK timer sent.
+	TCPSendHeld, TCPDelAckTimeouts uint64
 }
 
 // Symbols of the family, with their costs in instructions per call
@@ -149,6 +153,7 @@ type Stack struct {
 	nd    *netdev.Stack
 	dev   int // device queue index
 	p     Params
+	mtu0  int // the configured MTU, before SetMTU
 	addr  Addr
 	mask  Addr
 	stats Stats
@@ -182,7 +187,7 @@ func New(k *kernel.Kernel, nd *netdev.Stack, dev int, addr, mask Addr, p Params)
 	if p.MTU > d.MTU() {
 		return nil, fmt.Errorf("mtu: %d is larger than device %s's %d", p.MTU, d.Name(), d.MTU())
 	}
-	s := &Stack{k: k, c: k.CPU(), nd: nd, dev: dev, p: p, addr: addr, mask: mask,
+	s := &Stack{k: k, c: k.CPU(), nd: nd, dev: dev, p: p, mtu0: p.MTU, addr: addr, mask: mask,
 		ports: map[uint16]*Socket{}, nextPort: 32768, ipID: 1}
 	syms := k.Symbols()
 	for _, x := range []struct {
@@ -224,6 +229,24 @@ func (s *Stack) Stats() Stats { return s.stats }
 
 // Params returns the parameters.
 func (s *Stack) Params() Params { return s.p }
+
+// DeviceMTU returns the largest MTU the interface's device carries.
+func (s *Stack) DeviceMTU() int { return s.nd.Device(s.dev).MTU() }
+
+// ConfiguredMTU returns the MTU the host was built with.
+func (s *Stack) ConfiguredMTU() int { return s.mtu0 }
+
+// SetMTU changes the interface's MTU, as `ifconfig mtu` would between
+// runs: datagrams built from now on and connections opened from now on use
+// it. It may not exceed what the device carries.
+func (s *Stack) SetMTU(mtu int) error {
+	d := s.nd.Device(s.dev)
+	if mtu < 68 || mtu > d.MTU() {
+		return fmt.Errorf("mtu %d: device %s carries 68 to %d", mtu, d.Name(), d.MTU())
+	}
+	s.p.MTU = mtu
+	return nil
+}
 
 // AddNeighbour puts a permanent entry in the ARP cache, as `arp -s` does;
 // measurements that must not include address resolution use it.

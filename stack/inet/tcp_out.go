@@ -136,6 +136,9 @@ func (s *Stack) tcpOutputOne(t *kernel.Thread, tp *tcb) bool {
 		send = true
 	}
 	if !send {
+		if length > 0 {
+			s.stats.TCPSendHeld++
+		}
 		// Data waits: with nothing in flight to bring an ACK, the
 		// persist timer probes the peer's window.
 		if tp.slen > off && !tp.rexmt.Pending() && !tp.persist.Pending() {

@@ -88,6 +88,7 @@ func (s *Stack) tcpDelayAck(tp *tcb) {
 // delackFire sends the ACK that was being held back.
 func (tp *tcb) delackFire() {
 	if tp.delAck && tp.state != tcpClosed {
+		tp.s.stats.TCPDelAckTimeouts++
 		tp.ackNow = true
 		tp.s.tcpOutput(nil, tp)
 	}

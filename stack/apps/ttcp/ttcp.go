@@ -1,0 +1,550 @@
+// Package ttcp is the ttcp bulk-transfer test between two simulated
+// hosts: a transmitter connects and writes N buffers of S bytes, a
+// receiver reads until the end of the stream. Each run (case) opens a
+// fresh connection with its own socket buffer sizes, TCP_NODELAY,
+// delayed-ACK setting and interface MTU, so that a config can set
+// variants of one transfer side by side. Layer APPL.
+//
+// Besides throughput, an observer on each card records every segment of
+// the connection as it reaches the card: the gaps between data segments
+// at the receiver, the sizes sent, and a window of the trace from the
+// middle of the transfer show how the connection advances — smoothly, or
+// once per delayed-ACK timeout as in the ttcp stall of BSD-derived stacks
+// over FDDI. The stack's counters of data held back by the sender (Nagle
+// or silly-window avoidance) and of ACKs sent by the delayed-ACK timer
+// give the mechanism.
+//
+// The programs follow ttcp: the receiver reads S bytes at a time; the
+// transmitter times from connect to its last write, the receiver from
+// accept to the end of the stream (throughput is the receiver's). Between
+// runs the transmitter shuts its side and waits for the receiver's close,
+// so runs never overlap; the receiver listens on port+i for run i.
+package ttcp
+
+import (
+	"fmt"
+	"slices"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/header"
+	"simkron/stack/inet"
+	"simkron/stack/kernel"
+)
+
+// Case is one transfer.
+type Case struct {
+	Name     string   `json:"name" toml:"name" help:"name of the run in reports"`
+	Writes   int      `json:"writes" toml:"writes" min:"1" max:"10000000" help:"number of write() calls (ttcp -n)"`
+	Size     int      `json:"size" toml:"size" min:"1" max:"1048576" help:"bytes per write and per read (ttcp -l)"`
+	SndBuf   sim.Size `json:"sndbuf" toml:"sndbuf" max:"1MiB" help:"transmitter's SO_SNDBUF (ttcp -b); 0: the stack's tcp_sndbuf"`
+	RcvBuf   sim.Size `json:"rcvbuf" toml:"rcvbuf" max:"64KiB" help:"receiver's SO_RCVBUF; 0: the stack's tcp_rcvbuf"`
+	NoDelay  bool     `json:"nodelay" toml:"nodelay" help:"TCP_NODELAY on the transmitter (ttcp -D): Nagle off"`
+	QuickAck bool     `json:"quickack" toml:"quickack" help:"the receiver acknowledges every data segment at once: delayed ACKs off"`
+	MTU      int      `json:"mtu" toml:"mtu" min:"0" max:"65535" help:"interface MTU of both hosts for this run, as ifconfig sets it (0: as configured); at most what the cards' drivers carry"`
+}
+
+// SetDefaults gives a new [[workload.ttcp.case]] ttcp's BSD-era defaults
+// as in the stall report: 1000 writes of 2048 bytes, 8192-byte buffers.
+func (c *Case) SetDefaults() {
+	*c = Case{Writes: 1000, Size: 2048, SndBuf: 8 * sim.KiB, RcvBuf: 8 * sim.KiB}
+}
+
+// Validate checks what the field bounds cannot.
+func (c Case) Validate() error {
+	if c.SndBuf != 0 && c.SndBuf < sim.KiB {
+		return fmt.Errorf("sndbuf: %v: socket buffers are 0 (the stack's) or at least 1KiB", c.SndBuf)
+	}
+	if c.RcvBuf != 0 && c.RcvBuf < sim.KiB {
+		return fmt.Errorf("rcvbuf: %v: socket buffers are 0 (the stack's) or at least 1KiB", c.RcvBuf)
+	}
+	if c.MTU != 0 && c.MTU < 68 {
+		return fmt.Errorf("mtu: %d is below IPv4's minimum of 68", c.MTU)
+	}
+	return nil
+}
+
+// Params configures the runs.
+type Params struct {
+	Transmitter string   `toml:"transmitter" help:"host that connects and writes (ttcp -t)"`
+	Receiver    string   `toml:"receiver" help:"host that accepts and reads (ttcp -r)"`
+	Port        uint16   `toml:"port" min:"1" max:"60000" help:"receiver's TCP port for the first run; run i uses port + i"`
+	Timeout     sim.Time `toml:"timeout" min:"1ms" help:"longest wait in one read before the run is abandoned"`
+	Pattern     int      `toml:"pattern" min:"0" max:"1000" help:"segments of each run's trace, from the middle of the transfer, to report"`
+	Cases       []Case   `toml:"case" help:"the runs, in order"`
+}
+
+// DefaultParams returns one run with ttcp's defaults.
+func DefaultParams() Params {
+	var c Case
+	c.SetDefaults()
+	return Params{Port: 5001, Timeout: 10 * sim.Second, Pattern: 12, Cases: []Case{c}}
+}
+
+// Host is what ttcp needs of a host.
+type Host struct {
+	Name   string
+	Kernel *kernel.Kernel
+	Inet   *inet.Stack
+	// Observe installs an observer of the frames reaching the host's card.
+	Observe func(func(frame []byte))
+}
+
+// SizeCount is how many data segments of one size were sent.
+type SizeCount struct {
+	Bytes int `json:"bytes"`
+	Count int `json:"count"`
+}
+
+// Gaps summarises the times between consecutive data segments reaching
+// the receiver's card, in milliseconds.
+type Gaps struct {
+	N        int     `json:"n"`
+	MeanMS   float64 `json:"mean_ms"`
+	MedianMS float64 `json:"median_ms"`
+	MaxMS    float64 `json:"max_ms"`
+	// Stalls counts gaps of at least half the delayed-ACK period; StallMS
+	// is their sum.
+	Stalls  int     `json:"stalls"`
+	StallMS float64 `json:"stall_ms"`
+}
+
+// TraceEvent is one segment of the connection as it reached a card.
+type TraceEvent struct {
+	TimeMS  float64 `json:"time_ms"`  // since the run's first data segment
+	DeltaMS float64 `json:"delta_ms"` // since the event before
+	Dir     string  `json:"dir"`      // "data" (transmitter to receiver) or "ack"
+	Seq     uint32  `json:"seq"`      // relative to the sender's initial sequence number
+	Len     int     `json:"len"`
+	Ack     uint32  `json:"ack"` // relative to the other side's initial sequence number
+	Win     int     `json:"win"`
+}
+
+// Result is one run's outcome.
+type Result struct {
+	Case
+	IfMTU        int     `json:"if_mtu"` // the interface MTU the run used
+	MSS          int     `json:"mss"`    // the transmitter's maximum segment size
+	Bytes        int64   `json:"bytes"`
+	Corrupt      int64   `json:"corrupt_bytes"` // bytes read that differ from what was written
+	Seconds      float64 `json:"seconds"`       // receiver: accept to end of stream
+	TxSeconds    float64 `json:"tx_seconds"`    // transmitter: connect to its last write returning
+	KBps         float64 `json:"kb_per_s"`      // receiver's throughput, 1024-byte KB per second
+	Mbps         float64 `json:"mbit_per_s"`
+	DataSegments int     `json:"data_segments"`
+	Retransmits  uint64  `json:"retransmits"`
+	// Held counts times the transmitter's TCP held back data its window
+	// allowed (Nagle, silly-window avoidance); DelAckTimeouts the ACKs the
+	// receiver's delayed-ACK timer sent.
+	Held           uint64       `json:"held"`
+	DelAckTimeouts uint64       `json:"delack_timeouts"`
+	Sizes          []SizeCount  `json:"segment_sizes"`
+	Gaps           Gaps         `json:"gaps"`
+	Verdict        string       `json:"verdict"`
+	Pattern        []TraceEvent `json:"pattern"`
+	Error          string       `json:"error,omitempty"`
+}
+
+var defMain = cpu.Def{Name: "ttcp_main", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 256, Why: "loop over the writes or reads, count bytes"}
+
+// Test is the runs across the two hosts.
+type Test struct {
+	p       Params
+	tx, rx  *Host
+	results []Result
+	cur     int // the run in progress
+	trace   []rawEvent
+	txIRS   uint32 // the transmitter's view: the receiver's ISN
+	rxIRS   uint32 // the receiver's: the transmitter's ISN
+	delack  sim.Time
+	done    bool
+}
+
+type rawEvent struct {
+	at       sim.Time
+	data     bool
+	seq, ack uint32
+	n, win   int
+}
+
+// New prepares the runs; Start spawns the programs.
+func New(p Params, tx, rx *Host) (*Test, error) {
+	if tx.Inet == nil || rx.Inet == nil {
+		return nil, fmt.Errorf("both hosts need an IP address on a card")
+	}
+	if len(p.Cases) == 0 {
+		return nil, fmt.Errorf("case: no runs")
+	}
+	for i, c := range p.Cases {
+		for _, h := range []*Host{tx, rx} {
+			if c.MTU > h.Inet.Params().MTU && c.MTU > h.Inet.DeviceMTU() {
+				return nil, fmt.Errorf("case[%d].mtu: %d is more than host %s's card carries (%d)", i, c.MTU, h.Name, h.Inet.DeviceMTU())
+			}
+		}
+	}
+	t := &Test{p: p, tx: tx, rx: rx, results: make([]Result, len(p.Cases)), delack: rx.Inet.Params().TCPDelAck}
+	for i, c := range p.Cases {
+		t.results[i].Case = c
+	}
+	tx.Observe(func(f []byte) { t.frame(f, false) })
+	rx.Observe(func(f []byte) { t.frame(f, true) })
+	return t, nil
+}
+
+// Start spawns the receiver and the transmitter.
+func (t *Test) Start() {
+	t.rx.Kernel.Spawn("ttcp-r", t.receive)
+	t.tx.Kernel.Spawn("ttcp-t", t.transmit)
+}
+
+// Results returns the runs' outcomes once the transmitter has ended.
+func (t *Test) Results() []Result { return t.results }
+
+// Done reports whether every run has ended.
+func (t *Test) Done() bool { return t.done }
+
+func (t *Test) fail(i int, format string, args ...any) {
+	if t.results[i].Error == "" {
+		t.results[i].Error = fmt.Sprintf(format, args...)
+	}
+}
+
+func patternByte(i int64) byte { return byte(i*13 + i>>9 + 7) }
+
+// listen opens run i's listening socket with its receive buffer and
+// interface MTU.
+func (t *Test) listen(th *kernel.Thread, i int) int {
+	s, c := t.rx.Inet, t.p.Cases[i]
+	if err := t.setMTU(t.rx, c); err != nil {
+		t.fail(i, "%s: %v", t.rx.Name, err)
+		return -1
+	}
+	fd, err := s.Socket(th, inet.SockStream)
+	if err == 0 && c.RcvBuf > 0 {
+		err = s.SetOption(th, fd, inet.OptRcvBuf, int(c.RcvBuf))
+	}
+	if err == 0 && c.QuickAck {
+		err = s.SetOption(th, fd, inet.OptQuickAck, 1)
+	}
+	if err == 0 {
+		err = s.Bind(th, fd, t.p.Port+uint16(i))
+	}
+	if err == 0 {
+		err = s.Listen(th, fd, 1)
+	}
+	if err != 0 {
+		t.fail(i, "%s: listen: %v", t.rx.Name, err)
+		return -1
+	}
+	return fd
+}
+
+// setMTU sets h's interface MTU for run c (its configured MTU when 0).
+func (t *Test) setMTU(h *Host, c Case) error {
+	mtu := c.MTU
+	if mtu == 0 {
+		mtu = h.Inet.ConfiguredMTU()
+	}
+	return h.Inet.SetMTU(mtu)
+}
+
+func (t *Test) receive(th *kernel.Thread) {
+	h := t.rx
+	k := h.Kernel
+	cp := k.CPU()
+	sym := k.Symbols().Define(defMain)
+	cp.Enter(sym)
+	defer cp.Exit(sym)
+	s := h.Inet
+	buf := k.Kmalloc(t.maxSize())
+	got := make([]byte, t.maxSize())
+	lfd := t.listen(th, 0)
+	for i := range t.p.Cases {
+		c := t.p.Cases[i]
+		r := &t.results[i]
+		if lfd < 0 {
+			return
+		}
+		fd, _, _, err := s.Accept(th, lfd)
+		s.Close(th, lfd)
+		if err != 0 {
+			t.fail(i, "%s: accept: %v", h.Name, err)
+			return
+		}
+		start := cp.LocalTime()
+		var off int64
+		for {
+			n, err := s.Recv(th, fd, buf, c.Size, t.p.Timeout)
+			if err != 0 {
+				t.fail(i, "%s: recv after %d bytes: %v", h.Name, off, err)
+				break
+			}
+			if n == 0 {
+				break
+			}
+			// The simulator checks the bytes; the program is not charged.
+			cp.System().Phys.Read(buf, got[:n])
+			for j, b := range got[:n] {
+				if b != patternByte(off+int64(j)) {
+					r.Corrupt++
+				}
+			}
+			off += int64(n)
+		}
+		cp.Sync()
+		r.Bytes = off
+		r.Seconds = float64(cp.LocalTime()-start) / float64(sim.Second)
+		// The next run's listener is up before this connection closes,
+		// which is what the transmitter waits for.
+		if i+1 < len(t.p.Cases) {
+			lfd = t.listen(th, i+1)
+		}
+		s.Close(th, fd)
+	}
+}
+
+func (t *Test) maxSize() int {
+	n := 0
+	for _, c := range t.p.Cases {
+		n = max(n, c.Size)
+	}
+	return n
+}
+
+func (t *Test) transmit(th *kernel.Thread) {
+	h := t.tx
+	k := h.Kernel
+	cp := k.CPU()
+	sym := k.Symbols().Define(defMain)
+	cp.Enter(sym)
+	defer cp.Exit(sym)
+	defer t.finish()
+	s := h.Inet
+	size := t.maxSize()
+	// Each write's bytes are put in the buffer before it is sent.
+	buf := k.Kmalloc(size)
+	pat := make([]byte, size)
+	var rbuf memory.Addr = k.Kmalloc(64)
+	for i, c := range t.p.Cases {
+		t.cur = i
+		r := &t.results[i]
+		if err := t.setMTU(h, c); err != nil {
+			t.fail(i, "%s: %v", h.Name, err)
+			return
+		}
+		r.IfMTU = s.Params().MTU
+		before, rxBefore := s.Stats(), t.rx.Inet.Stats()
+		fd, err := t.connect(th, i)
+		if err != 0 {
+			t.fail(i, "%s: connect: %v", h.Name, err)
+			return
+		}
+		if info, ok := s.TCPInfo(fd); ok {
+			r.MSS = info.MSS
+		}
+		cp.Sync()
+		start := cp.LocalTime()
+		var off int64
+		for w := 0; w < c.Writes; w++ {
+			for j := range c.Size {
+				pat[j] = patternByte(off + int64(j))
+			}
+			cp.System().Phys.Write(buf, pat[:c.Size]) // the simulator fills the buffer, uncharged
+			n, err := s.Send(th, fd, buf, c.Size)
+			off += int64(n)
+			if err != 0 {
+				t.fail(i, "%s: send after %d bytes: %v", h.Name, off, err)
+				break
+			}
+		}
+		cp.Sync()
+		r.TxSeconds = float64(cp.LocalTime()-start) / float64(sim.Second)
+		// Shut our side and wait for the receiver to close: the run is over.
+		s.Shutdown(th, fd, inet.ShutWr)
+		for {
+			n, err := s.Recv(th, fd, rbuf, 64, t.p.Timeout)
+			if err != 0 || n == 0 {
+				break
+			}
+		}
+		s.Close(th, fd)
+		after, rxAfter := s.Stats(), t.rx.Inet.Stats()
+		r.Retransmits = after.TCPRetransSegs - before.TCPRetransSegs
+		r.Held = after.TCPSendHeld - before.TCPSendHeld
+		r.DelAckTimeouts = rxAfter.TCPDelAckTimeouts - rxBefore.TCPDelAckTimeouts
+		t.summarise(i)
+		t.trace = t.trace[:0]
+	}
+}
+
+// connect opens run i's connection with its options. ttcp -t started
+// before ttcp -r is refused: it tries again shortly, up to 50 times.
+func (t *Test) connect(th *kernel.Thread, i int) (int, inet.Errno) {
+	s, c := t.tx.Inet, t.p.Cases[i]
+	for try := 0; ; try++ {
+		fd, err := s.Socket(th, inet.SockStream)
+		if err == 0 && c.SndBuf > 0 {
+			err = s.SetOption(th, fd, inet.OptSndBuf, int(c.SndBuf))
+		}
+		if err == 0 && c.NoDelay {
+			err = s.SetOption(th, fd, inet.OptNoDelay, 1)
+		}
+		if err == 0 {
+			err = s.Connect(th, fd, t.rx.Inet.Addr(), t.p.Port+uint16(i))
+		}
+		if err != inet.ECONNREFUSED || try == 50 {
+			return fd, err
+		}
+		s.Close(th, fd)
+		th.SleepFor(20 * sim.Millisecond)
+	}
+}
+
+func (t *Test) finish() {
+	t.done = true
+	t.cur = len(t.p.Cases)
+}
+
+// frame records a segment of the current run's connection reaching a
+// card: data at the receiver, ACKs at the transmitter.
+func (t *Test) frame(f []byte, atReceiver bool) {
+	if t.cur >= len(t.p.Cases) || len(f) < header.EthernetHeaderLen+header.IPv4MinimumSize || header.Ethernet(f).Type() != header.EtherTypeIPv4 {
+		return
+	}
+	ip := header.IPv4(f[header.EthernetHeaderLen:])
+	if !ip.IsValid(len(ip)) || ip.Protocol() != header.IPv4ProtocolTCP || ip.FragmentOffset() != 0 {
+		return
+	}
+	h := t.tx
+	if atReceiver {
+		h = t.rx
+	}
+	if ip.Dst() != h.Inet.Addr() {
+		return
+	}
+	tcp := header.TCP(ip.Payload())
+	if !tcp.IsValid() {
+		return
+	}
+	port := t.p.Port + uint16(t.cur)
+	if atReceiver && tcp.DstPort() != port || !atReceiver && tcp.SrcPort() != port {
+		return
+	}
+	if tcp.Flags()&header.TCPFlagSYN != 0 {
+		if atReceiver {
+			t.rxIRS = tcp.SeqNum()
+		} else {
+			t.txIRS = tcp.SeqNum()
+		}
+		return
+	}
+	n := len(tcp) - tcp.DataOffset()
+	ev := rawEvent{at: h.Kernel.CPU().Kernel().Now(), data: atReceiver, seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())}
+	if atReceiver {
+		if n == 0 {
+			return // the transmitter's pure ACKs of the receiver's FIN
+		}
+		ev.seq -= t.rxIRS + 1
+		ev.ack -= t.txIRS + 1
+	} else {
+		if tcp.Flags()&header.TCPFlagACK == 0 {
+			return
+		}
+		ev.seq -= t.txIRS + 1
+		ev.ack -= t.rxIRS + 1
+	}
+	t.trace = append(t.trace, ev)
+}
+
+// summarise turns run i's trace into its result.
+func (t *Test) summarise(i int) {
+	r := &t.results[i]
+	if r.Seconds > 0 {
+		r.KBps = float64(r.Bytes) / 1024 / r.Seconds
+		r.Mbps = float64(r.Bytes) * 8 / 1e6 / r.Seconds
+	}
+	sizes := map[int]int{}
+	var gaps []float64
+	var last sim.Time
+	first := -1
+	for j, ev := range t.trace {
+		if !ev.data {
+			continue
+		}
+		if first < 0 {
+			first = j
+		} else {
+			gaps = append(gaps, float64(ev.at-last)/float64(sim.Millisecond))
+		}
+		last = ev.at
+		r.DataSegments++
+		sizes[ev.n]++
+	}
+	for n, c := range sizes {
+		r.Sizes = append(r.Sizes, SizeCount{Bytes: n, Count: c})
+	}
+	slices.SortFunc(r.Sizes, func(a, b SizeCount) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return a.Bytes - b.Bytes
+	})
+	r.Gaps = gapStats(gaps, float64(t.delack)/float64(sim.Millisecond)/2)
+	r.Verdict = verdict(r, float64(t.delack)/float64(sim.Millisecond))
+	if first < 0 || t.p.Pattern == 0 {
+		return
+	}
+	// A window from the middle of the transfer: the steady state.
+	from := first + (len(t.trace)-first)/2
+	for from > first && !t.trace[from].data {
+		from--
+	}
+	t0 := t.trace[first].at
+	prev := t.trace[from].at
+	for _, ev := range t.trace[from:min(len(t.trace), from+t.p.Pattern)] {
+		dir := "ack"
+		if ev.data {
+			dir = "data"
+		}
+		r.Pattern = append(r.Pattern, TraceEvent{
+			TimeMS: float64(ev.at-t0) / float64(sim.Millisecond), DeltaMS: float64(ev.at-prev) / float64(sim.Millisecond),
+			Dir: dir, Seq: ev.seq, Len: ev.n, Ack: ev.ack, Win: ev.win})
+		prev = ev.at
+	}
+}
+
+func gapStats(gaps []float64, stall float64) Gaps {
+	if len(gaps) == 0 {
+		return Gaps{}
+	}
+	s := slices.Clone(gaps)
+	slices.Sort(s)
+	g := Gaps{N: len(s), MedianMS: s[len(s)/2], MaxMS: s[len(s)-1]}
+	var sum float64
+	for _, x := range s {
+		sum += x
+		if x >= stall {
+			g.Stalls++
+			g.StallMS += x
+		}
+	}
+	g.MeanMS = sum / float64(len(s))
+	return g
+}
+
+// verdict says in words how the run advanced, from its measurements.
+func verdict(r *Result, delackMS float64) string {
+	if r.Error != "" {
+		return "failed: " + r.Error
+	}
+	total := r.Seconds * 1000
+	if r.Gaps.Stalls > 0 && r.Gaps.StallMS > total/2 {
+		per := float64(r.Bytes) / float64(r.Gaps.Stalls+1)
+		return fmt.Sprintf("STALLED: %d gaps of at least %.0f ms hold %.0f%% of the time; about %.0f bytes move per gap, "+
+			"the transmitter held data back %d times and the receiver's delayed-ACK timer sent %d ACKs",
+			r.Gaps.Stalls, delackMS/2, 100*r.Gaps.StallMS/total, per, r.Held, r.DelAckTimeouts)
+	}
+	return fmt.Sprintf("streaming: %d of %d gaps reach %.0f ms (median gap %.2f ms); held back %d times, %d delayed-ACK timeouts",
+		r.Gaps.Stalls, r.Gaps.N, delackMS/2, r.Gaps.MedianMS, r.Held, r.DelAckTimeouts)
+}
