@@ -11,6 +11,7 @@ import (
 	"simkron/config"
 	"simkron/ethersim"
 	"simkron/memory"
+	"simkron/stack/inet"
 )
 
 // LoadMachine reads a machine file strictly. Every problem is reported
@@ -153,7 +154,11 @@ func LoadExperiment(path string) (*Experiment, error) {
 	}
 	add(f.DecodePartial(&exp))
 	for i := range exp.Hosts {
-		f.MarkUsed("host", strconv.Itoa(i), "inet") // decoded onto the machine's below
+		// Checked here on the defaults, decoded onto the machine's
+		// settings once its file is read.
+		if scratch := inet.DefaultParams(); f.Has("host", strconv.Itoa(i), "inet") {
+			add(f.DecodeInto(&scratch, "host", strconv.Itoa(i), "inet"))
+		}
 	}
 	add(f.CheckUnused())
 	if len(errs) == 0 {

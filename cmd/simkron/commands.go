@@ -241,6 +241,7 @@ experiment files, with type, default, range and meaning.`)
 	fmt.Fprintf(w, "\nExperiment files\n\n")
 	exp := machine.DefaultExperiment()
 	config.Describe(w, "", &exp)
+	fmt.Fprintf(w, "\n[host.inet]: any key of the machine file's [inet], for that host only\n")
 	return exitOK
 }
 

@@ -178,7 +178,7 @@ func New(p Params, tx, rx *Host) (*Test, error) {
 	}
 	for i, c := range p.Cases {
 		for _, h := range []*Host{tx, rx} {
-			if c.MTU > h.Inet.Params().MTU && c.MTU > h.Inet.DeviceMTU() {
+			if c.MTU > h.Inet.DeviceMTU() {
 				return nil, fmt.Errorf("case[%d].mtu: %d is more than host %s's card carries (%d)", i, c.MTU, h.Name, h.Inet.DeviceMTU())
 			}
 		}
