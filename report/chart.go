@@ -28,10 +28,13 @@ const (
 	// ChartLatency is the mean latency against message size (log scale),
 	// a line per protocol and direction.
 	ChartLatency Chart = "latency"
+	// ChartProgress is the time-sequence graph of each ttcp run: bytes
+	// received against time, over the whole transfer and its first second.
+	ChartProgress Chart = "progress"
 )
 
 // Charts lists the charts, the default first.
-var Charts = []Chart{ChartLayers, ChartLatency}
+var Charts = []Chart{ChartLayers, ChartLatency, ChartProgress}
 
 // ChartSize is the size of a rendered chart in pixels at 96 dots per
 // inch (an SVG's size is the same in points, scaled by 3/4). A zero field
@@ -49,7 +52,7 @@ const (
 )
 
 // ErrNoChartData is returned when a result has nothing to chart.
-var ErrNoChartData = fmt.Errorf("the result has no per-layer measurements to chart")
+var ErrNoChartData = fmt.Errorf("the result has no measurements for this chart")
 
 // layerColors gives each known layer a fixed colour, the same in every
 // chart; other layers take plotutil's colours by position.
@@ -81,9 +84,15 @@ func layerColor(layer string, i int) color.Color {
 // chartGrid returns the plots of chart c laid out in rows and columns;
 // a nil plot leaves its cell empty.
 func chartGrid(r *Result, c Chart, size ChartSize) ([][]*plot.Plot, error) {
+	if c == ChartProgress {
+		if len(r.TTCP) == 0 {
+			return nil, fmt.Errorf("%w: %s needs ttcp runs (workload %q)", ErrNoChartData, c, r.Workload)
+		}
+		return [][]*plot.Plot{{progressPlot(r, 0), progressPlot(r, 1)}}, nil
+	}
 	bs := breakdowns(r)
 	if len(bs) == 0 {
-		return nil, fmt.Errorf("%w (workload %q)", ErrNoChartData, r.Workload)
+		return nil, fmt.Errorf("%w: %s needs per-layer measurements (workload %q)", ErrNoChartData, c, r.Workload)
 	}
 	switch c {
 	case ChartLayers:
@@ -210,6 +219,48 @@ func latencyPlot(bs []breakdown) (*plot.Plot, error) {
 	p.Y.Min = 0
 	p.Y.Max *= 1.1
 	return p, nil
+}
+
+// progressPlot draws each ttcp run's bytes received against time, up to
+// limit seconds (0: the whole transfer).
+func progressPlot(r *Result, limit float64) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = "ttcp: bytes at the receiver's card against time"
+	if limit > 0 {
+		p.Title.Text = fmt.Sprintf("ttcp: the first %g s", limit)
+	}
+	p.X.Label.Text = "seconds since the first data segment"
+	p.Y.Label.Text = "bytes"
+	p.Y.Tick.Marker = cycleTicks{}
+	p.Add(plotter.NewGrid())
+	for i, c := range r.TTCP {
+		var xys plotter.XYs
+		for _, pt := range c.Progress {
+			if limit > 0 && pt.Seconds > limit {
+				break
+			}
+			xys = append(xys, plotter.XY{X: pt.Seconds, Y: float64(pt.Bytes)})
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			continue // no point is NaN or infinite: cannot happen
+		}
+		line.Color = plotutil.Color(i)
+		line.Width = vg.Points(1.5)
+		line.StepStyle = plotter.PreStep
+		p.Add(line)
+		p.Legend.Add(c.Name, line)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.X.Min, p.Y.Min = 0, 0
+	if limit > 0 {
+		p.X.Max = limit
+	}
+	return p
 }
 
 // cycleTicks labels a cycle count axis compactly: 500, 20k, 1.5M.

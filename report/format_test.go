@@ -19,6 +19,7 @@ import (
 	"simkron/report"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/ttcp"
 	"simkron/stack/apps/udpbench"
 )
 
@@ -160,7 +161,7 @@ func xmlText(t *testing.T, doc []byte) (text string, elements map[string]int) {
 }
 
 func TestSVGFormat(t *testing.T) {
-	for _, c := range report.Charts {
+	for _, c := range []report.Chart{report.ChartLayers, report.ChartLatency} {
 		o := report.Options{Format: report.FormatSVG, Chart: c}
 		out := render(t, sweep(), o)
 		if again := render(t, sweep(), o); !bytes.Equal(out, again) {
@@ -190,7 +191,7 @@ func TestSVGFormat(t *testing.T) {
 }
 
 func TestPNGFormat(t *testing.T) {
-	for _, c := range report.Charts {
+	for _, c := range []report.Chart{report.ChartLayers, report.ChartLatency} {
 		out := render(t, sweep(), report.Options{Format: report.FormatPNG, Chart: c, Size: report.ChartSize{Width: 640, Height: 480}})
 		img, err := png.Decode(bytes.NewReader(out))
 		if err != nil {
@@ -260,7 +261,7 @@ func TestHTMLFormat(t *testing.T) {
 	counts := checkBalanced(t, out)
 	// Both charts inline, and the hosts, membench, MAC (3) and UDP (3)
 	// tables.
-	if counts["svg"] != len(report.Charts) || counts["table"] != 8 || counts["img"] != 0 || counts["script"] != 0 || counts["link"] != 0 {
+	if counts["svg"] != 2 || counts["table"] != 8 || counts["img"] != 0 || counts["script"] != 0 || counts["link"] != 0 {
 		t.Errorf("elements %v", counts)
 	}
 	s := string(out)
@@ -291,8 +292,30 @@ func TestHTMLFormat(t *testing.T) {
 			svgs++
 		}
 	}
-	if svgs != len(report.Charts) {
+	if svgs != 2 { // layers and latency; a sweep has no ttcp progress
 		t.Errorf("%d SVG elements in the parsed document", svgs)
+	}
+}
+
+// The progress chart draws each ttcp run's time-sequence graph, whole and
+// over its first second, named in the legend.
+func TestProgressChart(t *testing.T) {
+	r := &report.Result{Schema: report.Schema, Workload: "ttcp", Complete: true}
+	for i, name := range []string{"stall", "stream"} {
+		c := ttcp.Result{Case: ttcp.Case{Name: name}}
+		for j := range 50 {
+			c.Progress = append(c.Progress, ttcp.Point{Seconds: float64(j) * 0.05 * float64(1+9*(1-i)), Bytes: int64(j) * 6144})
+		}
+		r.TTCP = append(r.TTCP, c)
+	}
+	out := render(t, r, report.Options{Format: report.FormatSVG, Chart: report.ChartProgress})
+	text, elems := xmlText(t, out)
+	if elems["path"] == 0 || !strings.Contains(text, "stall") || !strings.Contains(text, "stream") || !strings.Contains(text, "first 1 s") {
+		t.Errorf("progress chart: elements %v, text %q", elems, text)
+	}
+	err := report.Write(io.Discard, &report.Result{Schema: report.Schema, Workload: "udp"}, report.Options{Format: report.FormatSVG, Chart: report.ChartProgress})
+	if !errors.Is(err, report.ErrNoChartData) {
+		t.Errorf("progress chart of a result without ttcp runs: %v", err)
 	}
 }
 

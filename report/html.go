@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -58,7 +59,7 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{.SVG}}
 <figcaption>{{.Caption}}</figcaption>
 </figure>
-{{else}}<p>No per-layer measurements to chart.</p>
+{{else}}<p>Nothing to chart.</p>
 {{end}}</section>
 <section id="tables">
 <h2>Tables</h2>
@@ -99,19 +100,21 @@ func WriteHTML(w io.Writer, r *Result) error {
 		Charts  []htmlChart
 		Tables  []htmlTable
 	}{R: r, Status: status(r), SimTime: sim.Time(r.SimTimePS).String()}
-	if len(breakdowns(r)) > 0 {
-		captions := map[Chart]string{
-			ChartLayers:  "Mean cycles of each layer, stacked, for each message size; send and receive.",
-			ChartLatency: "Mean latency against message size (log scale); one line per protocol and direction.",
+	captions := map[Chart]string{
+		ChartLayers:   "Mean cycles of each layer, stacked, for each message size; send and receive.",
+		ChartLatency:  "Mean latency against message size (log scale); one line per protocol and direction.",
+		ChartProgress: "Bytes that have reached the receiver's card against time, one line per ttcp run: the whole transfers, and their first second.",
+	}
+	for _, c := range Charts {
+		svg, err := inlineSVG(r, c, ChartSize{Width: htmlChartWidth})
+		if errors.Is(err, ErrNoChartData) {
+			continue
 		}
-		for _, c := range Charts {
-			svg, err := inlineSVG(r, c, ChartSize{Width: htmlChartWidth})
-			if err != nil {
-				return fmt.Errorf("chart %s: %w", c, err)
-			}
-			// The markup is vgsvg's: numbers, and labels it escapes.
-			data.Charts = append(data.Charts, htmlChart{Name: string(c), Caption: captions[c], SVG: template.HTML(svg)})
+		if err != nil {
+			return fmt.Errorf("chart %s: %w", c, err)
 		}
+		// The markup is vgsvg's: numbers, and labels it escapes.
+		data.Charts = append(data.Charts, htmlChart{Name: string(c), Caption: captions[c], SVG: template.HTML(svg)})
 	}
 	for _, t := range append([]table{hostsTable(r)}, workloadTables(r)...) {
 		data.Tables = append(data.Tables, htmlTable{Title: t.title, Header: t.header, Rows: t.rows})

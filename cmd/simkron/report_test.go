@@ -92,7 +92,7 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
 		{[]string{notResult}, notResult + ": not a simkron result"},
 		{[]string{unknown}, unknown + `: not a simkron result: json: unknown field "sead"`},
-		{[]string{"--format", "svg", membench}, membench + ": the result has no per-layer measurements"},
+		{[]string{"--format", "svg", membench}, membench + ": the result has no measurements for this chart: layers needs per-layer measurements"},
 		{[]string{"--format", "pdf", res}, `unknown format "pdf"`},
 		{[]string{"--chart", "pie", res}, `unknown chart "pie"`},
 		{[]string{"--size", "10", res}, "WIDTHxHEIGHT"},

@@ -143,8 +143,21 @@ type Result struct {
 	Gaps           Gaps         `json:"gaps"`
 	Verdict        string       `json:"verdict"`
 	Pattern        []TraceEvent `json:"pattern"`
-	Error          string       `json:"error,omitempty"`
+	// Progress is the transfer's time-sequence graph: the bytes that have
+	// reached the receiver's card against time since the first data
+	// segment; every segment of the first second, a sample of the rest.
+	Progress []Point `json:"progress"`
+	Error    string  `json:"error,omitempty"`
 }
+
+// Point is one point of a time-sequence graph.
+type Point struct {
+	Seconds float64 `json:"t_s"`
+	Bytes   int64   `json:"bytes"`
+}
+
+// progressSamples bounds the points of a graph after its first second.
+const progressSamples = 300
 
 var defMain = cpu.Def{Name: "ttcp_main", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 256, Why: "loop over the writes or reads, count bytes"}
 
@@ -491,6 +504,7 @@ func (t *Test) summarise(i int) {
 		return a.Bytes - b.Bytes
 	})
 	r.Gaps = gapStats(gaps, float64(t.delack)/float64(sim.Millisecond)/2)
+	r.Progress = progress(t.trace)
 	r.Verdict = verdict(r, float64(t.delack)/float64(sim.Millisecond))
 	if first < 0 || t.p.Pattern == 0 {
 		return
@@ -512,6 +526,41 @@ func (t *Test) summarise(i int) {
 			Dir: dir, Seq: ev.seq, Len: ev.n, Ack: ev.ack, Win: ev.win})
 		prev = ev.at
 	}
+}
+
+// progress returns the time-sequence graph of a run's trace.
+func progress(trace []rawEvent) []Point {
+	var data []rawEvent
+	for _, ev := range trace {
+		if ev.data {
+			data = append(data, ev)
+		}
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	t0 := data[0].at
+	late := 0
+	for _, ev := range data {
+		if ev.at-t0 > sim.Second {
+			late++
+		}
+	}
+	step := max(1, (late+progressSamples-1)/progressSamples)
+	var out []Point
+	var high int64
+	n := 0
+	for i, ev := range data {
+		high = max(high, int64(ev.seq)+int64(ev.n))
+		if ev.at-t0 > sim.Second {
+			n++
+			if n%step != 0 && i != len(data)-1 {
+				continue
+			}
+		}
+		out = append(out, Point{Seconds: float64(ev.at-t0) / float64(sim.Second), Bytes: high})
+	}
+	return out
 }
 
 func gapStats(gaps []float64, stall float64) Gaps {
