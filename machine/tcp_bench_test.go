@@ -7,7 +7,6 @@ import (
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/apps/ttcp"
-	drvne2000 "simkron/stack/driver/ne2000"
 )
 
 // BenchmarkTCPSegments reports simulated TCP segments per host second: the
@@ -31,8 +30,10 @@ import (
 // building the hosts (machine.New) is outside the timer, so the figures are
 // those of the simulation proper.
 func BenchmarkTCPSegments(b *testing.B) {
-	b.Run("ttcp-i486dx33", func(b *testing.B) { benchTCPSegments(b, ttcpBulk(b, "")) })
-	b.Run("ttcp-r4000-tx1", func(b *testing.B) { benchTCPSegments(b, ttcpBulk(b, "../configs/machines/r4000.toml")) })
+	b.Run("ttcp-i486dx33", func(b *testing.B) { benchTCPSegments(b, ttcpBulk(b, "", ttcpBenchWrites)) })
+	b.Run("ttcp-r4000", func(b *testing.B) {
+		benchTCPSegments(b, ttcpBulk(b, "../configs/machines/r4000.toml", ttcpBenchWrites))
+	})
 	b.Run("tcp-1KiB", func(b *testing.B) { benchTCPSegments(b, tcpSweep1KiB(b)) })
 }
 
@@ -41,10 +42,10 @@ const (
 	ttcpBenchSize   = 2048
 )
 
-// ttcpBulk loads configs/ttcp-stall.toml with only its mtu-1500 run, grown
-// to ttcpBenchWrites writes with the stack's socket buffers; machineFile,
-// when set, replaces both hosts' machine.
-func ttcpBulk(b *testing.B, machineFile string) *machine.Experiment {
+// ttcpBulk loads configs/ttcp-stall.toml with only its mtu-1500 run, set
+// to writes writes of ttcpBenchSize bytes with the stack's socket buffers;
+// machineFile, when set, replaces both hosts' machine.
+func ttcpBulk(b testing.TB, machineFile string, writes int) *machine.Experiment {
 	b.Helper()
 	exp, err := machine.LoadExperiment("../configs/ttcp-stall.toml")
 	if err != nil {
@@ -55,7 +56,7 @@ func ttcpBulk(b *testing.B, machineFile string) *machine.Experiment {
 	found := false
 	for _, c := range w.Cases {
 		if c.Name == "mtu-1500" {
-			c.Writes, c.Size = ttcpBenchWrites, ttcpBenchSize
+			c.Writes, c.Size = writes, ttcpBenchSize
 			c.SndBuf, c.RcvBuf = 0, 0 // the stack's tcp_sndbuf and tcp_rcvbuf
 			w.Cases, found = []ttcp.Case{c}, true
 			break
@@ -90,19 +91,6 @@ func ttcpBulk(b *testing.B, machineFile string) *machine.Experiment {
 		inet := h.Machine.Inet
 		inet.MTU = spec.Inet.MTU
 		spec.Inet = inet
-		// The R4000's NE2000 driver loads a frame while the other is sent
-		// (tx_buffers = 2), and under a bulk transfer that panics: the
-		// transmit-done interrupt taken at StartXmit's first register
-		// access runs the NET_TX softirq on its exit, which re-enters
-		// netdev's runQueue on the queue whose head the outer StartXmit
-		// holds (index out of range at netdev.go runQueue). Until netdev
-		// guards against that, the bulk runs use one slot, as the 486's
-		// driver does.
-		for j := range spec.Devices {
-			if d, ok := spec.Devices[j].Driver.(*drvne2000.Params); ok {
-				d.TxBuffers = 1
-			}
-		}
 		h.Machine = spec
 		h.MachineFile = machineFile
 	}

@@ -3,11 +3,8 @@ package machine_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -393,51 +390,18 @@ func TestTTCPStallDeterministic(t *testing.T) {
 	}
 }
 
-// The config's new keys are checked when the experiment is loaded: an
-// unknown delayed-ACK style in [host.inet] and a card MTU whose frames
-// the segment cannot carry are refused, naming file, line and key.
-func TestTTCPStallConfigErrors(t *testing.T) {
-	src, err := os.ReadFile(ttcpStallConfig)
-	if err != nil {
-		t.Fatal(err)
+// A bulk transfer on the R4000s, whose NE2000 drivers load one frame while
+// the card sends another (tx_buffers = 2): the transmit-done interrupt
+// taken at a register access inside the driver's transmit runs the
+// transmit softirq on its exit, which must not feed the queue the outer
+// call is feeding (it did, and crashed).
+func TestTTCPTwoTransmitSlots(t *testing.T) {
+	exp := ttcpBulk(t, "../configs/machines/r4000.toml", 300)
+	res := execute(t, build(t, exp, machine.Options{}))
+	if !res.Complete || len(res.TTCP) != 1 {
+		t.Fatalf("incomplete: %s", res.Incomplete)
 	}
-	tests := []struct {
-		name, old, new, want string
-	}{
-		{"delack style", `tcp_delack_style = "bsd"`, `tcp_delack_style = "sunos"`, "host[0].inet.tcp_delack_style"},
-		{"mtu beyond the segment", "mtu = 4352", "mtu = 9000", "host[0].nic[0].mtu"},
+	if c := res.TTCP[0]; c.Bytes != 300*ttcpBenchSize || c.Corrupt != 0 || c.Retransmits != 0 {
+		t.Errorf("%d bytes, %d corrupt, %d retransmissions", c.Bytes, c.Corrupt, c.Retransmits)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if !bytes.Contains(src, []byte(tt.old)) {
-				t.Fatalf("%s has no %q", ttcpStallConfig, tt.old)
-			}
-			// The experiment's machine path is relative to its directory.
-			f := filepath.Join(t.TempDir(), "ttcp.toml")
-			text := strings.Replace(string(src), tt.old, tt.new, 1)
-			text = strings.ReplaceAll(text, `machine = "machines/`, `machine = "`+filepath.Join(mustAbs(t, "../configs"), "machines")+`/`)
-			if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			line := 1 + strings.Count(text[:strings.Index(text, tt.new)], "\n")
-			want := fmt.Sprintf("ttcp.toml:%d: %s", line, tt.want)
-			exp, err := machine.LoadExperiment(f)
-			if err == nil {
-				_, err = machine.New(exp, machine.Options{})
-			}
-			t.Logf("%s: %v", tt.new, err)
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s: error %v, want one naming %q", tt.new, err, want)
-			}
-		})
-	}
-}
-
-func mustAbs(t *testing.T, p string) string {
-	t.Helper()
-	a, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
 }

@@ -130,6 +130,9 @@ type txQueue struct {
 	frames  []Buf
 	limit   int
 	stopped bool
+	// running is set while runQueue feeds the driver; rerun asks it to
+	// look again (Linux's __QDISC_STATE_RUNNING).
+	running, rerun bool
 	// Room is woken when the queue drains below its limit: senders blocked
 	// on a full queue sleep here.
 	Room kernel.WaitQueue
@@ -231,10 +234,24 @@ func (s *Stack) Transmit(i int, b Buf) bool {
 	return true
 }
 
-// runQueue hands frames to the driver until it refuses one.
+// runQueue hands frames to the driver until it refuses one. A driver's
+// register access can take an interrupt whose exit runs the transmit
+// softirq, which would call runQueue again on the queue this call is
+// feeding: the inner call only tells the outer one to look again, as
+// Linux lets one qdisc_run at a time.
 func (s *Stack) runQueue(q *txQueue) {
+	if q.running {
+		q.rerun = true
+		return
+	}
+	q.running = true
+	defer func() { q.running = false }()
 	for len(q.frames) > 0 {
+		q.rerun = false
 		if !q.dev.StartXmit(q.frames[0]) {
+			if q.rerun {
+				continue // the driver made room meanwhile
+			}
 			q.stopped = true
 			return
 		}
