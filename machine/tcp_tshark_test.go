@@ -50,18 +50,6 @@ import (
 // TIME_WAIT lasts 1 s.
 const tcpMSL = 500 * sim.Millisecond
 
-// knownBugWindowUpdateAfterFIN marks a stack bug these tests found, not
-// yet fixed: once a host has read its peer's FIN, tcp_recvmsg's call of
-// tcp_output still sends pure window updates as the application drains
-// the receive buffer, though no more data can come (Linux's
-// tcp_cleanup_rbuf and FreeBSD's tcp_output send none then); and when
-// the peer has already closed (LAST_ACK → CLOSED on the ACK of its FIN),
-// each of those updates draws a RST from it. While it is true, checkWire
-// logs these two symptoms instead of failing on them, and
-// TestTCPTsharkKnownBug checks that they still show; set it to false
-// once stack/inet is fixed.
-const knownBugWindowUpdateAfterFIN = true
-
 // frameFate is what happened to one frame of lan0's capture: when the
 // sending card handed it to the wire, and what the receiving link did
 // with it.
@@ -547,9 +535,8 @@ type hostSeq struct {
 
 // checkWire runs tshark on lan0's capture and checks it against the
 // frames' fates; faulty says whether the run injected faults, and so
-// whether loss-driven flags may appear at all. It returns how many
-// frames showed the known bug (knownBugWindowUpdateAfterFIN).
-func checkWire(t *testing.T, r *tshRun, faulty bool) (knownBug int) {
+// whether loss-driven flags may appear at all.
+func checkWire(t *testing.T, r *tshRun, faulty bool) {
 	t.Helper()
 	names := tcpAnalysisFlags(t)
 	segs := tcpSegs(t, r.wire)
@@ -557,15 +544,6 @@ func checkWire(t *testing.T, r *tshRun, faulty bool) (knownBug int) {
 	byFrame := map[int]tcpSeg{}
 	for _, s := range segs {
 		byFrame[s.n] = s
-	}
-	bug := func(format string, args ...any) {
-		t.Helper()
-		if knownBugWindowUpdateAfterFIN {
-			knownBug++
-			t.Logf("KNOWN STACK BUG: "+format, args...)
-		} else {
-			t.Errorf("STACK BUG: "+format, args...)
-		}
 	}
 
 	// Nothing malformed, no error, no bad checksum, every TCP checksum
@@ -649,7 +627,7 @@ func checkWire(t *testing.T, r *tshRun, faulty bool) (knownBug int) {
 			closed := finAt[s.from] > 0 && finEnd[s.from] > 0 && b.ack >= finEnd[s.from] && resent[built[k.n].last]
 			switch {
 			case ok && afterFIN[k.n]:
-				bug("%v answers %v, a window update after the FIN", s, k)
+				t.Errorf("%v answers %v, a window update after the FIN", s, k)
 			case !ok || !timeWaitOver && !closed:
 				t.Errorf("%v: a reset, answering %v; no fault explains it", s, k)
 			}
@@ -658,7 +636,7 @@ func checkWire(t *testing.T, r *tshRun, faulty bool) (knownBug int) {
 			// only to answer a segment: no more data can come, so there
 			// is no window to update.
 			afterFIN[s.n] = true
-			bug("%v: a pure ACK after %s read its peer's FIN, answering no segment (tshark: %v)", s, s.from, flagged[s.n])
+			t.Errorf("%v: a pure ACK after %s read its peer's FIN, answering no segment (tshark: %v)", s, s.from, flagged[s.n])
 		}
 		lastReads[s.from] = b.reads
 
@@ -754,7 +732,6 @@ func checkWire(t *testing.T, r *tshRun, faulty bool) (knownBug int) {
 		t.Errorf("%d resent segments on a clean segment", len(resent))
 	}
 	t.Logf("%d TCP segments, %d lost at the receiver, %d resent; tshark flags %d frames", len(segs), len(lost), len(resent), len(flagged))
-	return knownBug
 }
 
 // Where a flipped bit lies in a frame, which decides what tshark can see.
@@ -912,18 +889,14 @@ func TestTCPTsharkCorrupt(t *testing.T) {
 	}
 }
 
-// TestTCPTsharkKnownBug runs a seed on which the known stack bug shows
-// (knownBugWindowUpdateAfterFIN): pcA reads pcB's FIN after a resend
-// fills a hole, sends window updates as its application drains the
-// buffer, and pcB, closed by then, answers each with a RST. While the
-// bug is known the test checks that it still shows; once the flag is
-// false it holds this run to the same rules as the others.
-func TestTCPTsharkKnownBug(t *testing.T) {
+// TestTCPTsharkNoUpdateAfterFIN runs the seed on which a stack bug these
+// tests found showed: pcA read pcB's FIN after a resend filled a hole and
+// then sent window updates as its application drained the buffer, and
+// pcB, closed by then, answered each with a RST. No update may follow the
+// peer's FIN.
+func TestTCPTsharkNoUpdateAfterFIN(t *testing.T) {
 	tcpAnalysisFlags(t)
 	r := runTsharkExchange(t, 128*1024, tshFaults(2, 0.02, 0.01))
-	n := checkWire(t, r, true)
+	checkWire(t, r, true)
 	checkReceived(t, r)
-	if knownBugWindowUpdateAfterFIN && n == 0 {
-		t.Error("the known bug no longer shows here: if stack/inet is fixed, set knownBugWindowUpdateAfterFIN to false; if not, find a seed that shows it")
-	}
 }

@@ -126,7 +126,10 @@ func (s *Stack) tcpOutputOne(t *kernel.Thread, tp *tcb) bool {
 			send = true
 		}
 	}
-	if !send {
+	if !send && !tp.finRcvd {
+		// A window update, unless the peer has sent its FIN: no more
+		// data can come (FreeBSD's TCPS_HAVERCVDFIN test; Linux's
+		// tcp_cleanup_rbuf sends none either).
 		adv := tp.rcvWindow() - int(tp.rcvAdv-tp.rcvNxt)
 		if adv >= 2*tp.rmss || 2*adv >= tp.rcap {
 			send = true
