@@ -198,40 +198,41 @@ func (r *Run) setupMac(p macbench.Params) error {
 	return nil
 }
 
-// sweepHost returns the host called name for a latency sweep, with an
-// observer slot on its first card's frames.
-func (r *Run) sweepHost(role, name string) (h *Host, observe func(func([]byte)), err error) {
-	if h, err = r.host(name); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", role, err)
-	}
-	if h.Inet == nil {
-		return nil, nil, fmt.Errorf("%s: host %q has no card with an IP address", role, name)
-	}
-	nic := h.NICs[0]
-	observe = func(f func([]byte)) {
-		prev := nic.OnFrame
-		nic.OnFrame = f
-		if prev != nil {
-			nic.OnFrame = func(b []byte) { prev(b); f(b) }
+// twoHosts returns the two different hosts a two-party workload names
+// (roles say which keys named them, for errors), each with a way to
+// observe the frames reaching its first card; observers chain.
+func (r *Run) twoHosts(roles, names [2]string) (hs [2]*Host, observe [2]func(func([]byte)), err error) {
+	for i := range hs {
+		h, err := r.host(names[i])
+		if err != nil {
+			return hs, observe, fmt.Errorf("%s: %w", roles[i], err)
+		}
+		if h.Inet == nil {
+			return hs, observe, fmt.Errorf("%s: host %q has no card with an IP address", roles[i], names[i])
+		}
+		nic := h.NICs[0]
+		hs[i] = h
+		observe[i] = func(f func([]byte)) {
+			prev := nic.OnFrame
+			nic.OnFrame = f
+			if prev != nil {
+				nic.OnFrame = func(b []byte) { prev(b); f(b) }
+			}
 		}
 	}
-	return h, observe, nil
+	if hs[0] == hs[1] {
+		return hs, observe, fmt.Errorf("%s: the %s and the %s must be different hosts", roles[1], roles[0], roles[1])
+	}
+	return hs, observe, nil
 }
 
 func (r *Run) newUDP(p udpbench.Params) (*udpbench.Bench, error) {
-	c, cobs, err := r.sweepHost("client", p.Client)
+	hs, obs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
 	if err != nil {
 		return nil, err
 	}
-	s, sobs, err := r.sweepHost("server", p.Server)
-	if err != nil {
-		return nil, err
-	}
-	if c == s {
-		return nil, fmt.Errorf("server: the client and the server must be different hosts")
-	}
-	return udpbench.New(p, &udpbench.Host{Name: c.Name, Kernel: c.Kernel, Inet: c.Inet, Observe: cobs},
-		&udpbench.Host{Name: s.Name, Kernel: s.Kernel, Inet: s.Inet, Observe: sobs})
+	return udpbench.New(p, &udpbench.Host{Name: hs[0].Name, Kernel: hs[0].Kernel, Inet: hs[0].Inet, Observe: obs[0]},
+		&udpbench.Host{Name: hs[1].Name, Kernel: hs[1].Kernel, Inet: hs[1].Inet, Observe: obs[1]})
 }
 
 func (r *Run) setupUDP(p udpbench.Params) (err error) {
@@ -247,19 +248,12 @@ func (r *Run) setupUDP(p udpbench.Params) (err error) {
 // the UDP client and then the TCP client on one thread.
 func (r *Run) setupTCP(w WorkloadSpec) error {
 	p := w.TCP
-	c, cobs, err := r.sweepHost("client", p.Client)
+	hs, obs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
 	if err != nil {
 		return err
 	}
-	s, sobs, err := r.sweepHost("server", p.Server)
-	if err != nil {
-		return err
-	}
-	if c == s {
-		return fmt.Errorf("server: the client and the server must be different hosts")
-	}
-	if r.tcp, err = tcpbench.New(p, &tcpbench.Host{Name: c.Name, Kernel: c.Kernel, Inet: c.Inet, Observe: cobs},
-		&tcpbench.Host{Name: s.Name, Kernel: s.Kernel, Inet: s.Inet, Observe: sobs}); err != nil {
+	if r.tcp, err = tcpbench.New(p, &tcpbench.Host{Name: hs[0].Name, Kernel: hs[0].Kernel, Inet: hs[0].Inet, Observe: obs[0]},
+		&tcpbench.Host{Name: hs[1].Name, Kernel: hs[1].Kernel, Inet: hs[1].Inet, Observe: obs[1]}); err != nil {
 		return err
 	}
 	if !p.CompareUDP {
@@ -271,9 +265,9 @@ func (r *Run) setupTCP(w WorkloadSpec) error {
 	if r.udp, err = r.newUDP(u); err != nil {
 		return fmt.Errorf("compare_udp: %w", err)
 	}
-	s.Kernel.Spawn("udpecho", r.udp.Serve)
-	s.Kernel.Spawn("tcpecho", r.tcp.Serve)
-	c.Kernel.Spawn("sweep", func(t *kernel.Thread) {
+	hs[1].Kernel.Spawn("udpecho", r.udp.Serve)
+	hs[1].Kernel.Spawn("tcpecho", r.tcp.Serve)
+	hs[0].Kernel.Spawn("sweep", func(t *kernel.Thread) {
 		r.udp.Client(t)
 		r.tcp.Client(t)
 	})
@@ -281,19 +275,12 @@ func (r *Run) setupTCP(w WorkloadSpec) error {
 }
 
 func (r *Run) setupTTCP(p ttcp.Params) error {
-	tx, txObs, err := r.sweepHost("transmitter", p.Transmitter)
+	hs, obs, err := r.twoHosts([2]string{"transmitter", "receiver"}, [2]string{p.Transmitter, p.Receiver})
 	if err != nil {
 		return err
 	}
-	rx, rxObs, err := r.sweepHost("receiver", p.Receiver)
-	if err != nil {
-		return err
-	}
-	if tx == rx {
-		return fmt.Errorf("receiver: the transmitter and the receiver must be different hosts")
-	}
-	if r.ttcp, err = ttcp.New(p, &ttcp.Host{Name: tx.Name, Kernel: tx.Kernel, Inet: tx.Inet, Observe: txObs},
-		&ttcp.Host{Name: rx.Name, Kernel: rx.Kernel, Inet: rx.Inet, Observe: rxObs}); err != nil {
+	if r.ttcp, err = ttcp.New(p, &ttcp.Host{Name: hs[0].Name, Kernel: hs[0].Kernel, Inet: hs[0].Inet, Observe: obs[0]},
+		&ttcp.Host{Name: hs[1].Name, Kernel: hs[1].Kernel, Inet: hs[1].Inet, Observe: obs[1]}); err != nil {
 		return err
 	}
 	r.ttcp.Start()
