@@ -8,6 +8,7 @@ import (
 	"simkron/cpu"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/stack/apps/latency"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ping"
@@ -199,40 +200,38 @@ func (r *Run) setupMac(p macbench.Params) error {
 }
 
 // twoHosts returns the two different hosts a two-party workload names
-// (roles say which keys named them, for errors), each with a way to
-// observe the frames reaching its first card; observers chain.
-func (r *Run) twoHosts(roles, names [2]string) (hs [2]*Host, observe [2]func(func([]byte)), err error) {
+// (roles say which keys named them, for errors) as its programs see
+// them: observers of the frames reaching the first card chain.
+func (r *Run) twoHosts(roles, names [2]string) (hs [2]*latency.Host, err error) {
 	for i := range hs {
 		h, err := r.host(names[i])
 		if err != nil {
-			return hs, observe, fmt.Errorf("%s: %w", roles[i], err)
+			return hs, fmt.Errorf("%s: %w", roles[i], err)
 		}
 		if h.Inet == nil {
-			return hs, observe, fmt.Errorf("%s: host %q has no card with an IP address", roles[i], names[i])
+			return hs, fmt.Errorf("%s: host %q has no card with an IP address", roles[i], names[i])
 		}
 		nic := h.NICs[0]
-		hs[i] = h
-		observe[i] = func(f func([]byte)) {
+		hs[i] = &latency.Host{Name: h.Name, Kernel: h.Kernel, Inet: h.Inet, Observe: func(f func([]byte)) {
 			prev := nic.OnFrame
 			nic.OnFrame = f
 			if prev != nil {
 				nic.OnFrame = func(b []byte) { prev(b); f(b) }
 			}
-		}
+		}}
 	}
-	if hs[0] == hs[1] {
-		return hs, observe, fmt.Errorf("%s: the %s and the %s must be different hosts", roles[1], roles[0], roles[1])
+	if hs[0].Name == hs[1].Name {
+		return hs, fmt.Errorf("%s: the %s and the %s must be different hosts", roles[1], roles[0], roles[1])
 	}
-	return hs, observe, nil
+	return hs, nil
 }
 
 func (r *Run) newUDP(p udpbench.Params) (*udpbench.Bench, error) {
-	hs, obs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
+	hs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
 	if err != nil {
 		return nil, err
 	}
-	return udpbench.New(p, &udpbench.Host{Name: hs[0].Name, Kernel: hs[0].Kernel, Inet: hs[0].Inet, Observe: obs[0]},
-		&udpbench.Host{Name: hs[1].Name, Kernel: hs[1].Kernel, Inet: hs[1].Inet, Observe: obs[1]})
+	return udpbench.New(p, hs[0], hs[1])
 }
 
 func (r *Run) setupUDP(p udpbench.Params) (err error) {
@@ -248,12 +247,11 @@ func (r *Run) setupUDP(p udpbench.Params) (err error) {
 // the UDP client and then the TCP client on one thread.
 func (r *Run) setupTCP(w WorkloadSpec) error {
 	p := w.TCP
-	hs, obs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
+	hs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
 	if err != nil {
 		return err
 	}
-	if r.tcp, err = tcpbench.New(p, &tcpbench.Host{Name: hs[0].Name, Kernel: hs[0].Kernel, Inet: hs[0].Inet, Observe: obs[0]},
-		&tcpbench.Host{Name: hs[1].Name, Kernel: hs[1].Kernel, Inet: hs[1].Inet, Observe: obs[1]}); err != nil {
+	if r.tcp, err = tcpbench.New(p, hs[0], hs[1]); err != nil {
 		return err
 	}
 	if !p.CompareUDP {
@@ -275,12 +273,11 @@ func (r *Run) setupTCP(w WorkloadSpec) error {
 }
 
 func (r *Run) setupTTCP(p ttcp.Params) error {
-	hs, obs, err := r.twoHosts([2]string{"transmitter", "receiver"}, [2]string{p.Transmitter, p.Receiver})
+	hs, err := r.twoHosts([2]string{"transmitter", "receiver"}, [2]string{p.Transmitter, p.Receiver})
 	if err != nil {
 		return err
 	}
-	if r.ttcp, err = ttcp.New(p, &ttcp.Host{Name: hs[0].Name, Kernel: hs[0].Kernel, Inet: hs[0].Inet, Observe: obs[0]},
-		&ttcp.Host{Name: hs[1].Name, Kernel: hs[1].Kernel, Inet: hs[1].Inet, Observe: obs[1]}); err != nil {
+	if r.ttcp, err = ttcp.New(p, hs[0], hs[1]); err != nil {
 		return err
 	}
 	r.ttcp.Start()

@@ -1,7 +1,8 @@
-// Package latency holds what the request/response latency sweeps (UDP,
-// TCP) share: a row per message size with the send and receive latency
-// statistics and their splits by layer, and the arithmetic on the CPU's
-// per-layer counters that produces them.
+// Package latency holds what the measuring programs over IP (the UDP and
+// TCP latency sweeps, ttcp) share: the host they run on, the hooks they
+// measure through, a row per message size with the send and receive
+// latency statistics and their splits by layer, and the arithmetic on the
+// CPU's per-layer counters that produces them.
 package latency
 
 import (
@@ -11,7 +12,36 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"simkron/cpu"
+	"simkron/stack/inet"
+	"simkron/stack/kernel"
 )
+
+// Host is what a measuring program needs of a host.
+type Host struct {
+	Name   string
+	Kernel *kernel.Kernel
+	Inet   *inet.Stack
+	// Observe installs an observer of the frames reaching the host's
+	// card; observers installed earlier keep seeing them.
+	Observe func(func(frame []byte))
+}
+
+// Watch adds enter and exit (either may be nil) to the function-entry and
+// exit hooks of c, after the ones already there: the simulator's
+// measurements of calls, which the programs never see.
+func Watch(c *cpu.CPU, enter, exit func(c *cpu.CPU, s *cpu.Symbol)) {
+	chain := func(prev, f func(*cpu.CPU, *cpu.Symbol)) func(*cpu.CPU, *cpu.Symbol) {
+		switch {
+		case f == nil:
+			return prev
+		case prev == nil:
+			return f
+		}
+		return func(c *cpu.CPU, s *cpu.Symbol) { prev(c, s); f(c, s) }
+	}
+	c.Hooks.Enter = chain(c.Hooks.Enter, enter)
+	c.Hooks.Exit = chain(c.Hooks.Exit, exit)
+}
 
 // Summary is a sample's statistics, in cycles.
 type Summary struct {

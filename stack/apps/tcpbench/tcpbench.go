@@ -69,14 +69,8 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// Host is what the sweep needs of a host.
-type Host struct {
-	Name   string
-	Kernel *kernel.Kernel
-	Inet   *inet.Stack
-	// Observe installs an observer of the frames reaching the host's card.
-	Observe func(func(frame []byte))
-}
+// Host is what the programs need of a host.
+type Host = latency.Host
 
 var defMain = cpu.Def{Name: "tcpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number, count received bytes"}
 
@@ -328,27 +322,19 @@ func newProbe(b *Bench, h *Host) *probe {
 	pr := &probe{b: b, h: h, c: h.Kernel.CPU(), fd: -1}
 	pr.sendSym, _ = h.Kernel.Symbols().Lookup("sys_send")
 	pr.recvSym, _ = h.Kernel.Symbols().Lookup("sys_recv")
-	prevEnter, prevExit := pr.c.Hooks.Enter, pr.c.Hooks.Exit
-	pr.c.Hooks.Enter = func(c *cpu.CPU, s *cpu.Symbol) {
-		if prevEnter != nil {
-			prevEnter(c, s)
-		}
+	latency.Watch(pr.c, func(c *cpu.CPU, s *cpu.Symbol) {
 		if s == pr.sendSym {
 			x := c.Current()
 			pr.sendFrom, pr.sendLay = x.Cycles(), x.LayerCycles()
 		}
-	}
-	pr.c.Hooks.Exit = func(c *cpu.CPU, s *cpu.Symbol) {
-		if prevExit != nil {
-			prevExit(c, s)
-		}
+	}, func(c *cpu.CPU, s *cpu.Symbol) {
 		switch s {
 		case pr.sendSym:
 			pr.sendDone(c)
 		case pr.recvSym:
 			pr.recvDone(c)
 		}
-	}
+	})
 	h.Observe(pr.frame)
 	return pr
 }

@@ -28,6 +28,7 @@ import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/apps/latency"
 	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
@@ -82,14 +83,8 @@ func DefaultParams() Params {
 	return Params{Port: 5001, Timeout: 10 * sim.Second, Pattern: 12, Cases: []Case{c}}
 }
 
-// Host is what ttcp needs of a host.
-type Host struct {
-	Name   string
-	Kernel *kernel.Kernel
-	Inet   *inet.Stack
-	// Observe installs an observer of the frames reaching the host's card.
-	Observe func(func(frame []byte))
-}
+// Host is what the programs need of a host.
+type Host = latency.Host
 
 // SizeCount is how many data segments of one size were sent.
 type SizeCount struct {

@@ -59,14 +59,8 @@ type (
 	Row       = latency.Row
 )
 
-// Host is what the sweep needs of a host.
-type Host struct {
-	Name   string
-	Kernel *kernel.Kernel
-	Inet   *inet.Stack
-	// Observe installs an observer of the frames reaching the host's card.
-	Observe func(func(frame []byte))
-}
+// Host is what the programs need of a host.
+type Host = latency.Host
 
 var defMain = cpu.Def{Name: "udpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number"}
 
@@ -259,28 +253,20 @@ func newProbe(b *Bench, h *Host) *probe {
 	pr := &probe{b: b, h: h, c: h.Kernel.CPU(), arrivals: map[arrivalKey]*arrival{}, bySeq: map[uint32]*arrival{}}
 	pr.sendSym, _ = h.Kernel.Symbols().Lookup("sys_sendto")
 	pr.recvSym, _ = h.Kernel.Symbols().Lookup("sys_recvfrom")
-	prevEnter, prevExit := pr.c.Hooks.Enter, pr.c.Hooks.Exit
-	pr.c.Hooks.Enter = func(c *cpu.CPU, s *cpu.Symbol) {
-		if prevEnter != nil {
-			prevEnter(c, s)
-		}
+	latency.Watch(pr.c, func(c *cpu.CPU, s *cpu.Symbol) {
 		if s == pr.sendSym {
 			x := c.Current()
 			pr.sendFrom = x.Cycles()
 			pr.sendLay = x.LayerCycles()
 		}
-	}
-	pr.c.Hooks.Exit = func(c *cpu.CPU, s *cpu.Symbol) {
-		if prevExit != nil {
-			prevExit(c, s)
-		}
+	}, func(c *cpu.CPU, s *cpu.Symbol) {
 		switch s {
 		case pr.sendSym:
 			pr.sent(c)
 		case pr.recvSym:
 			pr.received(c)
 		}
-	}
+	})
 	return pr
 }
 
