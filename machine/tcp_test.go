@@ -78,7 +78,46 @@ func runTCPExchangeWith(t *testing.T, size int, faults func(*machine.Experiment)
 	faults(exp)
 	tr := newThreadRun(t, exp)
 	up, down := pattern(size, 1), pattern(size, 2)
-	var res tcpTransfer
+	ex := spawnExchange(tr, up, down)
+	tr.execute()
+	res := tcpTransfer{toServer: ex.toServer, toClient: ex.toClient, clientDone: ex.clientDone}
+	ha, hb := host(t, tr.r, "pcA"), host(t, tr.r, "pcB")
+	res.a, res.b = ha.Inet.Stats(), hb.Inet.Stats()
+	res.connsA, res.connsB = ha.Inet.TCPConns(), hb.Inet.TCPConns()
+	if !bytes.Equal(res.toServer, up) {
+		t.Errorf("server got %d bytes, want %d, equal %v", len(res.toServer), len(up), bytes.Equal(res.toServer, up))
+	}
+	if !bytes.Equal(res.toClient, down) {
+		t.Errorf("client got %d bytes, want %d, equal %v", len(res.toClient), len(down), bytes.Equal(res.toClient, down))
+	}
+	if len(res.connsA) != 0 || len(res.connsB) != 0 {
+		t.Errorf("connections left: pcA %+v pcB %+v", res.connsA, res.connsB)
+	}
+	if res.a.TCPTimeWaitEnds != 1 || res.b.TCPTimeWaitEnds != 0 {
+		t.Errorf("TIME_WAIT ended %d times on pcA, %d on pcB; want 1, 0", res.a.TCPTimeWaitEnds, res.b.TCPTimeWaitEnds)
+	}
+	if res.a.TCPOutRsts != 0 || res.b.TCPOutRsts != 0 || res.a.TCPEstabResets+res.b.TCPEstabResets != 0 {
+		t.Errorf("resets: pcA %d sent, pcB %d sent, %d connections reset", res.a.TCPOutRsts, res.b.TCPOutRsts, res.a.TCPEstabResets+res.b.TCPEstabResets)
+	}
+	for _, h := range []*machine.Host{ha, hb} {
+		if now, _ := h.Kernel.Allocator().InUse(); now > 1<<16 {
+			t.Logf("%s: %d bytes of heap still in use", h.Name, now)
+		}
+	}
+	return res
+}
+
+// exchange is a TCP transfer between pcA and pcB: pcA connects, sends up
+// and shuts its side; pcB reads to the end, answers with down and closes;
+// pcA reads to the end and closes. Both wait out TIME_WAIT.
+type exchange struct {
+	toServer, toClient []byte
+	clientDone         sim.Time
+}
+
+// spawnExchange puts the transfer's programs on tr's hosts.
+func spawnExchange(tr *threadRun, up, down []byte) *exchange {
+	ex := &exchange{}
 	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
 		s := h.Inet
 		lfd, err := s.Socket(th, inet.SockStream)
@@ -99,7 +138,7 @@ func runTCPExchangeWith(t *testing.T, size int, faults func(*machine.Experiment)
 			tr.errorf("accept: fd %d from %v, %v", fd, from, err)
 			return
 		}
-		res.toServer = recvAll(tr, th, h, fd, "server")
+		ex.toServer = recvAll(tr, th, h, fd, "server")
 		sendAll(tr, th, h, fd, down, 3000, "server")
 		if err := s.Close(th, fd); err != 0 {
 			tr.errorf("server close: %v", err)
@@ -125,38 +164,14 @@ func runTCPExchangeWith(t *testing.T, size int, faults func(*machine.Experiment)
 		if err := s.Shutdown(th, fd, inet.ShutWr); err != 0 {
 			tr.errorf("shutdown: %v", err)
 		}
-		res.toClient = recvAll(tr, th, h, fd, "client")
+		ex.toClient = recvAll(tr, th, h, fd, "client")
 		if err := s.Close(th, fd); err != 0 {
 			tr.errorf("client close: %v", err)
 		}
-		res.clientDone = h.Kernel.CPU().LocalTime()
+		ex.clientDone = h.Kernel.CPU().LocalTime()
 		th.SleepFor(2 * sim.Second) // TIME_WAIT (2·MSL = 1 s) runs out
 	})
-	tr.execute()
-	ha, hb := host(t, tr.r, "pcA"), host(t, tr.r, "pcB")
-	res.a, res.b = ha.Inet.Stats(), hb.Inet.Stats()
-	res.connsA, res.connsB = ha.Inet.TCPConns(), hb.Inet.TCPConns()
-	if !bytes.Equal(res.toServer, up) {
-		t.Errorf("server got %d bytes, want %d, equal %v", len(res.toServer), len(up), bytes.Equal(res.toServer, up))
-	}
-	if !bytes.Equal(res.toClient, down) {
-		t.Errorf("client got %d bytes, want %d, equal %v", len(res.toClient), len(down), bytes.Equal(res.toClient, down))
-	}
-	if len(res.connsA) != 0 || len(res.connsB) != 0 {
-		t.Errorf("connections left: pcA %+v pcB %+v", res.connsA, res.connsB)
-	}
-	if res.a.TCPTimeWaitEnds != 1 || res.b.TCPTimeWaitEnds != 0 {
-		t.Errorf("TIME_WAIT ended %d times on pcA, %d on pcB; want 1, 0", res.a.TCPTimeWaitEnds, res.b.TCPTimeWaitEnds)
-	}
-	if res.a.TCPOutRsts != 0 || res.b.TCPOutRsts != 0 || res.a.TCPEstabResets+res.b.TCPEstabResets != 0 {
-		t.Errorf("resets: pcA %d sent, pcB %d sent, %d connections reset", res.a.TCPOutRsts, res.b.TCPOutRsts, res.a.TCPEstabResets+res.b.TCPEstabResets)
-	}
-	for _, h := range []*machine.Host{ha, hb} {
-		if now, _ := h.Kernel.Allocator().InUse(); now > 1<<16 {
-			t.Logf("%s: %d bytes of heap still in use", h.Name, now)
-		}
-	}
-	return res
+	return ex
 }
 
 // TestTCPExchange moves 100 KiB each way over a clean segment.

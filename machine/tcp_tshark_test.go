@@ -43,7 +43,6 @@ import (
 	"simkron/sim"
 	"simkron/stack/header"
 	"simkron/stack/inet"
-	"simkron/stack/kernel"
 )
 
 // tcpMSL is the hosts' maximum segment lifetime, as in tcp_test.go:
@@ -187,58 +186,10 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 	}
 
 	up, down := pattern(size, 3), pattern(size, 4)
-	var toServer, toClient []byte
-	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
-		lfd, err := s.Socket(th, inet.SockStream)
-		if err == 0 {
-			err = s.Bind(th, lfd, tcpPort)
-		}
-		if err == 0 {
-			err = s.Listen(th, lfd, 1)
-		}
-		fd := -1
-		if err == 0 {
-			fd, _, _, err = s.Accept(th, lfd)
-		}
-		if err != 0 {
-			tr.errorf("server: socket, bind, listen or accept: %v", err)
-			return
-		}
-		toServer = recvAll(tr, th, h, fd, "server")
-		sendAll(tr, th, h, fd, down, 3000, "server")
-		if err := s.Close(th, fd); err != 0 {
-			tr.errorf("server close: %v", err)
-		}
-		if err := s.Close(th, lfd); err != 0 {
-			tr.errorf("listener close: %v", err)
-		}
-		th.SleepFor(2 * sim.Second)
-	})
-	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
-		th.SleepFor(10 * sim.Millisecond) // the server listens first
-		fd, err := s.Socket(th, inet.SockStream)
-		if err == 0 {
-			err = s.Connect(th, fd, ipB, tcpPort)
-		}
-		if err != 0 {
-			tr.errorf("client: socket or connect: %v", err)
-			return
-		}
-		sendAll(tr, th, h, fd, up, 1000, "client")
-		if err := s.Shutdown(th, fd, inet.ShutWr); err != 0 {
-			tr.errorf("shutdown: %v", err)
-		}
-		toClient = recvAll(tr, th, h, fd, "client")
-		if err := s.Close(th, fd); err != 0 {
-			tr.errorf("client close: %v", err)
-		}
-		th.SleepFor(2 * sim.Second) // TIME_WAIT (2·MSL) runs out
-	})
+	ex := spawnExchange(tr, up, down)
 	tr.execute()
-	if !bytes.Equal(toServer, up) || !bytes.Equal(toClient, down) {
-		t.Errorf("streams differ: server got %d of %d bytes, client %d", len(toServer), size, len(toClient))
+	if !bytes.Equal(ex.toServer, up) || !bytes.Equal(ex.toClient, down) {
+		t.Errorf("streams differ: server got %d of %d bytes, client %d", len(ex.toServer), size, len(ex.toClient))
 	}
 	caps := tr.r.Net.Captures()
 	if len(caps) != 1 {
