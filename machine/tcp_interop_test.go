@@ -142,30 +142,11 @@ func poll(k *sim.Kernel, period sim.Time, fn func(), stop func() bool) {
 // order, and the capture shows the retransmissions that repaired the
 // faults (and none without them).
 func TestTCPInteropSimConnects(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		faults ethersim.FaultParams
-	}{
-		{"clean", ethersim.FaultParams{}},
-		{"loss", ethersim.FaultParams{Drop: 0.02}},
-		{"corrupt", ethersim.FaultParams{Corrupt: 0.02}},
-	} {
+	for _, tc := range interopFaults {
 		t.Run(tc.name, func(t *testing.T) {
 			r, h, p := newTCPInterop(t, tc.faults)
 			simConnects(t, r, h, p)
-			caps := r.Net.Captures()
-			if len(caps) != 1 {
-				t.Fatalf("%d captures", len(caps))
-			}
-			toGv, toSim := retransmissions(t, caps[0].Data)
-			faulty := tc.faults != ethersim.FaultParams{}
-			t.Logf("retransmitted data segments in the capture: %d to gVisor, %d to pcA; pcA counted %d", toGv, toSim, h.Inet.Stats().TCPRetransSegs)
-			if faulty != (toGv > 0) || faulty != (toSim > 0) {
-				t.Errorf("faults %+v: %d retransmissions to gVisor and %d to pcA in the capture", tc.faults, toGv, toSim)
-			}
-			if got := h.Inet.Stats().TCPRetransSegs; uint64(toGv) != got {
-				t.Errorf("the capture shows %d retransmissions from pcA, its stack counted %d", toGv, got)
-			}
+			checkRetransmissions(t, r, h, tc.faults)
 		})
 	}
 }
@@ -303,10 +284,53 @@ func simConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Pe
 	t.Logf("pcA: %+v", st)
 }
 
+// interopFaults are the link conditions of the interop transfers: clean,
+// 2% of the frames lost each way, 2% corrupted each way (the cards' FCS
+// checks drop them).
+var interopFaults = []struct {
+	name   string
+	faults ethersim.FaultParams
+}{
+	{"clean", ethersim.FaultParams{}},
+	{"loss", ethersim.FaultParams{Drop: 0.02}},
+	{"corrupt", ethersim.FaultParams{Corrupt: 0.02}},
+}
+
+// checkRetransmissions holds the capture's retransmissions to the faults:
+// some in each direction when there were faults, none without, and pcA's
+// own count equal to what it put on the wire.
+func checkRetransmissions(t *testing.T, r *machine.Run, h *machine.Host, faults ethersim.FaultParams) {
+	t.Helper()
+	caps := r.Net.Captures()
+	if len(caps) != 1 {
+		t.Fatalf("%d captures", len(caps))
+	}
+	toGv, toSim := retransmissions(t, caps[0].Data)
+	faulty := faults != ethersim.FaultParams{}
+	t.Logf("retransmitted data segments in the capture: %d to gVisor, %d to pcA; pcA counted %d", toGv, toSim, h.Inet.Stats().TCPRetransSegs)
+	if faulty != (toGv > 0) || faulty != (toSim > 0) {
+		t.Errorf("faults %+v: %d retransmissions to gVisor and %d to pcA in the capture", faults, toGv, toSim)
+	}
+	if got := h.Inet.Stats().TCPRetransSegs; uint64(toGv) != got {
+		t.Errorf("the capture shows %d retransmissions from pcA, its stack counted %d", toGv, got)
+	}
+}
+
 // TestTCPInteropGVisorConnects: gVisor connects to the simulated host,
-// which accepts, reads 1 MiB to the end, answers with 1 MiB and closes.
+// which accepts, reads 1 MiB to the end, answers with 1 MiB and closes;
+// clean, and with loss or corruption on the link as in
+// TestTCPInteropSimConnects.
 func TestTCPInteropGVisorConnects(t *testing.T) {
-	r, h, p := newTCPInterop(t, ethersim.FaultParams{})
+	for _, tc := range interopFaults {
+		t.Run(tc.name, func(t *testing.T) {
+			r, h, p := newTCPInterop(t, tc.faults)
+			gvisorConnects(t, r, h, p)
+			checkRetransmissions(t, r, h, tc.faults)
+		})
+	}
+}
+
+func gvisorConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Peer) {
 	k := r.K
 	const port = 7001
 	up, down := pattern(interopTCPSize, 21), pattern(interopTCPSize, 22)
