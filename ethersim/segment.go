@@ -382,6 +382,16 @@ func (a *Attachment) Busy() bool { return a.state != stIdle }
 // Stats returns the attachment's counters.
 func (a *Attachment) Stats() AttachmentStats { return a.stats }
 
+// SetFaults changes the faults applied to frames arriving from now on
+// (a cable pulled and plugged back, a link going bad for a while).
+func (a *Attachment) SetFaults(f FaultParams) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	a.faults = f
+	return nil
+}
+
 // Transmit sends frame (destination address through FCS; the card pads
 // short frames and computes the FCS). The bytes are copied. It is an error
 // to call Transmit while Busy, or with a frame shorter than MinFrame or

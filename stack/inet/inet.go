@@ -55,6 +55,9 @@ type Params struct {
 	TCPDelAck      sim.Time `toml:"tcp_delack" min:"1ms" max:"500ms" help:"longest delay of an ACK for in-order data (RFC 1122 4.2.3.2: under 0.5 s; BSD 200 ms)"`
 	TCPDelAckStyle string   `toml:"tcp_delack_style" help:"when held ACKs go: \"linux\" (a per-connection timer of tcp_delack, quick ACKs at connection start, an ACK for every second full-sized segment) or \"bsd\" (4.4BSD: every tcp_delack from boot a host-wide fast timer sends every held ACK; before it only a window update after a read, or data going the other way, carries one)"`
 	TCPMSSCluster  sim.Size `toml:"tcp_mss_cluster" max:"64KiB" help:"4.4BSD tcp_mss rounding: an MSS larger than this is rounded down to a multiple of it (MCLBYTES, 2048 in 4.4BSD, so MTU 4352 gives 4096); 0 keeps MTU - 40"`
+	TCPKeepIdle    sim.Time `toml:"tcp_keepalive_time" min:"1s" help:"idle time before a connection with SO_KEEPALIVE probes its peer (RFC 1122 4.2.3.6: at least 2 hours)"`
+	TCPKeepIntvl   sim.Time `toml:"tcp_keepalive_intvl" min:"100ms" help:"time between unanswered keep-alive probes (Linux: 75 s)"`
+	TCPKeepProbes  int      `toml:"tcp_keepalive_probes" min:"1" max:"100" help:"unanswered keep-alive probes before the connection is dropped with ETIMEDOUT (Linux: 9)"`
 	TCPMSL         sim.Time `toml:"tcp_msl" min:"1ms" help:"maximum segment lifetime; TIME_WAIT lasts twice this (RFC 793: 2 min)"`
 	TCPMinRTO      sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout (Linux TCP_RTO_MIN: 200 ms)"`
 	TCPInitialRTO  sim.Time `toml:"tcp_initial_rto" min:"10ms" help:"retransmission timeout before the first RTT sample (RFC 6298 2.1: 1 s)"`
@@ -71,6 +74,7 @@ func DefaultParams() Params {
 		TCPDelAck: 200 * sim.Millisecond, TCPMSL: 30 * sim.Second,
 		TCPMinRTO: 200 * sim.Millisecond, TCPInitialRTO: sim.Second,
 		TCPDelAckStyle: DelAckLinux,
+		TCPKeepIdle:    2 * 3600 * sim.Second, TCPKeepIntvl: 75 * sim.Second, TCPKeepProbes: 9,
 	}
 }
 
@@ -117,6 +121,8 @@ type Stats struct {
 	// (Nagle or sender silly-window avoidance); TCPDelAckTimeouts the
 	// ACKs the delayed-ACK timer sent.
 	TCPSendHeld, TCPDelAckTimeouts uint64
+	// Keep-alive probes sent, and connections they found dead.
+	TCPKeepAliveProbes, TCPKeepAliveDrops uint64
 }
 
 // Symbols of the family, with their costs in instructions per call

@@ -43,11 +43,11 @@ package inet
 // that find the socket owned retry on the next tick.
 //
 // Simplifications: no urgent data, no options but MSS (no window scaling,
-// timestamps or SACK); no keepalive; FIN_WAIT_2 has no orphan timeout;
-// simultaneous open is answered with a reset; TCP and UDP share one port
-// space. The MSS is the interface MTU − 40, rounded down to whole clusters
-// when Params.TCPMSSCluster asks for 4.4BSD's tcp_mss (which also rounds
-// the socket buffers up to whole segments: not modelled).
+// timestamps or SACK); FIN_WAIT_2 has no orphan timeout; simultaneous
+// open is answered with a reset; TCP and UDP share one port space. The
+// MSS is the interface MTU − 40, rounded down to whole clusters when
+// Params.TCPMSSCluster asks for 4.4BSD's tcp_mss (which also rounds the
+// socket buffers up to whole segments: not modelled).
 
 import (
 	"simkron/cpu"
@@ -107,15 +107,16 @@ type SockOpt int
 
 // Socket options.
 const (
-	OptNoDelay  SockOpt = iota + 1 // TCP_NODELAY: 1 turns Nagle off
-	OptSndBuf                      // SO_SNDBUF in bytes, before connect or listen
-	OptRcvBuf                      // SO_RCVBUF in bytes, before connect or listen
-	OptQuickAck                    // 1 acknowledges every data segment at once: delayed ACKs off (Linux TCP_QUICKACK, kept on)
+	OptNoDelay   SockOpt = iota + 1 // TCP_NODELAY: 1 turns Nagle off
+	OptSndBuf                       // SO_SNDBUF in bytes, before connect or listen
+	OptRcvBuf                       // SO_RCVBUF in bytes, before connect or listen
+	OptQuickAck                     // 1 acknowledges every data segment at once: delayed ACKs off (Linux TCP_QUICKACK, kept on)
+	OptKeepAlive                    // SO_KEEPALIVE: 1 probes the peer of an idle connection (off by default)
 )
 
 type sockOpts struct {
-	noDelay, quickAck bool
-	sndBuf, rcvBuf    int
+	noDelay, quickAck, keepAlive bool
+	sndBuf, rcvBuf               int
 }
 
 type connKey struct {
@@ -166,7 +167,12 @@ type tcb struct {
 	rdShut              bool
 
 	// Flags.
-	ackNow, delAck, noDelay, quickAck, force bool
+	ackNow, delAck, noDelay, quickAck, keepAlive, force bool
+
+	// Keep-alive: when the last segment arrived (in ticks) and the
+	// probes sent since.
+	idleSince  uint64
+	keepProbes int
 
 	// Retransmission timing (RFC 6298).
 	srtt, rttvar, rto sim.Time
@@ -177,7 +183,7 @@ type tcb struct {
 	oowSent           bool
 	lastOOW           sim.Time // last ACK answering an out-of-window segment
 
-	rexmt, persist, delack, tw kernel.Timer
+	rexmt, persist, delack, tw, keep kernel.Timer
 
 	// Listener.
 	parent  *tcb
@@ -201,6 +207,7 @@ type tcpStack struct {
 		sendmsg, recvmsg, rcv, ack, data, output, xmit, reset     *cpu.Symbol
 		getfrag                                                   *cpu.Symbol
 		connReq, rexmtTimer, delackTimer, probeTimer, twTimer     *cpu.Symbol
+		keepTimer                                                 *cpu.Symbol
 		closeSym                                                  *cpu.Symbol
 	}
 }
@@ -228,6 +235,7 @@ var (
 	defTCPRexmit     = cpu.Def{Name: "tcp_retransmit_timer", Layer: cpu.LayerTCP, Instructions: 60, CodeBytes: 512, Why: "back off, collapse cwnd, resend from snd_una"}
 	defTCPDelack     = cpu.Def{Name: "tcp_delack_timer", Layer: cpu.LayerTCP, Instructions: 25, CodeBytes: 128, Why: "send the owed ACK"}
 	defTCPProbe      = cpu.Def{Name: "tcp_probe_timer", Layer: cpu.LayerTCP, Instructions: 35, CodeBytes: 256, Why: "zero-window probe"}
+	defTCPKeepalive  = cpu.Def{Name: "tcp_keepalive_timer", Layer: cpu.LayerTCP, Instructions: 45, CodeBytes: 384, Why: "check the idle time, send a probe or drop the connection"}
 	defTCPTimeWait   = cpu.Def{Name: "tcp_time_wait_kill", Layer: cpu.LayerTCP, Instructions: 40, CodeBytes: 256, Why: "unhash and free the TIME_WAIT block"}
 	defTCPClose      = cpu.Def{Name: "tcp_close", Layer: cpu.LayerTCP, Instructions: 90, CodeBytes: 768, Why: "state transition, FIN or RST, orphan the control block"}
 )
@@ -247,7 +255,7 @@ func (s *Stack) tcpInit() {
 		{&y.rcv, defTCPRcv}, {&y.ack, defTCPAck}, {&y.data, defTCPData}, {&y.output, defTCPOutput},
 		{&y.xmit, defTCPXmit}, {&y.getfrag, defTCPGetfrag}, {&y.reset, defTCPReset}, {&y.connReq, defTCPConnReq},
 		{&y.rexmtTimer, defTCPRexmit}, {&y.delackTimer, defTCPDelack}, {&y.probeTimer, defTCPProbe},
-		{&y.twTimer, defTCPTimeWait}, {&y.closeSym, defTCPClose},
+		{&y.twTimer, defTCPTimeWait}, {&y.closeSym, defTCPClose}, {&y.keepTimer, defTCPKeepalive},
 	} {
 		*x.s = syms.Define(x.d)
 	}
@@ -297,13 +305,14 @@ func (s *Stack) newTCB(so *Socket) *tcb {
 	tp.persist = kernel.Timer{Name: "tcp.persist", Func: func() { s.tcpTimer(tp, s.tcp.sym.probeTimer, tp.persistFire) }}
 	tp.delack = kernel.Timer{Name: "tcp.delack", Func: func() { s.tcpTimer(tp, s.tcp.sym.delackTimer, tp.delackFire) }}
 	tp.tw = kernel.Timer{Name: "tcp.timewait", Func: func() { s.tcpTimer(tp, s.tcp.sym.twTimer, tp.twFire) }}
+	tp.keep = kernel.Timer{Name: "tcp.keepalive", Func: func() { s.tcpTimer(tp, s.tcp.sym.keepTimer, tp.keepFire) }}
 	tp.rmss = s.p.MTU - 40
 	if cl := int(s.p.TCPMSSCluster); cl > 0 && tp.rmss > cl {
 		tp.rmss -= tp.rmss % cl // 4.4BSD tcp_mss: whole clusters
 	}
 	tp.mss = min(tp.rmss, 536)
 	if so != nil {
-		tp.noDelay, tp.quickAck = so.opt.noDelay, so.opt.quickAck
+		tp.noDelay, tp.quickAck, tp.keepAlive = so.opt.noDelay, so.opt.quickAck, so.opt.keepAlive
 	}
 	return tp
 }
@@ -568,6 +577,14 @@ func (s *Stack) SetOption(t *kernel.Thread, fd int, opt SockOpt, val int) (err E
 			if so.tcb != nil {
 				so.tcb.quickAck = val != 0
 			}
+		case OptKeepAlive:
+			so.opt.keepAlive = val != 0
+			if tp := so.tcb; tp != nil {
+				tp.keepAlive = val != 0
+				if tp.synchronized() {
+					tp.startKeepAlive()
+				}
+			}
 		case OptSndBuf, OptRcvBuf:
 			if so.tcb != nil {
 				err = EISCONN
@@ -815,6 +832,7 @@ func (s *Stack) tcpDrop(tp *tcb, err Errno) {
 	k.DelTimer(&tp.persist)
 	k.DelTimer(&tp.delack)
 	k.DelTimer(&tp.tw)
+	k.DelTimer(&tp.keep)
 	if tp.parent != nil {
 		lt := tp.parent
 		lt.synQ--

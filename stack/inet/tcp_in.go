@@ -164,7 +164,7 @@ func (s *Stack) tcpListenInput(lt *tcb, g *tcpSeg, info ipHeaderInfo) {
 	}
 	tp := s.newTCB(nil)
 	tp.lport, tp.raddr, tp.rport = lt.lport, info.src, g.sport
-	tp.noDelay, tp.quickAck = lt.so.opt.noDelay, lt.so.opt.quickAck
+	tp.noDelay, tp.quickAck, tp.keepAlive = lt.so.opt.noDelay, lt.so.opt.quickAck, lt.so.opt.keepAlive
 	if !tp.allocBuffers(lt.so.opt.sndBuf, lt.so.opt.rcvBuf) {
 		s.stats.NoBuffers++
 		return
@@ -238,6 +238,7 @@ func (s *Stack) tcpSynSentInput(tp *tcb, g *tcpSeg) {
 	}
 	tp.rxtShift = 0
 	tp.state = tcpEstablished
+	tp.startKeepAlive()
 	tp.ackNow = true
 	tp.wake()
 	// Data that came with the SYN is dropped (no T/TCP); the peer
@@ -268,6 +269,7 @@ func (tp *tcb) rttSample(m sim.Time) {
 // tcpSyncInput handles a segment for a connection past SYN_SENT (RFC 793
 // section 3.9 from "first check sequence number"; 4.4BSD tcp_input).
 func (s *Stack) tcpSyncInput(tp *tcb, g *tcpSeg) {
+	tp.idleSince, tp.keepProbes = s.k.Jiffies(), 0
 	// Trim what was already received.
 	if g.has(header.TCPFlagSYN) && seqLT(g.seq, tp.rcvNxt) {
 		g.flags &^= header.TCPFlagSYN
@@ -379,6 +381,7 @@ func (s *Stack) tcpAck(tp *tcb, g *tcpSeg) bool {
 			return false
 		}
 		tp.state = tcpEstablished
+		tp.startKeepAlive()
 		tp.sndUna = tp.iss // the SYN is acknowledged below
 		if lt := tp.parent; lt != nil {
 			lt.acceptQ = append(lt.acceptQ, tp)

@@ -1,5 +1,7 @@
 package inet
 
+import "simkron/stack/header"
+
 // rexmtFire is the retransmission timeout (4.4BSD tcp_timers TCPT_REXMT):
 // back off the timeout, collapse the congestion window to one segment
 // (RFC 5681 section 3.1), forget the RTT being timed (Karn) and resend
@@ -98,5 +100,46 @@ func (tp *tcb) delackFire() {
 func (tp *tcb) twFire() {
 	if tp.state == tcpTimeWait {
 		tp.s.tcpDrop(tp, 0)
+	}
+}
+
+// startKeepAlive arms the keep-alive timer of a connection that has
+// SO_KEEPALIVE, from now.
+func (tp *tcb) startKeepAlive() {
+	if !tp.keepAlive {
+		return
+	}
+	k := tp.s.k
+	tp.idleSince, tp.keepProbes = k.Jiffies(), 0
+	k.AddTimer(&tp.keep, k.TicksFor(tp.s.p.TCPKeepIdle))
+}
+
+// keepFire is the keep-alive timer (Linux tcp_keepalive_timer, RFC 1122
+// section 4.2.3.6): once nothing has arrived for TCPKeepIdle it sends a
+// probe — an ACK one byte behind snd_una, which the peer must answer —
+// every TCPKeepIntvl; any segment from the peer starts the idle time
+// again; TCPKeepProbes unanswered probes drop the connection (a RST, and
+// ETIMEDOUT to the program). Data in flight or queued is the
+// retransmission and persist timers' business.
+func (tp *tcb) keepFire() {
+	s := tp.s
+	k := s.k
+	if !tp.keepAlive || tp.state != tcpEstablished && tp.state != tcpCloseWait && tp.state != tcpFinWait2 {
+		return
+	}
+	idle, limit := k.Jiffies()-tp.idleSince, k.TicksFor(s.p.TCPKeepIdle)
+	switch {
+	case tp.slen > 0:
+		k.AddTimer(&tp.keep, limit)
+	case tp.keepProbes == 0 && idle < limit:
+		k.AddTimer(&tp.keep, limit-idle)
+	case tp.keepProbes >= s.p.TCPKeepProbes:
+		s.stats.TCPKeepAliveDrops++
+		s.tcpAbort(tp, ETIMEDOUT)
+	default:
+		s.stats.TCPKeepAliveProbes++
+		tp.keepProbes++
+		s.tcpXmitSeg(nil, tp, tp.sndUna-1, header.TCPFlagACK, 0, 0)
+		k.AddTimer(&tp.keep, k.TicksFor(s.p.TCPKeepIntvl))
 	}
 }
