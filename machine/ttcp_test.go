@@ -163,6 +163,20 @@ func TestTTCPStallResults(t *testing.T) {
 	if r := runs["no-delack"]; r.DelAckTimeouts != 0 {
 		t.Errorf("no-delack: %d delayed-ACK timeouts with delayed ACKs off", r.DelAckTimeouts)
 	}
+	// Each run's explanation names the rule that decided it.
+	for name, want := range map[string][]string{
+		"fddi-stall": {"less than 2·MSS (8192) and half the receive buffer (8192)", "200 ms delayed-ACK timer", "Nagle", "8192-byte send buffer is full"},
+		"mtu-1500":   {"2·MSS (2920)"},
+		"nodelay":    {"TCP_NODELAY", "held back 0 times"},
+		"sndbuf-16k": {"16384-byte send buffer holds 2·MSS (8192)"},
+		"no-delack":  {"delayed ACKs are off"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(runs[name].Why, w) {
+				t.Errorf("%s: explanation %q lacks %q", name, runs[name].Why, w)
+			}
+		}
+	}
 }
 
 // wireSeg is one TCP segment of the capture, read with gopacket alone.

@@ -16,12 +16,17 @@ type table struct {
 	title  string
 	header []string
 	rows   [][]string
+	prose  bool // columns of words: aligned left in text
 }
 
 // writeText writes the title, then the table with right-aligned columns.
 func (t table) writeText(ew *errWriter) {
 	ew.printf("%s\n", t.title)
-	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
+	align := tabwriter.AlignRight
+	if t.prose {
+		align = 0
+	}
+	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', align)
 	fmt.Fprintln(tw, strings.Join(t.header, "\t")+"\t")
 	for _, row := range t.rows {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
@@ -238,11 +243,13 @@ func ttcpTables(r *Result) []table {
 			fmt.Sprint(c.Held), fmt.Sprint(c.DelAckTimeouts), fmt.Sprint(c.Retransmits)})
 	}
 	ts := []table{t}
-	v := table{title: "ttcp verdicts (from the measurements above)", header: []string{"run", "verdict"}}
+	v := table{title: "ttcp verdicts (from the measurements above)", header: []string{"run", "verdict"}, prose: true}
+	w := table{title: "ttcp: why (the BSD sender and receiver rules applied to each run)", header: []string{"run", "mechanism"}, prose: true}
 	for _, c := range r.TTCP {
 		v.rows = append(v.rows, []string{c.Name, c.Verdict})
+		w.rows = append(w.rows, []string{c.Name, c.Why})
 	}
-	ts = append(ts, v)
+	ts = append(ts, v, w)
 	for _, c := range r.TTCP {
 		if len(c.Pattern) == 0 {
 			continue

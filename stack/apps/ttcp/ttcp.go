@@ -137,6 +137,7 @@ type Result struct {
 	Sizes          []SizeCount  `json:"segment_sizes"`
 	Gaps           Gaps         `json:"gaps"`
 	Verdict        string       `json:"verdict"`
+	Why            string       `json:"why"` // the mechanism behind the verdict
 	Pattern        []TraceEvent `json:"pattern"`
 	// Progress is the transfer's time-sequence graph: the bytes that have
 	// reached the receiver's card against time since the first data
@@ -500,7 +501,9 @@ func (t *Test) summarise(i int) {
 	})
 	r.Gaps = gapStats(gaps, float64(t.delack)/float64(sim.Millisecond)/2)
 	r.Progress = progress(t.trace)
-	r.Verdict = verdict(r, float64(t.delack)/float64(sim.Millisecond))
+	delackMS := float64(t.delack) / float64(sim.Millisecond)
+	r.Verdict = verdict(r, delackMS)
+	r.Why = explain(r, t.bufSize(r.SndBuf, t.tx.Inet.Params().TCPSendBuffer), t.bufSize(r.RcvBuf, t.rx.Inet.Params().TCPRecvBuffer), delackMS)
 	if first < 0 || t.p.Pattern == 0 {
 		return
 	}
@@ -577,13 +580,19 @@ func gapStats(gaps []float64, stall float64) Gaps {
 	return g
 }
 
+// stalled reports whether r spent most of its time in gaps of at least
+// half the delayed-ACK period.
+func stalled(r *Result) bool {
+	return r.Gaps.Stalls > 0 && r.Gaps.StallMS > r.Seconds*1000/2
+}
+
 // verdict says in words how the run advanced, from its measurements.
 func verdict(r *Result, delackMS float64) string {
 	if r.Error != "" {
 		return "failed: " + r.Error
 	}
 	total := r.Seconds * 1000
-	if r.Gaps.Stalls > 0 && r.Gaps.StallMS > total/2 {
+	if stalled(r) {
 		per := float64(r.Bytes) / float64(r.Gaps.Stalls+1)
 		return fmt.Sprintf("STALLED: %d gaps of at least %.0f ms hold %.0f%% of the time; about %.0f bytes move per gap, "+
 			"the transmitter held data back %d times and the receiver's delayed-ACK timer sent %d ACKs",
@@ -591,4 +600,41 @@ func verdict(r *Result, delackMS float64) string {
 	}
 	return fmt.Sprintf("streaming: %d of %d gaps reach %.0f ms (median gap %.2f ms); held back %d times, %d delayed-ACK timeouts",
 		r.Gaps.Stalls, r.Gaps.N, delackMS/2, r.Gaps.MedianMS, r.Held, r.DelAckTimeouts)
+}
+
+// bufSize is a run's socket buffer: its own size, or the stack's.
+func (t *Test) bufSize(own, stack sim.Size) int {
+	if own > 0 {
+		return int(own)
+	}
+	return int(stack)
+}
+
+// explain gives the mechanism behind a run's outcome, by the BSD sender
+// and receiver rules (inet-notes section 5): the sender holds a segment
+// shorter than the MSS while data is unacknowledged (Nagle); the receiver
+// announces a window that a read opened by 2·MSS or by half its buffer at
+// once, and otherwise acknowledges at the delayed-ACK timer.
+func explain(r *Result, sndbuf, rcvbuf int, delackMS float64) string {
+	m := r.MSS
+	switch {
+	case r.Error != "" || m == 0:
+		return ""
+	case stalled(r):
+		per := float64(r.Bytes) / float64(r.Gaps.Stalls+1)
+		return fmt.Sprintf("about %.0f bytes arrive per period: less than 2·MSS (%d) and half the receive buffer (%d), so reading them "+
+			"sends no window update and the ACK waits for the %.0f ms delayed-ACK timer; meanwhile the sender holds back its "+
+			"last %d-byte write, shorter than the MSS (%d) with data unacknowledged (Nagle), and its %d-byte send buffer is full",
+			per, 2*m, rcvbuf/2, delackMS, r.Size, m, sndbuf)
+	case r.QuickAck:
+		return "delayed ACKs are off: every segment is acknowledged at once, so data Nagle holds back waits one round trip, never the timer"
+	case r.NoDelay:
+		return fmt.Sprintf("TCP_NODELAY: each write leaves as it comes (held back %d times), so the receiver gets whole %d-byte buffers, "+
+			"at least 2·MSS (%d) or half its buffer (%d), and its window update acknowledges them at once", r.Held, sndbuf, 2*m, rcvbuf/2)
+	case sndbuf >= 2*m+r.Size:
+		return fmt.Sprintf("the %d-byte send buffer holds 2·MSS (%d) and one more write: full %d-byte segments keep leaving, and every two "+
+			"of them open the receiver's window by 2·MSS, which it announces at once", sndbuf, 2*m, m)
+	}
+	return fmt.Sprintf("with an MSS of %d, one send buffer (%d bytes) covers 2·MSS (%d): reading that much opens the receiver's window "+
+		"enough to announce at once, so ACKs come within a round trip and Nagle's holds are short", m, sndbuf, 2*m)
 }
