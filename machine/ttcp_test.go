@@ -17,6 +17,7 @@ import (
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/ttcp"
+	"simkron/stack/inet"
 )
 
 const ttcpStallConfig = "../configs/ttcp-stall.toml"
@@ -417,5 +418,32 @@ func TestTTCPTwoTransmitSlots(t *testing.T) {
 	}
 	if c := res.TTCP[0]; c.Bytes != 300*ttcpBenchSize || c.Corrupt != 0 || c.Retransmits != 0 {
 		t.Errorf("%d bytes, %d corrupt, %d retransmissions", c.Bytes, c.Corrupt, c.Retransmits)
+	}
+}
+
+// The stall needs 4.4BSD's receiver. With Linux's, which acknowledges
+// once more than one full segment (its estimate of the peer's MSS, 4096
+// here) is unacknowledged, the 6144 bytes of each burst are acknowledged
+// at once and the same transfer streams (inet-notes section 6).
+func TestTTCPStallNeedsBSDAcks(t *testing.T) {
+	exp, err := machine.LoadExperiment(ttcpStallConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Segments[0].Pcap = false
+	for i := range exp.Hosts {
+		ownMachine(exp, i).Inet.TCPDelAckStyle = inet.DelAckLinux
+	}
+	c := exp.Workload.TTCP.Cases[0]
+	if c.Name != "fddi-stall" {
+		t.Fatalf("first run %q, want fddi-stall", c.Name)
+	}
+	c.Writes = 300
+	exp.Workload.TTCP.Cases = []ttcp.Case{c}
+	res := execute(t, build(t, exp, machine.Options{}))
+	r := res.TTCP[0]
+	t.Logf("Linux ACKs: %.1f KB/s, %d stalls, %d delayed-ACK timeouts: %s", r.KBps, r.Gaps.Stalls, r.DelAckTimeouts, r.Verdict)
+	if r.Bytes != 300*2048 || r.Gaps.Stalls > 2 || !strings.HasPrefix(r.Verdict, "streaming") {
+		t.Errorf("with Linux's delayed ACKs: %d bytes, %d stalls, %q", r.Bytes, r.Gaps.Stalls, r.Verdict)
 	}
 }

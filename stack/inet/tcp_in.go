@@ -546,8 +546,10 @@ func (s *Stack) tcpData(tp *tcb, g *tcpSeg) {
 					// until its retransmission timer.
 					tp.quickAcks--
 					tp.ackNow = true
-				case int(tp.rcvNxt-tp.rcvAcked) >= 2*tp.rcvMSS:
-					// Every second full-sized segment (RFC 1122 4.2.3.2).
+				case int(tp.rcvNxt-tp.rcvAcked) > tp.rcvMSS:
+					// More than one full-sized segment unacknowledged
+					// (Linux __tcp_ack_snd_check; for equal segments,
+					// every second one as RFC 1122 4.2.3.2 asks).
 					tp.ackNow = true
 				default:
 					s.tcpDelayAck(tp)
