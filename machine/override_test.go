@@ -99,3 +99,25 @@ func TestExperimentOverrideErrors(t *testing.T) {
 		})
 	}
 }
+
+// The programs' own functions are defined when the workload is set up,
+// so a machine's [costs] may name them.
+func TestWorkloadCostsOverride(t *testing.T) {
+	for cfg, name := range map[string]string{"../configs/ttcp-stall.toml": "ttcp_main", "../configs/tcp-ne2000.toml": "tcpbench_main"} {
+		exp, err := machine.LoadExperiment(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := ownMachine(exp, 0)
+		m.Costs = map[string]int64{name: 55}
+		r, err := machine.New(exp, machine.Options{})
+		if err != nil {
+			t.Errorf("%s: [costs] %s: %v", cfg, name, err)
+			continue
+		}
+		if s, ok := r.Hosts[0].Syms.Lookup(name); !ok || s.Instructions != 55 {
+			t.Errorf("%s: %s not defined with the override", cfg, name)
+		}
+		r.Close()
+	}
+}

@@ -96,6 +96,8 @@ type Bench struct {
 	recvLay  []latency.Layers
 	rttSum   []sim.Time
 	failed   string
+	mainC    *cpu.Symbol
+	mainS    *cpu.Symbol
 }
 
 // New prepares the sweep; Start spawns the programs.
@@ -117,6 +119,8 @@ func New(p Params, client, server *Host) (*Bench, error) {
 			off += uint64(size)
 		}
 	}
+	b.mainC = client.Kernel.Symbols().Define(defMain)
+	b.mainS = server.Kernel.Symbols().Define(defMain)
 	for i, h := range []*Host{client, server} {
 		b.probes[i] = newProbe(b, h)
 	}
@@ -185,9 +189,8 @@ func (b *Bench) Serve(t *kernel.Thread) {
 	h := b.server
 	k := h.Kernel
 	c := k.CPU()
-	sym := k.Symbols().Define(defMain)
-	c.Enter(sym)
-	defer c.Exit(sym)
+	c.Enter(b.mainS)
+	defer c.Exit(b.mainS)
 	s := h.Inet
 	lfd, err := b.socket(t, s)
 	if err == 0 {
@@ -227,9 +230,8 @@ func (b *Bench) Client(t *kernel.Thread) {
 	h := b.client
 	k := h.Kernel
 	c := k.CPU()
-	sym := k.Symbols().Define(defMain)
-	c.Enter(sym)
-	defer c.Exit(sym)
+	c.Enter(b.mainC)
+	defer c.Exit(b.mainC)
 	defer b.finish()
 	s := h.Inet
 	size := slices.Max(b.p.Sizes)

@@ -168,6 +168,8 @@ type Test struct {
 	rxIRS   uint32 // the receiver's: the transmitter's ISN
 	delack  sim.Time
 	done    bool
+	txMain  *cpu.Symbol
+	rxMain  *cpu.Symbol
 }
 
 type rawEvent struct {
@@ -196,6 +198,7 @@ func New(p Params, tx, rx *Host) (*Test, error) {
 	for i, c := range p.Cases {
 		t.results[i].Case = c
 	}
+	t.txMain, t.rxMain = tx.Kernel.Symbols().Define(defMain), rx.Kernel.Symbols().Define(defMain)
 	tx.Observe(func(f []byte) { t.frame(f, false) })
 	rx.Observe(func(f []byte) { t.frame(f, true) })
 	return t, nil
@@ -262,9 +265,8 @@ func (t *Test) receive(th *kernel.Thread) {
 	h := t.rx
 	k := h.Kernel
 	cp := k.CPU()
-	sym := k.Symbols().Define(defMain)
-	cp.Enter(sym)
-	defer cp.Exit(sym)
+	cp.Enter(t.rxMain)
+	defer cp.Exit(t.rxMain)
 	s := h.Inet
 	buf := k.Kmalloc(t.maxSize())
 	got := make([]byte, t.maxSize())
@@ -325,9 +327,8 @@ func (t *Test) transmit(th *kernel.Thread) {
 	h := t.tx
 	k := h.Kernel
 	cp := k.CPU()
-	sym := k.Symbols().Define(defMain)
-	cp.Enter(sym)
-	defer cp.Exit(sym)
+	cp.Enter(t.txMain)
+	defer cp.Exit(t.txMain)
 	defer t.finish()
 	s := h.Inet
 	size := t.maxSize()
