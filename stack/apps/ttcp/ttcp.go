@@ -26,7 +26,6 @@ import (
 	"slices"
 
 	"simkron/cpu"
-	"simkron/memory"
 	"simkron/sim"
 	"simkron/stack/apps/latency"
 	"simkron/stack/header"
@@ -167,7 +166,6 @@ type Test struct {
 	txIRS   uint32 // the transmitter's view: the receiver's ISN
 	rxIRS   uint32 // the receiver's: the transmitter's ISN
 	delack  sim.Time
-	done    bool
 	txMain  *cpu.Symbol
 	rxMain  *cpu.Symbol
 }
@@ -212,9 +210,6 @@ func (t *Test) Start() {
 
 // Results returns the runs' outcomes once the transmitter has ended.
 func (t *Test) Results() []Result { return t.results }
-
-// Done reports whether every run has ended.
-func (t *Test) Done() bool { return t.done }
 
 func (t *Test) fail(i int, format string, args ...any) {
 	if t.results[i].Error == "" {
@@ -335,7 +330,7 @@ func (t *Test) transmit(th *kernel.Thread) {
 	// Each write's bytes are put in the buffer before it is sent.
 	buf := k.Kmalloc(size)
 	pat := make([]byte, size)
-	var rbuf memory.Addr = k.Kmalloc(64)
+	rbuf := k.Kmalloc(64)
 	for i, c := range t.p.Cases {
 		t.cur = i
 		r := &t.results[i]
@@ -411,8 +406,8 @@ func (t *Test) connect(th *kernel.Thread, i int) (int, inet.Errno) {
 	}
 }
 
+// finish stops the observers: no run is current.
 func (t *Test) finish() {
-	t.done = true
 	t.cur = len(t.p.Cases)
 }
 
