@@ -35,6 +35,32 @@ func TestRunAnnotate(t *testing.T) {
 	}
 }
 
+// The delayed-ACK example script on the ttcp stall: the receiver's timer
+// sends its ACKs on the 200 ms ticks of 4.4BSD's fast timer.
+func TestRunAnnotateDelack(t *testing.T) {
+	dir := t.TempDir()
+	st, out, stderr := simkron(t, "run", "-q", "--out", dir, "--annotate", "../../configs/annotations/delack.tcl", "../../configs/ttcp-stall.toml")
+	if st != exitOK {
+		t.Fatalf("exit %d: %s", st, stderr)
+	}
+	res := readResult(t, filepath.Join(dir, "result.json"))
+	if res.Annotations == nil || !strings.Contains(res.Annotations.Output, "rs6000: the delayed-ACK timer ran") {
+		t.Fatalf("annotations: %+v\n%s", res.Annotations, out)
+	}
+	found := false
+	for _, b := range res.Annotations.Buckets {
+		if b.Name == "rs6000 delack gap ms" {
+			found = true
+			if b.Count < 300 || b.P50 < 199.9 || b.P50 > 200.1 {
+				t.Errorf("delayed-ACK gaps: %+v, want their median at 200 ms", b)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no delack gap bucket in %+v", res.Annotations.Buckets)
+	}
+}
+
 // A script that fails while the run goes on stops it: the results so far
 // are written, marked incomplete with the file, line and Tcl error.
 func TestRunAnnotateBodyError(t *testing.T) {
