@@ -84,11 +84,27 @@ func FuzzTCPInput(f *testing.F) {
 	f.Add([]byte{0x11, 20, 5, 0, 0, 1, 0, 0x04, 0x10, 20, 0, 0, 0x10, 0, 0, 0x00})        // FIN far away; ACK of unsent data
 	f.Add([]byte{0x10, 20, 0, 0, 0, 0, 0, 0x00, 0x10, 200, 0, 0, 0, 0, 0, 0xf0})          // window closes, then opens
 	f.Add([]byte{0xff, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 1, 0, 0, 0, 0, 0, 3}) // everything at once
+	f.Add([]byte{0x18, 10, 0, 0, 0, 0, 20, 0x70, 7})                                      // data to a BSD-style stack with keep-alive
 	f.Fuzz(func(t *testing.T, data []byte) {
 		segs := decodeFuzzSegs(data)
+		// A byte after the last whole segment chooses the stacks' style:
+		// bit 0 4.4BSD delayed ACKs, bit 1 BSD MSS rounding (to 512),
+		// bit 2 keep-alive on pcB with short timers.
+		var style byte
+		if len(data)%8 != 0 {
+			style = data[len(data)-1]
+		}
 		exp := loadUDP(t, []int{4}, 1, 0)
 		for i := range 2 {
-			ownMachine(exp, i).Inet.TCPMSL = 100 * sim.Millisecond
+			p := &ownMachine(exp, i).Inet
+			p.TCPMSL = 100 * sim.Millisecond
+			if style&1 != 0 {
+				p.TCPDelAckStyle = inet.DelAckBSD
+			}
+			if style&2 != 0 {
+				p.TCPMSSCluster = 512
+			}
+			p.TCPKeepIdle, p.TCPKeepIntvl, p.TCPKeepProbes = sim.Second, 200*sim.Millisecond, 2
 		}
 		tr := newThreadRun(t, exp)
 		const size = 16 * 1024
@@ -96,6 +112,9 @@ func FuzzTCPInput(f *testing.F) {
 		tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
 			s := h.Inet
 			lfd, _ := s.Socket(th, inet.SockStream)
+			if style&4 != 0 {
+				s.SetOption(th, lfd, inet.OptKeepAlive, 1)
+			}
 			s.Bind(th, lfd, tcpPort)
 			s.Listen(th, lfd, 2)
 			fd, _, _, err := s.Accept(th, lfd)
