@@ -570,13 +570,15 @@ func (c *CPU) fetch(s *Symbol) {
 	if h == nil {
 		return
 	}
-	l1 := h.L1I()
-	line := memory.Addr(l1.Params().Line)
-	hit := l1.Params().HitLatency
+	p := h.L1I().Params()
+	line := memory.Addr(p.Line)
+	start := s.Addr &^ (line - 1)
 	end := s.Addr + memory.Addr(min(s.CodeBytes, 4*max(s.Instructions, 1)))
 	var stall int64
-	for a := s.Addr &^ (line - 1); a < end; a += line {
-		stall += c.sys.Reference(a, memory.Fetch) - hit
+	if end > start {
+		// The lines at start, start+line, ... below end.
+		n := uint64(end-start-1)/uint64(line) + 1
+		stall = c.sys.FetchLines(start, n) - int64(n)*p.HitLatency
 	}
 	c.Charge(stall)
 }

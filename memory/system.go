@@ -122,6 +122,36 @@ func (s *System) Reference(a Addr, kind AccessKind) int64 {
 	return s.Cache.Access(a, kind)
 }
 
+// FetchLines fetches n consecutive instruction-cache lines, the first
+// being the one holding a, in address order, and returns the total cycles:
+// exactly Reference(line address, Fetch) for each line in turn. When no
+// uncached region overlaps the first to the last line address it is
+// Hierarchy.FetchLines; otherwise (or when the addresses wrap) each line
+// goes through Reference.
+func (s *System) FetchLines(a Addr, n uint64) int64 {
+	if len(s.uncached) == 0 {
+		return s.Cache.FetchLines(a, n)
+	}
+	if n == 0 {
+		return 0
+	}
+	shift := s.Cache.l1i.lineShift
+	first := uint64(a) >> shift << shift
+	// The last line's address, unless the walk wraps past the top.
+	if n-1 <= (^uint64(0)-first)>>shift {
+		last := first + (n-1)<<shift
+		if i := s.region(Addr(first)); i == len(s.uncached) || uint64(s.uncached[i].base) > last {
+			return s.Cache.FetchLines(Addr(first), n)
+		}
+	}
+	var cost int64
+	for addr := first; n > 0; n-- {
+		cost += s.Reference(Addr(addr), Fetch)
+		addr += 1 << shift
+	}
+	return cost
+}
+
 // ReferenceRange charges a reference to every word (4 bytes) touching
 // [a, a+n), in order, exactly as Reference per word would, and returns the
 // total cycles.
