@@ -10,12 +10,14 @@ import (
 var CSVHeader = []string{"protocol", "direction", "size", "layer", "stat", "cycles"}
 
 // WriteCSV writes r's per-layer measurements as one tidy table, a row per
-// observation: protocol (MAC, UDP), direction (send, receive), message
+// observation: protocol (MAC, UDP, TCP), direction (send, receive), message
 // size in bytes, layer, stat and cycles. A layer's row has stat "mean"
 // (the mean cycles per message spent in that layer); the measured latency
 // of each size follows its layers as rows with layer "total" and stat
-// mean, min, median and max. Rows come in a fixed order: MAC then UDP,
-// send then receive, sizes in the result's order, layers in stack order.
+// mean, min, median and max. Rows come in a fixed order: MAC, UDP, then
+// TCP, send then receive, sizes in the result's order, layers in stack
+// order. Results without per-layer measurements (membench, ttcp, ping)
+// give the header alone: their figures are in the JSON and the tables.
 func WriteCSV(w io.Writer, r *Result) error {
 	cw := csv.NewWriter(w)
 	cw.Write(CSVHeader)
