@@ -167,7 +167,8 @@ type tcb struct {
 	rdShut              bool
 
 	// Flags.
-	ackNow, delAck, noDelay, quickAck, keepAlive, force bool
+	ackNow, delAck, force bool
+	opt                   sockOpts // the socket's options when tp was made, and any set since
 
 	// Keep-alive: when the last segment arrived (in ticks) and the
 	// probes sent since.
@@ -312,7 +313,7 @@ func (s *Stack) newTCB(so *Socket) *tcb {
 	}
 	tp.mss = min(tp.rmss, 536)
 	if so != nil {
-		tp.noDelay, tp.quickAck, tp.keepAlive = so.opt.noDelay, so.opt.quickAck, so.opt.keepAlive
+		tp.opt = so.opt
 	}
 	return tp
 }
@@ -564,26 +565,29 @@ func (s *Stack) SetOption(t *kernel.Thread, fd int, opt SockOpt, val int) (err E
 			return
 		}
 		switch opt {
-		case OptNoDelay:
-			so.opt.noDelay = val != 0
-			if so.tcb != nil {
-				so.tcb.noDelay = val != 0
-				so.tcb.lock()
-				s.tcpOutput(t, so.tcb)
-				so.tcb.unlock()
+		case OptNoDelay, OptQuickAck, OptKeepAlive:
+			on := val != 0
+			switch opt {
+			case OptNoDelay:
+				so.opt.noDelay = on
+			case OptQuickAck:
+				so.opt.quickAck = on
+			case OptKeepAlive:
+				so.opt.keepAlive = on
 			}
-		case OptQuickAck:
-			so.opt.quickAck = val != 0
-			if so.tcb != nil {
-				so.tcb.quickAck = val != 0
+			tp := so.tcb
+			if tp == nil {
+				return
 			}
-		case OptKeepAlive:
-			so.opt.keepAlive = val != 0
-			if tp := so.tcb; tp != nil {
-				tp.keepAlive = val != 0
-				if tp.synchronized() {
-					tp.startKeepAlive()
-				}
+			tp.opt = so.opt
+			switch {
+			case opt == OptNoDelay:
+				// Data Nagle was holding may go now.
+				tp.lock()
+				s.tcpOutput(t, tp)
+				tp.unlock()
+			case opt == OptKeepAlive && tp.synchronized():
+				tp.startKeepAlive()
 			}
 		case OptSndBuf, OptRcvBuf:
 			if so.tcb != nil {

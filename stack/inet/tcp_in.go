@@ -164,7 +164,7 @@ func (s *Stack) tcpListenInput(lt *tcb, g *tcpSeg, info ipHeaderInfo) {
 	}
 	tp := s.newTCB(nil)
 	tp.lport, tp.raddr, tp.rport = lt.lport, info.src, g.sport
-	tp.noDelay, tp.quickAck, tp.keepAlive = lt.so.opt.noDelay, lt.so.opt.quickAck, lt.so.opt.keepAlive
+	tp.opt = lt.so.opt
 	if !tp.allocBuffers(lt.so.opt.sndBuf, lt.so.opt.rcvBuf) {
 		s.stats.NoBuffers++
 		return
@@ -533,7 +533,7 @@ func (s *Stack) tcpData(tp *tcb, g *tcpSeg) {
 				tp.mergeOOO()
 				tp.wake()
 				switch {
-				case len(tp.ooo) > 0, tp.quickAck:
+				case len(tp.ooo) > 0, tp.opt.quickAck:
 					tp.ackNow = true
 				case s.p.TCPDelAckStyle == DelAckBSD:
 					// 4.4BSD sets TF_DELACK and nothing more: the fast

@@ -116,7 +116,7 @@ func (s *Stack) tcpOutputOne(t *kernel.Thread, tp *tcb) bool {
 		switch {
 		case length == tp.mss:
 			send = true
-		case (idle || tp.noDelay) && off+length >= tp.slen:
+		case (idle || tp.opt.noDelay) && off+length >= tp.slen:
 			send = true
 		case tp.force:
 			send = true

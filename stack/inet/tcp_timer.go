@@ -106,7 +106,7 @@ func (tp *tcb) twFire() {
 // startKeepAlive arms the keep-alive timer of a connection that has
 // SO_KEEPALIVE, from now.
 func (tp *tcb) startKeepAlive() {
-	if !tp.keepAlive {
+	if !tp.opt.keepAlive {
 		return
 	}
 	k := tp.s.k
@@ -124,7 +124,7 @@ func (tp *tcb) startKeepAlive() {
 func (tp *tcb) keepFire() {
 	s := tp.s
 	k := s.k
-	if !tp.keepAlive || tp.state != tcpEstablished && tp.state != tcpCloseWait && tp.state != tcpFinWait2 {
+	if !tp.opt.keepAlive || tp.state != tcpEstablished && tp.state != tcpCloseWait && tp.state != tcpFinWait2 {
 		return
 	}
 	idle, limit := k.Jiffies()-tp.idleSince, k.TicksFor(s.p.TCPKeepIdle)

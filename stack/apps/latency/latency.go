@@ -102,18 +102,9 @@ func (m Layers) Add(before, after []cpu.LayerCycles) {
 // cycle by layer, with the idle loop's (the core waiting for the rest of
 // the message: the wire and the card) counted as DMA.
 func (m Layers) AddReceive(before, after cpu.Account) {
-	for i, l := range after.Layers {
-		c := l.Cycles
-		if i < len(before.Layers) {
-			c -= before.Layers[i].Cycles
-		}
-		layer := l.Layer
-		if layer == cpu.LayerIDLE {
-			layer = cpu.LayerDMA
-		}
-		m[layer] += float64(c)
-	}
-	m[cpu.LayerDMA] += float64(after.Idle - before.Idle)
+	m.Add(before.Layers, after.Layers)
+	m[cpu.LayerDMA] += m[cpu.LayerIDLE] + float64(after.Idle-before.Idle)
+	delete(m, cpu.LayerIDLE)
 }
 
 // Means returns the mean cycles per message of every layer that has any,
