@@ -1,6 +1,7 @@
 // Package header holds the wire formats of the protocols simkron speaks, as
 // typed views over byte slices: Ethernet, ARP, IPv4, ICMPv4, UDP and TCP,
-// and the Internet checksum. Layer: none — these are the shapes every layer
+// and the Internet checksum; IEEE 802.2 LLC over 802.3 length-field
+// frames, CLNP (ISO 8473) and the ISO (Fletcher) checksum. Layer: none — these are the shapes every layer
 // reads and writes, with no behaviour of their own.
 //
 // Contract. A view is a []byte with a named type (header.IPv4(b)); getters
@@ -16,6 +17,7 @@
 // packages convert to their own named address types.
 //
 // Simplifications: IPv4 and TCP options are exposed as raw bytes, with a
-// parser for TCP's MSS option only; no IPv6; Ethernet II framing only (no
-// 802.1Q tags, no 802.3 length/LLC framing); no FCS.
+// parser for TCP's MSS option only; no IPv6; no 802.1Q tags; LLC U-format
+// (type 1) headers only; CLNP options as raw code/length/value triples; no
+// FCS.
 package header

@@ -235,3 +235,60 @@ func FuzzChecksum(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLLC(f *testing.F) {
+	f.Add([]byte{0xFE, 0xFE, 0x03, 0x81})
+	f.Add([]byte{0xFE, 0xFF, 0xBF, 0x81, 0x01, 0x00})
+	f.Add([]byte{0xFE, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := header.LLC(data)
+		if !h.IsValid() {
+			return
+		}
+		_, _, _ = h.Command(), h.PollFinal(), h.IsResponse()
+		fields := llcFieldsOf(h)
+		if len(h.Payload()) != len(data)-header.LLCHeaderLen {
+			t.Fatalf("payload of %d from %d bytes", len(h.Payload()), len(data))
+		}
+		b := make([]byte, header.LLCHeaderLen)
+		header.LLC(b).Encode(&fields)
+		if !bytes.Equal(b, data[:header.LLCHeaderLen]) {
+			t.Fatalf("re-encoded % x, parsed % x", b, data[:header.LLCHeaderLen])
+		}
+	})
+}
+
+func FuzzCLNP(f *testing.F) {
+	seed := header.CLNPFields{Type: header.CLNPTypeDT, Flags: header.CLNPFlagSP | header.CLNPFlagER, Lifetime: 9, Dst: nsapB, Src: nsapA,
+		Seg: header.CLNPSegmentation{ID: 1, Offset: 8, Total: 100}, Options: []byte{header.CLNPOptPadding, 1, 0}}
+	b := make([]byte, header.CLNPHeaderLen(&seed)+4)
+	seed.SegmentLength = uint16(len(b))
+	header.CLNP(b).Encode(&seed)
+	header.CLNP(b).SetChecksum(header.CLNP(b).CalculateChecksum())
+	f.Add(b, uint8(0))
+	f.Add(b[:20], uint8(0))
+	f.Add([]byte{0x81, 11, 1, 0, 0x1c, 0, 11, 0, 0, 0, 0}, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, slack uint8) {
+		h := header.CLNP(data)
+		if !h.IsValid(len(data) + int(slack)) {
+			return
+		}
+		_ = h.IsChecksumValid()
+		_, _, _ = h.MoreSegments(), h.ErrorReport(), h.Payload()
+		_, _ = h.Option(header.CLNPOptReasonDiscard)
+		fields := clnpFieldsOf(h)
+		if n := header.CLNPHeaderLen(&fields); n != h.HeaderLength() {
+			t.Fatalf("fields encode to %d octets, header says %d", n, h.HeaderLength())
+		}
+		out := make([]byte, h.HeaderLength())
+		header.CLNP(out).Encode(&fields)
+		if !bytes.Equal(out, data[:h.HeaderLength()]) {
+			t.Fatalf("re-encoded % x, parsed % x", out, data[:h.HeaderLength()])
+		}
+		// A recomputed checksum always verifies.
+		header.CLNP(out).SetChecksum(header.CLNP(out).CalculateChecksum())
+		if !header.FletcherValid(out) {
+			t.Fatalf("recomputed checksum does not verify: % x", out)
+		}
+	})
+}
