@@ -5,29 +5,29 @@ import "encoding/binary"
 // CLNP header (ISO 8473-1:1998 clause 7, "Structure and encoding of
 // PDUs"; BSD netiso clnp.h; Wireshark packet-clnp.c).
 //
-//	 octet
-//	   0   +-------------------------------+
-//	       | Network layer protocol id 0x81|  fixed part
-//	   1   | Length indicator (header)     |
-//	   2   | Version/protocol id ext. 0x01 |
-//	   3   | Lifetime (units of 500 ms)    |
-//	   4   | SP | MS | E/R |    type      |
-//	   5   | Segment length (2 octets)     |
-//	   7   | Checksum (2 octets)           |
-//	   9   +-------------------------------+
-//	       | Destination address length    |  address part
-//	       | Destination address (NSAP)    |
-//	       | Source address length         |
-//	       | Source address (NSAP)         |
-//	       +-------------------------------+
-//	       | Data unit identifier (2)      |  segmentation part,
-//	       | Segment offset (2)            |  present iff SP = 1
-//	       | Total length (2)              |
-//	       +-------------------------------+
-//	       | Options: code, length, value  |  up to the length
-//	       | ...                           |  indicator
-//	       +-------------------------------+
-//	       | Data                          |  up to the segment length
+//	octet
+//	  0   +-------------------------------+
+//	      | Network layer protocol id 0x81|  fixed part
+//	  1   | Length indicator (header)     |
+//	  2   | Version/protocol id ext. 0x01 |
+//	  3   | Lifetime (units of 500 ms)    |
+//	  4   | SP | MS | E/R |    type      |
+//	  5   | Segment length (2 octets)     |
+//	  7   | Checksum (2 octets)           |
+//	  9   +-------------------------------+
+//	      | Destination address length    |  address part
+//	      | Destination address (NSAP)    |
+//	      | Source address length         |
+//	      | Source address (NSAP)         |
+//	      +-------------------------------+
+//	      | Data unit identifier (2)      |  segmentation part,
+//	      | Segment offset (2)            |  present iff SP = 1
+//	      | Total length (2)              |
+//	      +-------------------------------+
+//	      | Options: code, length, value  |  up to the length
+//	      | ...                           |  indicator
+//	      +-------------------------------+
+//	      | Data                          |  up to the segment length
 //
 // The segment length counts the whole NPDU, header and data. The checksum
 // (Fletcher, see fletcher.go) covers the header only; 0x0000 means it is
