@@ -168,6 +168,8 @@ type CPU struct {
 	// charged with no symbol active.
 	symCycles []int64
 	noSym     int64
+	// self, when enabled, splits symCycles by layer (selfcycles.go).
+	self *selfTable
 	// Layer attribution: every cycle goes to the innermost active
 	// symbol's layer (a symbol of LayerInherit takes its caller's).
 	// layerCycles is indexed like layers; index 0 is "no layer".
@@ -357,6 +359,9 @@ func (c *CPU) Charge(n int64) {
 		top := len(x.stack) - 1
 		c.symCycles[x.stack[top].index] += n
 		li = x.layer[top]
+		if c.self != nil {
+			c.addSelf(x.stack[top], li, n)
+		}
 	} else {
 		c.noSym += n
 	}
