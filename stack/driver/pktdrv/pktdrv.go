@@ -1,0 +1,724 @@
+// Package pktdrv is a DOS packet driver for the NE2000, as the TOP
+// measurements used one: a resident program reached by a software
+// interrupt (INT 60h) that offers the FTP Software Packet Driver
+// Specification (version 1.09) calls a protocol stack needs —
+// driver_info, access_type, release_type, send_pkt and get_address — and
+// hands received frames to the stack through the receiver upcall the
+// stack registered with access_type, called twice per frame: first
+// (AX = 0) for a buffer of the frame's length, then (AX = 1) once the
+// frame has been copied into it.
+//
+// It drives the card only through its I/O ports: the National
+// Semiconductor initialisation order, transmit by remote-DMA write
+// through the data port (16-bit OUTSW over ISA) into the one transmit
+// buffer and a transmit command, and an interrupt handler that walks the
+// receive ring with remote-DMA reads (INSW) into the upcall's buffer.
+// With one transmit buffer, send_pkt first waits until the previous frame
+// has left, then loads and starts the next and returns: the send time of
+// a frame is the load over ISA plus its time on the wire.
+//
+// In loopback mode (Params.Loopback) send_pkt never touches the card: it
+// copies the frame into the receive path of the handles whose type
+// matches (the upcall's buffer, by the driver's REP MOVSW copy), with no
+// wire time: the TOP study's packet-driver loopback.
+//
+// Layer MAC: the study counts the packet driver in the MAC layer. The
+// data-port transfers are filed as memory copies.
+//
+// Simplifications: classes 1 (DIX Ethernet) and 11 (IEEE 802.3 with
+// 802.2 headers) only, with type matching on the EtherType or the 802.2
+// header; no extended driver functions (multicast lists, receive modes,
+// statistics); waiting for the transmitter is a halt until the card's
+// transmit interrupt rather than a poll of ISR (the same instant, without
+// simulating each poll); a lost transmit interrupt is not timed out.
+package pktdrv
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/dos"
+)
+
+// Params configures the driver.
+type Params struct {
+	Loopback    bool     `toml:"loopback" help:"copy sent frames straight to the receive path (the TOP study's packet-driver loopback): no card, no wire"`
+	Promiscuous bool     `toml:"promiscuous" help:"receive every frame on the wire"`
+	OverrunWait sim.Time `toml:"overrun_wait" help:"busy wait after stopping the chip on a ring overflow (the data sheet asks for at least 1.6 ms)"`
+}
+
+// DefaultParams returns the card on the wire.
+func DefaultParams() Params { return Params{OverrunWait: 1600 * sim.Microsecond} }
+
+// Validate checks p.
+func (p Params) Validate() error {
+	if p.OverrunWait < 0 {
+		return fmt.Errorf("overrun_wait: %v must not be negative", p.OverrunWait)
+	}
+	return nil
+}
+
+// Interface classes of the Packet Driver Specification (appendix A).
+const (
+	ClassDIX   = 1
+	Class8023  = 11
+	AnyType    = 0xFFFF // if_type wildcard
+	DriverType = 1      // this driver's if_type within its class
+	Version    = 11     // the driver's own version number
+)
+
+// Error codes of the specification (returned in DH with the carry set).
+type Error uint8
+
+// Packet driver errors.
+const (
+	ErrBadHandle  Error = 1
+	ErrNoClass    Error = 2
+	ErrNoType     Error = 3
+	ErrNoNumber   Error = 4
+	ErrBadType    Error = 5
+	ErrNoSpace    Error = 9
+	ErrTypeInUse  Error = 10
+	ErrBadCommand Error = 11
+	ErrCantSend   Error = 12
+	ErrBadAddress Error = 14
+)
+
+func (e Error) Error() string {
+	names := map[Error]string{ErrBadHandle: "BAD_HANDLE", ErrNoClass: "NO_CLASS", ErrNoType: "NO_TYPE", ErrNoNumber: "NO_NUMBER",
+		ErrBadType: "BAD_TYPE", ErrNoSpace: "NO_SPACE", ErrTypeInUse: "TYPE_INUSE", ErrBadCommand: "BAD_COMMAND", ErrCantSend: "CANT_SEND", ErrBadAddress: "BAD_ADDRESS"}
+	if n, ok := names[e]; ok {
+		return "packet driver: " + n
+	}
+	return fmt.Sprintf("packet driver: error %d", uint8(e))
+}
+
+// Handle is what access_type returns.
+type Handle uint16
+
+// Receiver is the upcall a protocol registers with access_type. With
+// flag 0 it is asked for a buffer of n bytes and returns its address (0:
+// drop the frame); with flag 1 the frame is in buf. It runs in the
+// driver's interrupt handler (or inside send_pkt in loopback).
+type Receiver func(h Handle, flag int, buf memory.Addr, n int) memory.Addr
+
+// Info is what driver_info returns.
+type Info struct {
+	Version   int
+	Class     int
+	Type      int
+	Number    int
+	Name      string
+	BasicOnly bool // functionality 1: basic functions only
+}
+
+// Costs in instructions per call, estimated from the 8086 code of a
+// resident NE2000 packet driver: register accesses and data words are
+// charged by the ISA bus, copies by the copy routine.
+var (
+	defInt       = cpu.Def{Name: "pkt_int", Layer: cpu.LayerMAC, Instructions: 30, CodeBytes: 192, Why: "INT 60h (26 clocks real mode) and IRET, save registers, dispatch on AH"}
+	defInit      = cpu.Def{Name: "pkt_init", Layer: cpu.LayerMAC, Instructions: 400, CodeBytes: 1536, Why: "reset, PROM read, NS8390 initialisation, hook the interrupt (once)"}
+	defInfo      = cpu.Def{Name: "pkt_driver_info", Layer: cpu.LayerMAC, Instructions: 12, CodeBytes: 64, Why: "load version, class, type, number, name pointer"}
+	defAccess    = cpu.Def{Name: "pkt_access_type", Layer: cpu.LayerMAC, Instructions: 60, CodeBytes: 384, Why: "check class/type/number, compare with the open handles, store the upcall"}
+	defRelease   = cpu.Def{Name: "pkt_release_type", Layer: cpu.LayerMAC, Instructions: 25, CodeBytes: 128, Why: "find the handle, clear it"}
+	defAddress   = cpu.Def{Name: "pkt_get_address", Layer: cpu.LayerMAC, Instructions: 20, CodeBytes: 96, Why: "check the length, copy the station address"}
+	defSend      = cpu.Def{Name: "pkt_send", Layer: cpu.LayerMAC, Instructions: 60, CodeBytes: 384, Why: "check the length, wait for the transmitter, mask, load, trigger, unmask"}
+	defBlockOut  = cpu.Def{Name: "pkt_block_out", Layer: cpu.LayerMAC, Instructions: 45, CodeBytes: 256, Why: "remote-write set-up, REP OUTSW, RDC poll"}
+	defISR       = cpu.Def{Name: "pkt_isr", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 384, Why: "per round: read ISR, dispatch, acknowledge"}
+	defRecv      = cpu.Def{Name: "pkt_recv", Layer: cpu.LayerMAC, Instructions: 80, CodeBytes: 768, Why: "per frame: CURR/BNRY arithmetic, header checks, type match, the two upcalls"}
+	defBlockIn   = cpu.Def{Name: "pkt_block_in", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 256, Why: "remote-read set-up, REP INSW, RDC acknowledge"}
+	defTxDone    = cpu.Def{Name: "pkt_tx_done", Layer: cpu.LayerMAC, Instructions: 25, CodeBytes: 128, Why: "read TSR, account, free the transmit buffer"}
+	defOverrun   = cpu.Def{Name: "pkt_overrun", Layer: cpu.LayerMAC, Instructions: 60, CodeBytes: 384, Why: "the data sheet's ring overflow recovery"}
+	defLoop      = cpu.Def{Name: "pkt_loopback", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 192, Why: "type match, the two upcalls around the copy"}
+	defCounters  = cpu.Def{Name: "pkt_counters", Layer: cpu.LayerMAC, Instructions: 15, CodeBytes: 96, Why: "read and add the tally counters"}
+	defTypeMatch = cpu.Def{Name: "pkt_type_match", Layer: cpu.LayerMAC, Instructions: 12, CodeBytes: 96, Why: "per handle: compare the frame's type octets"}
+)
+
+// Stats counts what the driver did.
+type Stats struct {
+	TxFrames, TxBytes uint64
+	TxErrors          uint64
+	TxWaits           uint64   // send_pkt calls that waited for the previous frame
+	TxTime            sim.Time // sum over frames of load start to transmit done
+	TxTimed           uint64
+	RxFrames, RxBytes uint64
+	RxDropped         uint64 // no handle matched, or its upcall gave no buffer
+	RxErrors          uint64 // bad ring headers, errored status
+	Overruns          uint64
+	CRCErrors, Missed uint64
+	FrameErrors       uint64
+	LoopbackFrames    uint64
+	SpuriousIRQs      uint64
+	CantSend          uint64
+}
+
+type handle struct {
+	open  bool
+	class int
+	typ   []byte
+	recv  Receiver
+}
+
+// Driver is the resident driver of one card.
+type Driver struct {
+	c     *cpu.CPU
+	p     Params
+	space memory.Space
+	base  memory.Addr
+	irq   int
+	name  string
+	mac   [6]byte
+	copy  *dos.Copier
+
+	scratch memory.Addr // 32 bytes: PROM, ring header, frame start
+	handles [4]handle
+	txBusy  bool
+	txStart sim.Time
+	txLen   int
+	ready   bool
+	stats   Stats
+	sym     struct {
+		intr, init, info, access, release, address, send, blockOut, isr, recv, blockIn, txDone, overrun, loop, counters, match *cpu.Symbol
+	}
+}
+
+const (
+	txPage   = cardMemLo
+	rxStart  = cardMemLo + 6 // one transmit buffer of 6 pages (1536 bytes)
+	rxStop   = cardMemHi
+	peekLen  = 16 // frame octets read first, for type matching
+	maxFrame = 1514
+)
+
+// New prepares the driver of the card at base (in space) on line irq;
+// mem is 32 bytes of the resident program's own data. Init starts it.
+func New(c *cpu.CPU, syms *cpu.SymbolTable, name string, space memory.Space, base memory.Addr, irq int, mem memory.Addr, p Params) (*Driver, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Driver{c: c, p: p, space: space, base: base, irq: irq, name: name, scratch: mem}
+	for _, x := range []struct {
+		s   **cpu.Symbol
+		def cpu.Def
+	}{
+		{&d.sym.intr, defInt}, {&d.sym.init, defInit}, {&d.sym.info, defInfo}, {&d.sym.access, defAccess},
+		{&d.sym.release, defRelease}, {&d.sym.address, defAddress}, {&d.sym.send, defSend}, {&d.sym.blockOut, defBlockOut},
+		{&d.sym.isr, defISR}, {&d.sym.recv, defRecv}, {&d.sym.blockIn, defBlockIn}, {&d.sym.txDone, defTxDone},
+		{&d.sym.overrun, defOverrun}, {&d.sym.loop, defLoop}, {&d.sym.counters, defCounters}, {&d.sym.match, defTypeMatch},
+	} {
+		*x.s = syms.Define(x.def)
+	}
+	d.copy = dos.NewCopier(c, syms, "pkt_movsw")
+	return d, nil
+}
+
+// CopySymbols returns the symbols whose cycles are memory copies: the
+// data-port transfers and the loopback copy.
+func (d *Driver) CopySymbols() []*cpu.Symbol {
+	return []*cpu.Symbol{d.sym.blockOut, d.sym.blockIn, d.copy.Symbol()}
+}
+
+// Stats returns the counters.
+func (d *Driver) Stats() Stats { return d.stats }
+
+// Ready reports whether Init found and started the card.
+func (d *Driver) Ready() bool { return d.ready }
+
+// Loopback reports whether the driver loops frames back.
+func (d *Driver) Loopback() bool { return d.p.Loopback }
+
+func (d *Driver) in(reg memory.Addr) byte { return byte(d.c.In(d.space, d.base+reg, 1)) }
+
+func (d *Driver) out(reg memory.Addr, v byte) { d.c.Out(d.space, d.base+reg, 1, uint64(v)) }
+
+// call charges the software interrupt into the driver around fn.
+func (d *Driver) call(s *cpu.Symbol, fn func()) {
+	c := d.c
+	c.Enter(d.sym.intr)
+	c.Call(s, fn)
+	c.Exit(d.sym.intr)
+}
+
+// Init is the resident program's start-up: find and start the card and
+// hook its interrupt. A missing card is a guest error; the driver then
+// stays unready and send_pkt fails.
+func (d *Driver) Init() {
+	c := d.c
+	c.Call(d.sym.init, func() {
+		d.out(regReset, d.in(regReset))
+		ok := false
+		for range 100 {
+			if d.in(regISR)&isrReset != 0 {
+				d.out(regISR, 0xFF)
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			c.System().Guest.Report(c.LocalTime(), d.name, "no NE2000 answers at %s %#x", d.space, uint64(d.base))
+			return
+		}
+		if !d.readPROM() {
+			return
+		}
+		d.initChip()
+		if !d.p.Loopback {
+			c.SetHandler(d.irq, d.name, d.interrupt)
+		}
+		d.ready = true
+	})
+}
+
+func (d *Driver) readPROM() bool {
+	c := d.c
+	for _, s := range []struct {
+		reg memory.Addr
+		v   byte
+	}{
+		{regCmd, crNoDMA | crPage0 | crStop}, {regDCR, dcrByte}, {regRBCR0, 0}, {regRBCR1, 0},
+		{regIMR, 0}, {regISR, 0xFF}, {regRCR, rcrMonitor}, {regTCR, tcrLoopback},
+		{regRBCR0, 32}, {regRBCR1, 0}, {regRSAR0, 0}, {regRSAR1, 0}, {regCmd, crRRead | crStart},
+	} {
+		d.out(s.reg, s.v)
+	}
+	c.InString(d.space, d.base+regData, 1, d.scratch, 32)
+	var prom [32]byte
+	c.Read(d.scratch, prom[:])
+	d.out(regISR, isrRDC)
+	for i := range d.mac {
+		d.mac[i] = prom[2*i]
+	}
+	if prom[28] != 0x57 || prom[30] != 0x57 {
+		c.System().Guest.Report(c.LocalTime(), d.name, "PROM signature %#02x %#02x: not an NE2000", prom[28], prom[30])
+		return false
+	}
+	return true
+}
+
+// initChip is the National Semiconductor initialisation order
+// (ne2000.md sec. 9), starting the chip unless in loopback.
+func (d *Driver) initChip() {
+	d.out(regCmd, crNoDMA|crPage0|crStop)
+	d.out(regDCR, dcrWord)
+	d.out(regRBCR0, 0)
+	d.out(regRBCR1, 0)
+	d.out(regRCR, rcrMonitor)
+	d.out(regTCR, tcrLoopback)
+	d.out(regTPSR, txPage)
+	d.out(regPStart, rxStart)
+	d.out(regBnry, rxStop-1)
+	d.out(regPStop, rxStop)
+	d.out(regISR, 0xFF)
+	d.out(regIMR, 0)
+	d.out(regCmd, crNoDMA|crPage1|crStop)
+	for i, b := range d.mac {
+		d.out(regPAR0+memory.Addr(i), b)
+	}
+	d.out(regCurr, rxStart)
+	d.out(regCmd, crNoDMA|crPage0|crStop)
+	d.txBusy = false
+	if d.p.Loopback {
+		return
+	}
+	d.out(regISR, 0xFF)
+	d.out(regIMR, imrAll)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(regTCR, tcrNormal)
+	rcr := byte(rcrAB)
+	if d.p.Promiscuous {
+		rcr |= rcrPRO | rcrAM
+	}
+	d.out(regRCR, rcr)
+}
+
+// DriverInfo is function 1, driver_info.
+func (d *Driver) DriverInfo() Info {
+	var info Info
+	d.call(d.sym.info, func() {
+		info = Info{Version: Version, Class: ClassDIX, Type: DriverType, Number: 0, Name: "NE2000", BasicOnly: true}
+	})
+	return info
+}
+
+// AccessType is function 2, access_type: frames of class whose type
+// octets start with typ (an empty typ takes every frame) go to recv. For
+// class 1 the type is the EtherType field, for class 11 the 802.2 header
+// after the length field.
+func (d *Driver) AccessType(class, ifType, number int, typ []byte, recv Receiver) (Handle, error) {
+	var h Handle
+	var err error
+	d.call(d.sym.access, func() {
+		switch {
+		case class != ClassDIX && class != Class8023:
+			err = ErrNoClass
+		case ifType != AnyType && ifType != DriverType:
+			err = ErrNoType
+		case number != 0:
+			err = ErrNoNumber
+		case recv == nil:
+			err = ErrBadType
+		}
+		if err != nil {
+			return
+		}
+		free := -1
+		for i := range d.handles {
+			x := &d.handles[i]
+			if !x.open {
+				if free < 0 {
+					free = i
+				}
+				continue
+			}
+			if x.class == class && (len(x.typ) == 0 || len(typ) == 0 || prefix(x.typ, typ) || prefix(typ, x.typ)) {
+				err = ErrTypeInUse
+				return
+			}
+		}
+		if free < 0 {
+			err = ErrNoSpace
+			return
+		}
+		d.handles[free] = handle{open: true, class: class, typ: append([]byte(nil), typ...), recv: recv}
+		h = Handle(free + 1)
+	})
+	return h, err
+}
+
+func prefix(a, b []byte) bool { return len(a) <= len(b) && string(b[:len(a)]) == string(a) }
+
+// ReleaseType is function 3, release_type.
+func (d *Driver) ReleaseType(h Handle) error {
+	var err error
+	d.call(d.sym.release, func() {
+		if h == 0 || int(h) > len(d.handles) || !d.handles[h-1].open {
+			err = ErrBadHandle
+			return
+		}
+		d.handles[h-1] = handle{}
+	})
+	return err
+}
+
+// GetAddress is function 6, get_address: the station address is written
+// to buf (n bytes of room) and its length returned.
+func (d *Driver) GetAddress(h Handle, buf memory.Addr, n int) (int, error) {
+	var err error
+	d.call(d.sym.address, func() {
+		switch {
+		case h == 0 || int(h) > len(d.handles) || !d.handles[h-1].open:
+			err = ErrBadHandle
+		case n < len(d.mac):
+			err = ErrNoSpace
+		default:
+			d.c.Write(buf, d.mac[:])
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(d.mac), nil
+}
+
+// MAC returns the station address read from the PROM (for the host's
+// own bookkeeping; the stack asks with GetAddress).
+func (d *Driver) MAC() [6]byte { return d.mac }
+
+// SendPkt is function 4, send_pkt: the n-byte frame at buf (header
+// included, no FCS) goes out. It waits for the previous frame to leave
+// the card's one transmit buffer, loads this one and starts it.
+func (d *Driver) SendPkt(buf memory.Addr, n int) error {
+	var err error
+	d.call(d.sym.send, func() {
+		switch {
+		case !d.ready:
+			err = ErrCantSend
+		case n < 14 || n > maxFrame:
+			err = ErrCantSend
+		case d.p.Loopback:
+			d.loopback(buf, n)
+			return
+		}
+		if err != nil {
+			d.stats.CantSend++
+			return
+		}
+		c := d.c
+		if d.txBusy {
+			if c.InInterrupt() {
+				err = ErrCantSend // an upcall may not wait for the wire
+				d.stats.CantSend++
+				return
+			}
+			d.stats.TxWaits++
+			for d.txBusy {
+				c.Halt()
+			}
+		}
+		d.out(regIMR, 0)
+		d.txStart = c.LocalTime()
+		count := n + n&1
+		d.blockOut(buf, count)
+		d.txLen = max(n, minFrame)
+		d.out(regCmd, crNoDMA|crPage0|crStart)
+		d.out(regTBCR0, byte(d.txLen))
+		d.out(regTBCR1, byte(d.txLen>>8))
+		d.out(regTPSR, txPage)
+		d.out(regCmd, crNoDMA|crTrans|crStart)
+		d.txBusy = true
+		d.out(regIMR, imrAll)
+	})
+	return err
+}
+
+// Busy reports whether a frame is still in the card's transmit buffer.
+func (d *Driver) Busy() bool { return d.txBusy }
+
+func (d *Driver) blockOut(src memory.Addr, count int) {
+	c := d.c
+	c.Enter(d.sym.blockOut)
+	defer c.Exit(d.sym.blockOut)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(regISR, isrRDC)
+	d.out(regRBCR0, byte(count))
+	d.out(regRBCR1, byte(count>>8))
+	d.out(regRSAR0, 0)
+	d.out(regRSAR1, txPage)
+	d.out(regCmd, crRWrite|crStart)
+	c.OutString(d.space, d.base+regData, 2, src, count)
+	for range 100 {
+		if d.in(regISR)&isrRDC != 0 {
+			break
+		}
+	}
+	d.out(regISR, isrRDC)
+}
+
+// loopback delivers the frame at buf to the matching handle's receive
+// path by a copy, as send_pkt in loopback mode does.
+func (d *Driver) loopback(buf memory.Addr, n int) {
+	c := d.c
+	c.Enter(d.sym.loop)
+	defer c.Exit(d.sym.loop)
+	var peek [peekLen]byte
+	k := min(n, peekLen)
+	c.Read(buf, peek[:k])
+	d.stats.TxFrames++
+	d.stats.TxBytes += uint64(n)
+	d.stats.LoopbackFrames++
+	h := d.match(peek[:k])
+	if h == 0 {
+		d.stats.RxDropped++
+		return
+	}
+	recv := d.handles[h-1].recv
+	dst := recv(h, 0, 0, n)
+	if dst == 0 {
+		d.stats.RxDropped++
+		return
+	}
+	d.copy.Copy(dst, buf, n)
+	d.stats.RxFrames++
+	d.stats.RxBytes += uint64(n)
+	recv(h, 1, dst, n)
+}
+
+// match returns the handle that takes a frame starting with head, or 0.
+func (d *Driver) match(head []byte) Handle {
+	c := d.c
+	c.Enter(d.sym.match)
+	defer c.Exit(d.sym.match)
+	for i := range d.handles {
+		x := &d.handles[i]
+		if !x.open {
+			continue
+		}
+		c.Exec(defTypeMatch.Instructions)
+		off := 12
+		if x.class == Class8023 {
+			if len(head) < 14 || int(head[12])<<8|int(head[13]) > 1500 {
+				continue
+			}
+			off = 14
+		} else if len(head) >= 14 && int(head[12])<<8|int(head[13]) <= 1500 && len(x.typ) > 0 {
+			continue // an 802.3 frame has no EtherType to match
+		}
+		if len(x.typ) == 0 || off+len(x.typ) <= len(head) && string(head[off:off+len(x.typ)]) == string(x.typ) {
+			return Handle(i + 1)
+		}
+	}
+	return 0
+}
+
+// interrupt is the card's interrupt handler.
+func (d *Driver) interrupt() {
+	c := d.c
+	c.Enter(d.sym.isr)
+	defer c.Exit(d.sym.isr)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	rounds := 0
+	for ; rounds < maxIntLoop; rounds++ {
+		isr := d.in(regISR)
+		if isr&^isrReset == 0 {
+			break
+		}
+		c.Exec(defISR.Instructions / 2)
+		if isr&isrOver != 0 {
+			d.overrun()
+		} else if isr&(isrRx|isrRxErr) != 0 {
+			d.receive()
+		}
+		if isr&(isrTx|isrTxErr) != 0 {
+			d.txDone(isr&isrTxErr != 0 && isr&isrTx == 0)
+		}
+		if isr&isrCounter != 0 {
+			c.Call(d.sym.counters, func() {
+				d.stats.FrameErrors += uint64(d.in(regCntr0))
+				d.stats.CRCErrors += uint64(d.in(regCntr1))
+				d.stats.Missed += uint64(d.in(regCntr2))
+			})
+			d.out(regISR, isrCounter)
+		}
+		if isr&isrRDC != 0 {
+			d.out(regISR, isrRDC)
+		}
+	}
+	if rounds == 0 {
+		d.stats.SpuriousIRQs++
+	}
+}
+
+func (d *Driver) txDone(failed bool) {
+	c := d.c
+	c.Enter(d.sym.txDone)
+	defer c.Exit(d.sym.txDone)
+	tsr := d.in(regTSR)
+	if failed || tsr&tsrAbort != 0 {
+		d.out(regISR, isrTxErr)
+		d.stats.TxErrors++
+	} else {
+		d.out(regISR, isrTx)
+		d.stats.TxFrames++
+		d.stats.TxBytes += uint64(d.txLen)
+	}
+	if d.txBusy {
+		d.stats.TxTime += c.LocalTime() - d.txStart
+		d.stats.TxTimed++
+	}
+	d.txBusy = false
+}
+
+// receive empties the ring.
+func (d *Driver) receive() {
+	c := d.c
+	c.Enter(d.sym.recv)
+	defer c.Exit(d.sym.recv)
+	for range maxRxLoops {
+		d.out(regCmd, crNoDMA|crPage1|crStart)
+		curr := d.in(regCurr)
+		d.out(regCmd, crNoDMA|crPage0|crStart)
+		this := d.in(regBnry) + 1
+		if this >= rxStop {
+			this = rxStart
+		}
+		if this == curr {
+			break
+		}
+		c.Exec(defRecv.Instructions)
+		// The ring header and the frame's first octets, in one read.
+		var hdr [hdrBytes + peekLen]byte
+		d.remoteRead(d.scratch, len(hdr), int(this)<<8)
+		c.Read(d.scratch, hdr[:])
+		status, next := hdr[0], hdr[1]
+		count := int(hdr[2]) | int(hdr[3])<<8
+		n := count - hdrBytes - fcsBytes // frame without FCS
+		switch {
+		case n < minFrame || n > maxFrame || next < rxStart || next >= rxStop:
+			d.stats.RxErrors++
+		case status&rsrOK == 0:
+			d.stats.RxErrors++
+		default:
+			d.deliver(this, hdr[hdrBytes:], n)
+		}
+		if next < rxStart || next >= rxStop {
+			next = curr // a corrupt header: give the ring back up to CURR
+		}
+		bnry := next - 1
+		if next == rxStart {
+			bnry = rxStop - 1
+		}
+		d.out(regBnry, bnry)
+	}
+	d.out(regISR, isrRx|isrRxErr)
+}
+
+// deliver runs the two upcalls around the copy of the frame out of the
+// ring: the octets already read come from the driver's buffer, the rest
+// from the card.
+func (d *Driver) deliver(page byte, head []byte, n int) {
+	h := d.match(head)
+	if h == 0 {
+		d.stats.RxDropped++
+		return
+	}
+	recv := d.handles[h-1].recv
+	dst := recv(h, 0, 0, n)
+	if dst == 0 {
+		d.stats.RxDropped++
+		return
+	}
+	d.copy.Copy(dst, d.scratch+hdrBytes, peekLen)
+	d.blockIn(dst+peekLen, n-peekLen, int(page)<<8+hdrBytes+peekLen)
+	d.stats.RxFrames++
+	d.stats.RxBytes += uint64(n)
+	recv(h, 1, dst, n)
+}
+
+func (d *Driver) remoteRead(dst memory.Addr, n, off int) {
+	count := n + n&1
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(regRBCR0, byte(count))
+	d.out(regRBCR1, byte(count>>8))
+	d.out(regRSAR0, byte(off))
+	d.out(regRSAR1, byte(off>>8))
+	d.out(regCmd, crRRead|crStart)
+	d.c.InString(d.space, d.base+regData, 2, dst, count)
+	d.out(regISR, isrRDC)
+}
+
+// blockIn reads n octets of packet RAM at card offset off into dst; the
+// chip wraps the ring.
+func (d *Driver) blockIn(dst memory.Addr, n, off int) {
+	c := d.c
+	c.Enter(d.sym.blockIn)
+	defer c.Exit(d.sym.blockIn)
+	if n&1 != 0 {
+		// The last word's second octet lands one past the frame; the
+		// upcall's buffer must have room for it (the MAC rounds up).
+		n++
+	}
+	d.remoteRead(dst, n, off)
+}
+
+func (d *Driver) overrun() {
+	c := d.c
+	c.Enter(d.sym.overrun)
+	defer c.Exit(d.sym.overrun)
+	d.stats.Overruns++
+	wasTx := d.in(regCmd)&crTrans != 0
+	d.out(regCmd, crNoDMA|crPage0|crStop)
+	c.Charge(c.Clock().Cycles(d.p.OverrunWait))
+	d.out(regRBCR0, 0)
+	d.out(regRBCR1, 0)
+	resend := wasTx && d.in(regISR)&(isrTx|isrTxErr) == 0
+	d.out(regTCR, tcrLoopback)
+	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.receive()
+	d.out(regISR, isrOver)
+	d.out(regTCR, tcrNormal)
+	if resend {
+		d.out(regCmd, crNoDMA|crPage0|crStart|crTrans)
+	}
+}
