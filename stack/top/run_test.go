@@ -1,0 +1,102 @@
+package top_test
+
+import (
+	"testing"
+
+	"simkron/ethersim"
+	"simkron/sim"
+	"simkron/stack/driver/pktdrv"
+	"simkron/stack/osi/clnp"
+	"simkron/stack/top"
+)
+
+// rig is one measurement: an originator and a recipient (the same PC in
+// loopback).
+type rig struct {
+	k      *sim.Kernel
+	seg    *ethersim.Segment
+	a, b   *pc
+	ua, ub *top.User
+}
+
+const (
+	userSAP = 0x7C
+	userSel = 0x21
+)
+
+func build(t testing.TB, lv top.Level, size, msgs int, loop bool, cp clnp.Params) *rig {
+	t.Helper()
+	r := &rig{k: sim.NewKernel(1)}
+	dp := pktdrv.DefaultParams()
+	if loop {
+		dp.Loopback = true
+		r.a = newPC(t, r.k, nil, "a", 1, dp)
+		r.b = r.a
+	} else {
+		var err error
+		if r.seg, err = ethersim.NewNetwork(r.k).NewSegment("lan0", ethersim.DefaultSegmentParams()); err != nil {
+			t.Fatal(err)
+		}
+		r.a = newPC(t, r.k, r.seg, "a", 1, dp)
+		r.b = newPC(t, r.k, r.seg, "b", 2, dp)
+	}
+	hosts := []*pc{r.a}
+	if !loop {
+		hosts = append(hosts, r.b)
+	}
+	for i, p := range hosts {
+		p.nsap = nsapOf(byte(i + 1))
+		p.stack(t, lv, cp)
+	}
+	if !loop && lv == top.LevelCLNS {
+		r.a.clns.N.AddRoute(r.b.nsap, r.b.addr)
+		r.b.clns.N.AddRoute(r.a.nsap, r.a.addr)
+	} else if lv == top.LevelCLNS {
+		r.a.clns.N.AddRoute(r.a.nsap, r.a.addr)
+	}
+	mk := func(p, peer *pc) *top.User {
+		u, err := p.h.NewUser(top.UserParams{Level: lv, Size: size, Messages: msgs, Buffers: 4, SAP: userSAP, Selector: userSel,
+			Peer: peer.addr, PeerNSAP: peer.nsap.WithSelector(userSel)}, p.drv, p.mac, p.llc, p.clns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	r.ua = mk(r.a, r.b)
+	r.ub = r.ua
+	if !loop {
+		r.ub = mk(r.b, r.a)
+	}
+	r.ua.Originate()
+	return r
+}
+
+// run starts the PCs and runs until the originator has its last reply
+// (or limit passes).
+func (r *rig) run(t testing.TB, limit sim.Time) top.Result {
+	t.Helper()
+	r.ua.OnDone = r.k.Stop
+	r.a.h.Start()
+	if r.b != r.a {
+		r.b.h.Start()
+	}
+	r.k.RunUntil(limit)
+	res := r.ua.Result()
+	if !res.Done {
+		t.Fatalf("no reply to the last message after %v: %+v, recipient %+v", limit, res, r.ub.Received())
+	}
+	return res
+}
+
+func TestLevels(t *testing.T) {
+	for _, lv := range []top.Level{top.LevelPktDrv, top.LevelMAC, top.LevelLLC, top.LevelCLNS} {
+		for _, loop := range []bool{false, true} {
+			for _, size := range []int{128, 1024, 1152} {
+				r := build(t, lv, size, 300, loop, clnp.DefaultParams())
+				res := r.run(t, 20*sim.Second)
+				t.Logf("%v loop=%v %d: %.2f Mbit/s (tick %.2f) %v; recv %+v", lv, loop, size, res.Mbps(), res.TickMbps(), res.Duration()/sim.Time(res.Messages), r.ub.Received())
+				noGuestErrors(t, r.a, r.b)
+			}
+		}
+	}
+}
