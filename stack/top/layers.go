@@ -29,11 +29,16 @@ const (
 
 // LLC is the host's LLC entity.
 type LLC struct {
-	h    *Host
-	L    *llc.LLC
-	down *Queue
-	rx   *Task
+	h       *Host
+	L       *llc.LLC
+	down    *Queue
+	rx      *Task
+	stalled uint64
 }
+
+// Stalls returns how often a request waited for room in the MAC's
+// transmit buffer.
+func (e *LLC) Stalls() uint64 { return e.stalled }
 
 // NewLLC makes the LLC entity over the MAC; it takes every frame the MAC
 // receives.
@@ -45,7 +50,16 @@ func (h *Host) NewLLC(m *MAC) *LLC {
 		}
 	})
 	m.SetUpper(e.rx)
-	e.down = h.NewQueue("llc.down", cpu.Def{Name: "llc_down_task", Layer: cpu.LayerLLC, Instructions: 10, CodeBytes: 64, Why: "take a DL-UNITDATA request, run LLC on it"}, func(p Prim) {
+	e.down = h.NewQueue("llc.down", cpu.Def{Name: "llc_down_task", Layer: cpu.LayerLLC, Instructions: 14, CodeBytes: 96, Why: "take a DL-UNITDATA request; with room in the transmit buffer run LLC on it, else put it back and wait"}, func(p Prim) {
+		if n := h.bufs.Len(p.Chain); n <= e.L.MaxSDU() && !m.HasRoom(header.LLCHeaderLen+n) {
+			// The transmit buffer is full: the request waits at the head
+			// of the queue until the MAC has sent a frame.
+			if e.down.Unget(osi.Tx, p) {
+				e.stalled++
+				m.OnRoom(e.down.Task())
+				return
+			}
+		}
 		b := h.TakeParams(p.Params, 8)
 		e.L.UnitdataRequest([6]byte(b[0:6]), b[6], b[7], p.Chain)
 	})

@@ -72,27 +72,43 @@ func (h *Host) newRing(name string, size int, owner uint16) *ring {
 	return r
 }
 
+// place returns where a slot for n octets of frame would go, or false.
+func (r *ring) place(n int) (at, need memory.Addr, ok bool) {
+	need = memory.Addr((osi.BlockHeader + n + slotAlign - 1) &^ (slotAlign - 1))
+	at = r.head
+	if len(r.slots) == 0 {
+		return r.base, need, r.base+need <= r.end
+	}
+	tail := r.slots[0].blk
+	switch {
+	case at >= tail && at+need <= r.end:
+	case at >= tail && r.base+need <= tail:
+		at = r.base
+	case at < tail && at+need <= tail:
+	default:
+		return 0, need, false
+	}
+	return at, need, true
+}
+
+// fits reports whether a slot for n octets would be had now (the check
+// is part of the caller's code).
+func (r *ring) fits(n int) bool {
+	r.h.c.Exec(6)
+	_, _, ok := r.place(n)
+	return ok
+}
+
 // alloc returns a slot for n octets of frame, or 0.
 func (r *ring) alloc(n int) memory.Addr {
 	h := r.h
 	c := h.c
 	c.Enter(h.mac.sym.ringAlloc)
 	defer c.Exit(h.mac.sym.ringAlloc)
-	need := memory.Addr((osi.BlockHeader + n + slotAlign - 1) &^ (slotAlign - 1))
-	at := r.head
-	if len(r.slots) == 0 {
-		at = r.base
-	} else {
-		tail := r.slots[0].blk
-		switch {
-		case at >= tail && at+need <= r.end:
-		case at >= tail && r.base+need <= tail:
-			at = r.base
-		case at < tail && at+need <= tail:
-		default:
-			r.Full++
-			return 0
-		}
+	at, need, ok := r.place(n)
+	if !ok {
+		r.Full++
+		return 0
 	}
 	r.slots = append(r.slots, slot{blk: at, size: need})
 	r.head = at + need
@@ -164,6 +180,8 @@ type MAC struct {
 	tx, rx *ring
 	txTask *Task
 	upper  *Task // scheduled for each received frame
+	room   *Task // waits for room in the transmit buffer
+	waits  int   // runs of room that found none (each owes a run)
 	stats  MACStats
 	hdr    [header.EthernetHeaderLen]byte
 	sym    struct{ ringAlloc, ringFree, put, txTask, upcall, get, open *cpu.Symbol }
@@ -243,6 +261,20 @@ func (m *MAC) TxBuffer(n int) (memory.Addr, bool) {
 	return blk + osi.BlockHeader + header.EthernetHeaderLen, true
 }
 
+// HasRoom reports whether TxBuffer(n) would succeed now.
+func (m *MAC) HasRoom(n int) bool { return m.tx.fits(header.EthernetHeaderLen + max(n, 1)) }
+
+// OnRoom schedules t once the transmit buffer has released a slot, once
+// for every call since: each call is a run of t that found no room and
+// served nothing, so the primitives left keep one run each.
+func (m *MAC) OnRoom(t *Task) {
+	if m.room != nil && m.room != t {
+		panic("top: mac: two tasks wait for transmit room")
+	}
+	m.room = t
+	m.waits++
+}
+
 // Send queues the n-octet data field written at a (from TxBuffer) for
 // dst: the MAC writes its header in front and the transmit task sends it.
 func (m *MAC) Send(a memory.Addr, n int, dst [6]byte) {
@@ -277,6 +309,12 @@ func (m *MAC) transmit() {
 			m.stats.TxFrames++
 		}
 		m.tx.release(s.blk)
+		if t := m.room; t != nil {
+			for ; m.waits > 0; m.waits-- {
+				m.h.Schedule(t)
+			}
+			m.room = nil
+		}
 		return
 	}
 }

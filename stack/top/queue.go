@@ -173,6 +173,37 @@ func (q *Queue) get() (Prim, bool) {
 	}, true
 }
 
+// Unget puts p back at the head of the queue, its structure taken from
+// region d again, without scheduling the task: the task could not serve
+// it yet and waits to be scheduled when it can (flow control).
+func (q *Queue) Unget(d osi.Dir, p Prim) bool {
+	h := q.h
+	c := h.c
+	c.Enter(h.sym.put)
+	defer c.Exit(h.sym.put)
+	a := h.mm.GetPrim(d)
+	if a == 0 {
+		h.stats.PutFailures++
+		return false
+	}
+	was := c.DisableInterrupts()
+	head := h.rd32(q.ctl)
+	var b [primSize]byte
+	binary.LittleEndian.PutUint32(b[0:], uint32(head))
+	binary.LittleEndian.PutUint16(b[4:], p.Code)
+	binary.LittleEndian.PutUint16(b[6:], p.Arg)
+	binary.LittleEndian.PutUint32(b[8:], uint32(p.Chain))
+	binary.LittleEndian.PutUint32(b[12:], uint32(p.Params))
+	c.Write(a, b[:])
+	h.wr32(q.ctl, a)
+	if head == 0 {
+		h.wr32(q.ctl+4, a)
+	}
+	q.depth++
+	c.RestoreInterrupts(was)
+	return true
+}
+
 func (q *Queue) serve() {
 	if p, ok := q.get(); ok {
 		q.handle(p)
