@@ -615,7 +615,15 @@ func (d *Driver) receive() {
 	c := d.c
 	c.Enter(d.sym.recv)
 	defer c.Exit(d.sym.recv)
-	for range maxRxLoops {
+	// Acknowledge first, then empty the ring: a frame that lands while
+	// the ring is being emptied raises PRX again and is not missed (the
+	// ack at the end, as in Linux's ei_receive, would clear its request
+	// when it came after the last look at CURR).
+	d.out(regISR, isrRx|isrRxErr)
+	// Until the ring is empty (at most one frame a page): a bound like
+	// Linux's nine frames a call would strand frames whose request the
+	// early ack already cleared.
+	for range rxStop - rxStart {
 		d.out(regCmd, crNoDMA|crPage1|crStart)
 		curr := d.in(regCurr)
 		d.out(regCmd, crNoDMA|crPage0|crStart)
@@ -651,7 +659,6 @@ func (d *Driver) receive() {
 		}
 		d.out(regBnry, bnry)
 	}
-	d.out(regISR, isrRx|isrRxErr)
 }
 
 // deliver runs the two upcalls around the copy of the frame out of the
