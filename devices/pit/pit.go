@@ -82,7 +82,6 @@ type counter struct {
 	rw, mode    byte
 	count       uint32 // the divisor; 0 written means 65536
 	loaded      bool
-	writeHigh   bool   // the next byte written is the MSB (rw = 3)
 	latch       uint16 // latched count
 	latched     bool
 	readHigh    bool

@@ -43,7 +43,6 @@ type pc struct {
 	mac  *top.MAC
 	llc  *top.LLC
 	clns *top.CLNS
-	user *top.User
 	addr ethersim.MAC
 	nsap osi.NSAP
 }
