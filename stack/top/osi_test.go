@@ -270,3 +270,19 @@ func TestCorruptedFrames(t *testing.T) {
 	}
 	noGuestErrors(t, r.a, r.b)
 }
+
+// With the inactive subset on both systems the NSDUs travel behind a
+// one-octet header; the addresses come from the subnetwork addresses.
+func TestInactiveSubset(t *testing.T) {
+	cp := clnp.DefaultParams()
+	cp.InactiveSubset = true
+	r := build(t, top.LevelCLNS, 512, 100, false, cp)
+	r.run(t, 10*sim.Second)
+	sa, sb := r.a.clns.N.Stats(), r.b.clns.N.Stats()
+	if sa.TxInactive != 100 || sb.RxInactive != 100 || sa.RxInactive != 1 || sa.TxDT != 0 {
+		t.Errorf("A %+v\nB %+v", sa, sb)
+	}
+	if got := r.ub.Received(); got.Messages != 100 || got.Corrupt != 0 {
+		t.Errorf("recipient %+v", got)
+	}
+}

@@ -88,14 +88,40 @@ func (r *rig) run(t testing.TB, limit sim.Time) top.Result {
 	return res
 }
 
+// Every layer user, remote and in loopback, at three sizes: all
+// messages arrive intact, and the figures order as the study's did — in
+// loopback each layer adds cost (packet driver ≥ MAC ≥ LLC ≥ CLNS), the
+// loopback beats the wire, and larger messages go faster.
 func TestLevels(t *testing.T) {
-	for _, lv := range []top.Level{top.LevelPktDrv, top.LevelMAC, top.LevelLLC, top.LevelCLNS} {
+	levels := []top.Level{top.LevelPktDrv, top.LevelMAC, top.LevelLLC, top.LevelCLNS}
+	sizes := []int{128, 1024, 1152}
+	mbps := map[bool]map[top.Level][]float64{false: {}, true: {}}
+	for _, lv := range levels {
 		for _, loop := range []bool{false, true} {
-			for _, size := range []int{128, 1024, 1152} {
+			for _, size := range sizes {
 				r := build(t, lv, size, 300, loop, clnp.DefaultParams())
 				res := r.run(t, 20*sim.Second)
-				t.Logf("%v loop=%v %d: %.2f Mbit/s (tick %.2f) %v; recv %+v", lv, loop, size, res.Mbps(), res.TickMbps(), res.Duration()/sim.Time(res.Messages), r.ub.Received())
+				t.Logf("%v loop=%v %d B: %.2f Mbit/s (tick %.2f), %v a message", lv, loop, size, res.Mbps(), res.TickMbps(), res.Duration()/sim.Time(res.Messages))
+				if got := r.ub.Received(); got.Messages != 300 || got.Corrupt != 0 {
+					t.Errorf("%v loop=%v %d B: recipient %+v", lv, loop, size, got)
+				}
 				noGuestErrors(t, r.a, r.b)
+				mbps[loop][lv] = append(mbps[loop][lv], res.Mbps())
+			}
+		}
+	}
+	for i, size := range sizes {
+		for j := 1; j < len(levels); j++ {
+			if up, down := mbps[true][levels[j]][i], mbps[true][levels[j-1]][i]; up > down {
+				t.Errorf("loopback %d B: %v user %.2f Mbit/s above %v user %.2f", size, levels[j], up, levels[j-1], down)
+			}
+		}
+		for _, lv := range levels {
+			if mbps[true][lv][i] <= mbps[false][lv][i] {
+				t.Errorf("%v %d B: loopback %.2f not above remote %.2f", lv, size, mbps[true][lv][i], mbps[false][lv][i])
+			}
+			if i > 0 && mbps[false][lv][i] <= mbps[false][lv][0] {
+				t.Errorf("%v remote: %d B at %.2f not above 128 B at %.2f", lv, size, mbps[false][lv][i], mbps[false][lv][0])
 			}
 		}
 	}

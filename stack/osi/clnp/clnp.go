@@ -243,8 +243,10 @@ func (n *CLNP) UnitdataRequest(src, dst osi.NSAP, nsdu osi.Chain) bool {
 	}
 	size := n.bufs.Len(nsdu)
 	if n.p.InactiveSubset {
+		n.bufs.Hold(nsdu) // the PDU keeps it past the deferred free
 		pdu := n.withHeader(nsdu, []byte{header.CLNPInactiveNLPID}, 0, size)
 		if pdu == 0 {
+			n.bufs.Free(nsdu)
 			return false
 		}
 		n.stats.TxInactive++
