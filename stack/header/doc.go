@@ -1,7 +1,8 @@
 // Package header holds the wire formats of the protocols simkron speaks, as
 // typed views over byte slices: Ethernet, ARP, IPv4, ICMPv4, UDP and TCP,
 // and the Internet checksum; IEEE 802.2 LLC over 802.3 length-field
-// frames, CLNP (ISO 8473) and the ISO (Fletcher) checksum. Layer: none — these are the shapes every layer
+// frames, CLNP (ISO 8473), the TP4 TPDUs (ISO 8073) and the ISO
+// (Fletcher) checksum, whole or as running sums over pieces. Layer: none — these are the shapes every layer
 // reads and writes, with no behaviour of their own.
 //
 // Contract. A view is a []byte with a named type (header.IPv4(b)); getters
