@@ -99,18 +99,18 @@ const (
 
 // DR reasons (RFC 905 clause 13.5.3 e).
 const (
-	TPDUReasonNotSpecified    = 0
-	TPDUReasonCongestion      = 1
-	TPDUReasonNotAttached     = 2 // session entity not attached to TSAP
-	TPDUReasonAddressUnknown  = 3
-	TPDUReasonNormal          = 128 + 0
-	TPDUReasonRemoteCongest   = 128 + 1
-	TPDUReasonNegotiation     = 128 + 2
-	TPDUReasonDuplicateRef    = 128 + 3
-	TPDUReasonMismatchedRefs  = 128 + 4
-	TPDUReasonProtocolError   = 128 + 5
-	TPDUReasonRefOverflow     = 128 + 7
-	TPDUReasonRefused         = 128 + 8
+	TPDUReasonNotSpecified   = 0
+	TPDUReasonCongestion     = 1
+	TPDUReasonNotAttached    = 2 // session entity not attached to TSAP
+	TPDUReasonAddressUnknown = 3
+	TPDUReasonNormal         = 128 + 0
+	TPDUReasonRemoteCongest  = 128 + 1
+	TPDUReasonNegotiation    = 128 + 2
+	TPDUReasonDuplicateRef   = 128 + 3
+	TPDUReasonMismatchedRefs = 128 + 4
+	TPDUReasonProtocolError  = 128 + 5
+	TPDUReasonRefOverflow    = 128 + 7
+	TPDUReasonRefused        = 128 + 8
 	TPDUReasonHeaderLength   = 128 + 10
 )
 
