@@ -447,5 +447,3 @@ func TestRefusal(t *testing.T) {
 }
 
 func time(s int) sim.Time { return sim.Time(s) * sim.Second }
-
-
