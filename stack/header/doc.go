@@ -1,8 +1,9 @@
 // Package header holds the wire formats of the protocols simkron speaks, as
 // typed views over byte slices: Ethernet, ARP, IPv4, ICMPv4, UDP and TCP,
 // and the Internet checksum; IEEE 802.2 LLC over 802.3 length-field
-// frames, CLNP (ISO 8473), the TP4 TPDUs (ISO 8073) and the ISO
-// (Fletcher) checksum, whole or as running sums over pieces. Layer: none — these are the shapes every layer
+// frames, CLNP (ISO 8473), the TP4 TPDUs (ISO 8073), session SPDUs (ISO
+// 8327-1), presentation PPDUs (ISO 8823) in the basic encoding rules of
+// ASN.1, and the ISO (Fletcher) checksum, whole or as running sums. Layer: none — these are the shapes every layer
 // reads and writes, with no behaviour of their own.
 //
 // Contract. A view is a []byte with a named type (header.IPv4(b)); getters
@@ -19,6 +20,7 @@
 //
 // Simplifications: IPv4 and TCP options are exposed as raw bytes, with a
 // parser for TCP's MSS option only; no IPv6; no 802.1Q tags; LLC U-format
-// (type 1) headers only; CLNP options as raw code/length/value triples; no
-// FCS.
+// (type 1) headers only; CLNP options as raw code/length/value triples; BER with definite
+// lengths of up to three octets only, and only the presentation kernel's
+// PPDUs in normal mode; no FCS.
 package header
