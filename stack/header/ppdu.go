@@ -488,3 +488,34 @@ func EncodeARU(userData []byte) []byte { return AppendBER(nil, PresTagARU, userD
 func EncodeARP(reason int64) []byte {
 	return AppendBER(nil, PresTagSequence, AppendBER(nil, PresTagARPReason, BERInteger(reason)))
 }
+
+// ParsePresDataHeader reads the header of a TD PPDU of total octets from
+// its first octets b: fully encoded data holding exactly one PDV-list
+// with a context identifier and an octet-aligned value that ends the
+// PPDU. It returns the context, the header's length and the value's;
+// ok is false for anything else (which ParseUserData may still read).
+func ParsePresDataHeader(b []byte, total int) (ctx int64, hl, n int, ok bool) {
+	t, h1, l1, ok := berHeader(b)
+	if !ok || t != PresTagFullData || h1+l1 != total {
+		return 0, 0, 0, false
+	}
+	off := h1
+	t, h2, l2, ok := berHeader(b[off:])
+	if !ok || t != PresTagSequence || h2+l2 != l1 {
+		return 0, 0, 0, false
+	}
+	off += h2
+	t, h3, l3, ok := berHeader(b[off:])
+	if !ok || t != PresTagInteger || off+h3+l3 > len(b) {
+		return 0, 0, 0, false
+	}
+	if ctx, ok = ParseBERInteger(b[off+h3 : off+h3+l3]); !ok {
+		return 0, 0, 0, false
+	}
+	off += h3 + l3
+	t, h4, l4, ok := berHeader(b[off:])
+	if !ok || t != PresTagOctets || h3+l3+h4+l4 != l2 || off+h4+l4 != total {
+		return 0, 0, 0, false
+	}
+	return ctx, off + h4, l4, true
+}

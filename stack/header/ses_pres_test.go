@@ -219,6 +219,9 @@ func TestPPDUsAgainstEncodingASN1(t *testing.T) {
 		if !bytes.Equal(td, want) {
 			t.Errorf("TD of %d: header % x, encoding/asn1 % x", n, td[:min(16, len(td))], want[:min(16, len(want))])
 		}
+		if ctx, hl, vn, ok := header.ParsePresDataHeader(td[:min(len(td), 24)], len(td)); !ok || ctx != 1 || hl != len(td)-n || vn != n {
+			t.Errorf("TD of %d: header read as %d %d %d %v", n, ctx, hl, vn, ok)
+		}
 		if h := header.PresDataHeaderLen(1, n); h != len(td)-n {
 			t.Errorf("TD of %d: header length %d, encoded %d", n, h, len(td)-n)
 		}
@@ -287,6 +290,12 @@ func FuzzPPDU(f *testing.F) {
 						t.Fatalf("a PDV does not survive re-encoding")
 					}
 				}
+			}
+		}
+		if ctx, hl, n, ok := header.ParsePresDataHeader(b[:min(len(b), 24)], len(b)); ok {
+			pdvs, ok := header.ParseUserData(b)
+			if !ok || len(pdvs) != 1 || pdvs[0].Context != ctx || len(pdvs[0].Value) != n || hl+n != len(b) {
+				t.Fatalf("TD header %d+%d (context %d) but user data %v %+v", hl, n, ctx, ok, pdvs)
 			}
 		}
 		if e := header.BER(b); e.IsValid() {
