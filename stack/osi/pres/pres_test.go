@@ -83,7 +83,9 @@ func (s *ses) bytesOf(ch osi.Chain) []byte {
 	return b
 }
 
-func (s *ses) Connect(ud osi.Chain) { s.n.push(sevent{to: s.peer.conn, kind: "connect", b: s.bytesOf(ud)}) }
+func (s *ses) Connect(ud osi.Chain) {
+	s.n.push(sevent{to: s.peer.conn, kind: "connect", b: s.bytesOf(ud)})
+}
 func (s *ses) Accept(ud osi.Chain) {
 	s.n.push(sevent{to: s.peer.conn, kind: "confirm", accepted: true, b: s.bytesOf(ud)})
 }

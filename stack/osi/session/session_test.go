@@ -36,10 +36,10 @@ type transport struct {
 }
 
 type net struct {
-	b    *toptest.Bare
-	task *top.Task
-	q    []tevent
-	drop bool
+	b        *toptest.Bare
+	task     *top.Task
+	q        []tevent
+	drop     bool
 	dropFrom *transport
 }
 
