@@ -59,6 +59,12 @@ func (l Level) String() string {
 		return "llc"
 	case LevelCLNS:
 		return "clns"
+	case LevelTP4:
+		return "tp4"
+	case LevelSession:
+		return "session"
+	case LevelPresentation:
+		return "presentation"
 	}
 	return fmt.Sprintf("Level(%d)", uint8(l))
 }
