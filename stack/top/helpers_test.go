@@ -54,10 +54,30 @@ func i486Params() (cpu.Params, memory.HierarchyParams) {
 		memory.HierarchyParams{L1: l1, L2: l2, MemLatency: 12, MemWriteLatency: 4}
 }
 
+// machine is what a PC is built from: the core, the caches and memory,
+// the ISA bus's cycle, and cost overrides.
+type machine struct {
+	cpu   cpu.Params
+	hier  memory.HierarchyParams
+	isa   sim.Time
+	costs map[string]int64
+}
+
+func i486Machine() machine {
+	cp, hp := i486Params()
+	return machine{cpu: cp, hier: hp, isa: sim.Microsecond}
+}
+
 // newPC builds a PC; seg nil leaves the card unplugged (loopback).
 func newPC(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, dp pktdrv.Params) *pc {
 	t.Helper()
-	cp, hp := i486Params()
+	return newPCOn(t, k, seg, name, last, dp, i486Machine())
+}
+
+// newPCOn builds a PC of machine m.
+func newPCOn(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, dp pktdrv.Params, m machine) *pc {
+	t.Helper()
+	cp, hp := m.cpu, m.hier
 	hier, err := memory.NewHierarchy(hp)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +88,7 @@ func newPC(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last
 		t.Fatal(err)
 	}
 	p.c.EnableSelfCycles()
-	isa := memory.NewBus(memory.BusParams{Name: "isa", AccessTime: sim.Microsecond, Width: 2})
+	isa := memory.NewBus(memory.BusParams{Name: "isa", AccessTime: m.isa, Width: 2})
 	irq0, _ := p.c.Line(0, true)
 	timer := pit.New(k, name+".pit", pit.DefaultParams(), irq0, p.sys.Guest)
 	if err := p.sys.Devices.Map(memory.Mapping{Name: "pit", Space: memory.SpaceIO, Base: pitBase, Size: pit.Size, Dev: timer, Bus: isa}); err != nil {
@@ -88,7 +108,7 @@ func newPC(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last
 		p.port.OnTxDone = p.card.TxDone
 		p.card.SetWire(p.port)
 	}
-	syms := cpu.NewSymbolTable(textAt, nil)
+	syms := cpu.NewSymbolTable(textAt, m.costs)
 	if p.h, err = top.Boot(name, p.c, syms, top.DefaultParams()); err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,11 @@ type upperCfg struct {
 	echoEvery int
 	ses       session.Params
 	pres      pres.Params
+	machine   machine
 }
 
 func defaultUpper() upperCfg {
-	return upperCfg{tp: tp4.DefaultParams(), clnp: clnp.DefaultParams(), buffers: 16, ses: session.DefaultParams(), pres: pres.DefaultParams()}
+	return upperCfg{tp: tp4.DefaultParams(), clnp: clnp.DefaultParams(), buffers: 16, ses: session.DefaultParams(), pres: pres.DefaultParams(), machine: i486Machine()}
 }
 
 // coRig is a connection-mode measurement: the two users and the TP4
@@ -48,15 +49,15 @@ func buildUpper(t testing.TB, lv top.Level, size, msgs int, loop bool, cfg upper
 	dp := pktdrv.DefaultParams()
 	if loop {
 		dp.Loopback = true
-		r.a = newPC(t, r.k, nil, "a", 1, dp)
+		r.a = newPCOn(t, r.k, nil, "a", 1, dp, cfg.machine)
 		r.b = r.a
 	} else {
 		var err error
 		if r.seg, err = ethersim.NewNetwork(r.k).NewSegment("lan0", ethersim.DefaultSegmentParams()); err != nil {
 			t.Fatal(err)
 		}
-		r.a = newPC(t, r.k, r.seg, "a", 1, dp)
-		r.b = newPC(t, r.k, r.seg, "b", 2, dp)
+		r.a = newPCOn(t, r.k, r.seg, "a", 1, dp, cfg.machine)
+		r.b = newPCOn(t, r.k, r.seg, "b", 2, dp, cfg.machine)
 		for _, p := range []*pc{r.a, r.b} {
 			if err := p.port.SetFaults(cfg.faults); err != nil {
 				t.Fatal(err)
