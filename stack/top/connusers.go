@@ -54,6 +54,8 @@ type ConnUser struct {
 	// argument: cause and reason for TP4).
 	Connected, Released, Aborted bool
 	AbortArg                     uint16
+	nextSeq                      int  // duplex: the sequence number expected next
+	doneSent, gotDone            bool // duplex: the recipient's last message
 	// OnFirstSend and OnDone run as the measurement starts and ends;
 	// OnReleased when the release is complete.
 	OnFirstSend, OnDone, OnReleased func()
@@ -132,7 +134,13 @@ func (u *ConnUser) SAP() *SAP { return u.sap }
 
 // sendOne is the originator's task: one message per run.
 func (u *ConnUser) sendOne() {
-	if u.res.Sent >= u.p.Messages || !u.Connected || u.Aborted {
+	if !u.Connected || u.Aborted {
+		return
+	}
+	if u.res.Sent >= u.p.Messages {
+		if u.p.Duplex && !u.origin && !u.doneSent && u.recv.Messages == uint64(u.p.Messages) {
+			u.sendDone()
+		}
 		return
 	}
 	h := u.h
@@ -148,7 +156,7 @@ func (u *ConnUser) sendOne() {
 		return
 	}
 	flags := uint8(0)
-	if seq == u.p.Messages-1 || u.p.EchoEvery > 0 && (seq+1)%u.p.EchoEvery == 0 {
+	if !u.p.Duplex && (seq == u.p.Messages-1 || u.p.EchoEvery > 0 && (seq+1)%u.p.EchoEvery == 0) {
 		flags = flagEcho
 	}
 	if seq == 0 {
@@ -168,9 +176,28 @@ func (u *ConnUser) sendOne() {
 		return
 	}
 	u.res.Sent++
-	if u.res.Sent < u.p.Messages {
+	if u.res.Sent < u.p.Messages || u.p.Duplex && !u.origin {
 		h.Schedule(u.send)
 	}
+}
+
+// sendDone sends the duplex recipient's last message: it has all of the
+// originator's.
+func (u *ConnUser) sendDone() {
+	h := u.h
+	i := u.freeBuf()
+	if i < 0 {
+		u.wait(u.send)
+		return
+	}
+	blk := u.bufs[i].blk
+	u.msg.writeHeader(blk+osi.BlockHeader, flagDone, u.p.Messages)
+	h.bufs.UseBlock(blk)
+	if ch := h.bufs.Wrap(osi.Tx, blk, blk+osi.BlockHeader, u.p.Size); ch != 0 && u.sap.Request(PrimDataReq, ch, 0) {
+		u.doneSent = true
+		return
+	}
+	h.Schedule(u.send)
 }
 
 func (u *ConnUser) freeBuf() int {
@@ -195,6 +222,9 @@ func (u *ConnUser) indication(p Prim) {
 	case PrimConnectInd:
 		c.Call(u.sym.ctl, func() { u.sap.Request(PrimConnectResp, 0, 0) })
 		u.Connected = true
+		if u.p.Duplex {
+			h.Schedule(u.send)
+		}
 	case PrimConnectConf:
 		if p.Arg&refusedArg != 0 {
 			u.Aborted, u.AbortArg = true, p.Arg
@@ -256,6 +286,11 @@ func (u *ConnUser) data(ch osi.Chain) {
 		h.bufs.Free(ch)
 		return
 	}
+	if u.p.Duplex {
+		u.duplexData(flags, seq, n)
+		h.bufs.Free(ch)
+		return
+	}
 	if flags&flagReply != 0 {
 		h.bufs.Free(ch)
 		u.gotReply(seq)
@@ -302,5 +337,29 @@ func (u *ConnUser) gotReply(seq int) {
 		// T-DISCONNECT is the transport user's release; it has no
 		// confirmation.
 		u.released()
+	}
+}
+
+// flagDone marks the duplex recipient's last message.
+const flagDone = 4
+
+// duplexData counts a duplex message, checks its order, and ends the
+// exchange when everything is there.
+func (u *ConnUser) duplexData(flags uint8, seq, n int) {
+	if seq != u.nextSeq {
+		u.recv.OutOfOrder++
+	}
+	u.nextSeq = seq + 1
+	if flags&flagDone != 0 {
+		u.gotDone = true
+	} else {
+		u.recv.Messages++
+		u.recv.Octets += uint64(n)
+	}
+	switch {
+	case !u.origin && u.recv.Messages == uint64(u.p.Messages) && u.res.Sent >= u.p.Messages && !u.doneSent:
+		u.sendDone()
+	case u.origin && u.gotDone && u.recv.Messages == uint64(u.p.Messages) && !u.res.Done:
+		u.gotReply(u.p.Messages - 1)
 	}
 }

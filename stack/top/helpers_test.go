@@ -61,6 +61,9 @@ type machine struct {
 	hier  memory.HierarchyParams
 	isa   sim.Time
 	costs map[string]int64
+	// station, when set, stands between the segment and the card (a
+	// test's fault that ethersim does not have).
+	station func(k *sim.Kernel, name string, card ethersim.Station) ethersim.Station
 }
 
 func i486Machine() machine {
@@ -102,7 +105,11 @@ func newPCOn(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, la
 		t.Fatal(err)
 	}
 	if seg != nil {
-		if p.port, err = seg.Attach(name+".nic0", p.card, ethersim.FaultParams{}); err != nil {
+		var st ethersim.Station = p.card
+		if m.station != nil {
+			st = m.station(k, name, p.card)
+		}
+		if p.port, err = seg.Attach(name+".nic0", st, ethersim.FaultParams{}); err != nil {
 			t.Fatal(err)
 		}
 		p.port.OnTxDone = p.card.TxDone

@@ -24,6 +24,7 @@ type upperCfg struct {
 	ses       session.Params
 	pres      pres.Params
 	machine   machine
+	duplex    bool
 }
 
 func defaultUpper() upperCfg {
@@ -105,7 +106,7 @@ func buildUpper(t testing.TB, lv top.Level, size, msgs int, loop bool, cfg upper
 		}
 	}
 	mk := func(p *pc, e *top.TP4, self, peer string, peerE *top.TP4, i byte) (*top.ConnUser, *top.TSAP) {
-		u, err := p.h.NewConnUser(top.UserParams{Level: lv, Size: size, Messages: msgs, Buffers: cfg.buffers, EchoEvery: cfg.echoEvery})
+		u, err := p.h.NewConnUser(top.UserParams{Level: lv, Size: size, Messages: msgs, Buffers: cfg.buffers, EchoEvery: cfg.echoEvery, Duplex: cfg.duplex})
 		if err != nil {
 			t.Fatal(err)
 		}

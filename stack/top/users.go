@@ -91,6 +91,10 @@ type UserParams struct {
 	Selector  byte     // CLNS user: its NSAP selector
 	Peer      [6]byte  // the other user's station (MAC, LLC, packet driver)
 	PeerNSAP  osi.NSAP // CLNS: the other user's NSAP
+	// Duplex (connection-mode users): both ends send Messages, checked
+	// in order, none echoed; the recipient ends with a message saying it
+	// has all of the originator's, after which the originator releases.
+	Duplex bool
 }
 
 // Result is the originator's measurement.
@@ -128,6 +132,10 @@ func (r Result) TickMbps() float64 {
 // RecvStats counts what a recipient saw.
 type RecvStats struct {
 	Messages, Echoed, Corrupt, Replies uint64
+	// OutOfOrder counts messages whose sequence number was not the next
+	// one (duplex users, which check the order).
+	OutOfOrder uint64
+	Octets     uint64
 }
 
 var (

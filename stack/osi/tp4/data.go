@@ -320,16 +320,24 @@ func (k *Conn) t1Timeout() {
 			}
 			k.sendED()
 		}
+		// The oldest DT that is due goes again; the others due wait one
+		// more T1: the AK its arrival draws covers those the receiver kept
+		// out of sequence, so only DTs lost too are sent again later.
+		resent := false
 		for i := range min(k.outstanding(), int(k.peerCDT)) {
 			e := k.entry(i)
 			if e.due > now {
+				continue
+			}
+			if resent {
+				e.due = now + t.p.T1
 				continue
 			}
 			if e.tries >= t.p.N {
 				k.giveUp(CauseRetransmission)
 				return
 			}
-			c.Exec(defT1.Instructions / 4) // one DT resent
+			resent = true
 			if !k.transmit(e) {
 				e.due = now + t.p.T1 // try again later
 			}

@@ -1,0 +1,169 @@
+package top_test
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"simkron/ethersim"
+	"simkron/sim"
+	"simkron/stack/header"
+	"simkron/stack/osi/tp4"
+	"simkron/stack/top"
+)
+
+// reorderer holds a frame back with probability p for delay before the
+// card gets it, so that the frames behind it overtake it: the reordering
+// fault this branch's ethersim does not have yet (main adds Reorder and
+// ReorderDelay to FaultParams). Its randomness is a named stream of the
+// event kernel.
+type reorderer struct {
+	k         *sim.Kernel
+	card      ethersim.Station
+	rng       *rand.Rand
+	p         float64
+	delay     sim.Time
+	Reordered uint64
+}
+
+func (r *reorderer) Receive(frame []byte) {
+	if r.rng.Float64() < r.p {
+		b := append([]byte(nil), frame...)
+		r.Reordered++
+		r.k.ScheduleAfter(sim.NewEvent("test.reorder", func() { r.card.Receive(b) }), r.delay)
+		return
+	}
+	r.card.Receive(frame)
+}
+
+// dtRepeats reads a capture and counts, per source station, the DTs
+// sent again: a new DT always carries the next number (modulo 128), so
+// one that does not is a retransmission.
+func dtRepeats(t testing.TB, capture []byte) (map[[6]byte]int, map[[6]byte]int) {
+	t.Helper()
+	rd, err := pcapgo.NewReader(bytes.NewReader(capture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := map[[6]byte]uint32{}
+	repeats, dts := map[[6]byte]int{}, map[[6]byte]int{}
+	for {
+		f, _, err := rd.ReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := header.Ethernet(f)
+		l := int(e.Type())
+		if len(f) < 14+3+2 || !header.IsLengthField(e.Type()) || f[14] != header.LLCSAPISONet {
+			continue
+		}
+		p := f[17 : 14+l]
+		if p[0] != header.CLNPNLPID || int(p[1]) > len(p) {
+			continue
+		}
+		nsdu := p[p[1]:]
+		for len(nsdu) >= 2 {
+			h := header.TPDU(nsdu)
+			if !h.IsValid(false) {
+				break
+			}
+			if h.Code() == header.TPDUCodeDT {
+				src := e.Src()
+				dts[src]++
+				if nr := h.Number(false); nr == next[src] {
+					next[src] = (nr + 1) % 128
+				} else {
+					repeats[src]++
+				}
+			}
+			if header.TPDUHasData(h.Code()) {
+				break
+			}
+			nsdu = nsdu[h.HeaderLen():]
+		}
+	}
+	return repeats, dts
+}
+
+// TP4 moves 10 MiB each way between two PCs while the link loses 2% of
+// the frames, damages 1% (the cards' FCS check drops them), duplicates
+// 1% and reorders 1%: every octet is delivered once and in order, the
+// connection is released cleanly (DR answered by DC), and the DTs TP4
+// counts as retransmitted are exactly those the capture shows sent
+// again.
+func TestReliabilityUnderFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 MiB each way")
+	}
+	const size, msgs = 1024, 10240
+	cfg := defaultUpper()
+	cfg.tp.T1 = 300 * sim.Millisecond
+	cfg.faults = ethersim.FaultParams{Drop: 0.02, Corrupt: 0.01, Duplicate: 0.01}
+	cfg.duplex = true
+	var reorders []*reorderer
+	cfg.machine.station = func(k *sim.Kernel, name string, card ethersim.Station) ethersim.Station {
+		r := &reorderer{k: k, card: card, rng: k.Stream(name + ".reorder"), p: 0.01, delay: 3 * sim.Millisecond}
+		reorders = append(reorders, r)
+		return r
+	}
+	r := buildUpper(t, top.LevelTP4, size, msgs, false, cfg)
+	var capture bytes.Buffer
+	if err := r.seg.Tap(&capture); err != nil {
+		t.Fatal(err)
+	}
+	res := r.run(t, 2000*sim.Second)
+	r.k.RunUntil(r.k.Now() + 5*sim.Second) // the DR's DC
+	for _, u := range []*top.ConnUser{r.ua, r.ub} {
+		got := u.Received()
+		if got.Messages != msgs || got.Octets != msgs*size || got.OutOfOrder != 0 || got.Corrupt != 0 || u.Aborted {
+			t.Errorf("a user received %+v (aborted %v), want %d messages of %d octets in order", got, u.Aborted, msgs, size)
+		}
+	}
+	if !r.ua.Released || !r.ub.Released {
+		t.Errorf("released: %v %v", r.ua.Released, r.ub.Released)
+	}
+	for _, s := range []*top.TSAP{r.sa, r.sb} {
+		if st := s.Conn().State(); st != tp4.StateFrozen && st != tp4.StateClosed {
+			t.Errorf("a connection ends %v, want released", st)
+		}
+	}
+	if d := r.sb.Disconnect; d.Cause != tp4.CausePeer || d.Reason != header.TPDUReasonNormal {
+		t.Errorf("the recipient's disconnect %+v, want a normal release", d)
+	}
+	if st := r.ta.T.Stats(); st.RxDC != 1 {
+		t.Errorf("the originator got %d DCs, want 1", st.RxDC)
+	}
+	repeats, dts := dtRepeats(t, capture.Bytes())
+	ca, cb := r.sa.Conn().Stats, r.sb.Conn().Stats
+	t.Logf("%.2f Mbit/s each way over %v; DTs sent a %d (%d again) b %d (%d again); capture: a %d (%d again) b %d (%d again)",
+		res.Mbps(), res.Duration(), ca.DTsSent, ca.DTsRetransmitted, cb.DTsSent, cb.DTsRetransmitted, dts[r.a.addr], repeats[r.a.addr], dts[r.b.addr], repeats[r.b.addr])
+	if uint64(repeats[r.a.addr]) != ca.DTsRetransmitted || uint64(repeats[r.b.addr]) != cb.DTsRetransmitted || ca.DTsRetransmitted == 0 || cb.DTsRetransmitted == 0 {
+		t.Errorf("retransmissions: TP4 counts %d and %d, the capture shows %d and %d", ca.DTsRetransmitted, cb.DTsRetransmitted, repeats[r.a.addr], repeats[r.b.addr])
+	}
+	for _, p := range []*pc{r.a, r.b} {
+		as := p.port.Stats()
+		if as.Dropped == 0 || as.Corrupted == 0 || as.Duplicated == 0 {
+			t.Errorf("%s: faults %+v", p.name, as)
+		}
+		if cs := p.drv.Stats(); cs.CRCErrors+cs.RxErrors == 0 && p.card != nil {
+			t.Logf("%s: card %+v", p.name, cs)
+		}
+	}
+	for _, o := range reorders {
+		if o.Reordered == 0 {
+			t.Error("no frame was reordered")
+		}
+	}
+	sa, sb := r.ta.T.Stats(), r.tb.T.Stats()
+	t.Logf("a: %+v\nb: %+v", sa, sb)
+	if sa.RxDTDuplicates+sb.RxDTDuplicates == 0 || sa.RxDTOutOfSequence+sb.RxDTOutOfSequence == 0 {
+		t.Error("no duplicate or out-of-sequence DT reached TP4")
+	}
+	noGuestErrors(t, r.a, r.b)
+}
