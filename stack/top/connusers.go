@@ -57,8 +57,9 @@ type ConnUser struct {
 	nextSeq                      int  // duplex: the sequence number expected next
 	doneSent, gotDone            bool // duplex: the recipient's last message
 	// OnFirstSend and OnDone run as the measurement starts and ends;
-	// OnReleased when the release is complete.
-	OnFirstSend, OnDone, OnReleased func()
+	// OnReleased when the release is complete, OnAborted when the
+	// connection is lost otherwise.
+	OnFirstSend, OnDone, OnReleased, OnAborted func()
 	sym                             struct{ send, recv, ctl *cpu.Symbol }
 }
 
@@ -246,6 +247,9 @@ func (u *ConnUser) indication(p Prim) {
 			u.released()
 		} else {
 			u.Aborted, u.AbortArg = true, p.Arg
+			if u.OnAborted != nil {
+				u.OnAborted()
+			}
 		}
 	}
 	h.bufs.Free(p.Chain)

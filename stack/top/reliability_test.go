@@ -167,3 +167,44 @@ func TestReliabilityUnderFaults(t *testing.T) {
 	}
 	noGuestErrors(t, r.a, r.b)
 }
+
+// A peer that vanishes while the connection is idle: the window timer
+// keeps sending AKs that nobody answers, and the inactivity timer
+// releases the connection; the transport user gets a T-DISCONNECT
+// indication with the reason (inactivity) about I after the last TPDU
+// heard.
+func TestVanishedPeer(t *testing.T) {
+	cfg := defaultUpper()
+	cfg.tp.WindowTime = 2 * sim.Second
+	cfg.tp.Inactivity = 7 * sim.Second
+	r := buildUpper(t, top.LevelTP4, 64, 0, false, cfg)
+	const gone = 3 * sim.Second
+	r.k.Schedule(sim.NewEvent("test.vanish", func() {
+		for _, p := range []*pc{r.a, r.b} {
+			if err := p.port.SetFaults(ethersim.FaultParams{Drop: 1}); err != nil {
+				t.Error(err)
+			}
+		}
+	}), gone)
+	var lost sim.Time
+	r.ua.OnAborted = func() { r.a.c.Sync(); lost = r.a.c.LocalTime() }
+	r.start()
+	r.k.RunUntil(30 * sim.Second)
+	if lo, hi := gone+cfg.tp.Inactivity-cfg.tp.WindowTime-top.TickPeriod, gone+cfg.tp.Inactivity+top.TickPeriod; lost <= lo || lost > hi {
+		t.Errorf("the loss noticed at %v, want between %v and %v (I after the last TPDU heard)", lost, lo, hi)
+	}
+	if !r.ua.Connected || !r.ua.Aborted || r.ua.Released {
+		t.Fatalf("originator connected %v aborted %v released %v", r.ua.Connected, r.ua.Aborted, r.ua.Released)
+	}
+	d := r.sa.Disconnect
+	if d.Cause != tp4.CauseInactivity || r.ua.AbortArg>>8 != uint16(tp4.CauseInactivity) {
+		t.Errorf("the user's disconnect: %+v (argument %#x), want inactivity", d, r.ua.AbortArg)
+	}
+	if st := r.ta.T.Stats(); st.InactivityReleases != 1 || st.TxAK < 2 {
+		t.Errorf("originator: %d inactivity releases, %d AKs (the window timer's)", st.InactivityReleases, st.TxAK)
+	}
+	// The peer is told nothing (it is gone) but notices the same way.
+	if !r.ub.Aborted || r.sb.Disconnect.Cause != tp4.CauseInactivity {
+		t.Errorf("recipient: aborted %v, %+v", r.ub.Aborted, r.sb.Disconnect)
+	}
+}

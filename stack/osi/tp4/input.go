@@ -390,6 +390,9 @@ func (k *Conn) confirmed() {
 	k.state = stOpen
 	k.t1.Stop()
 	k.t.stats.Opened++
+	// The window timer runs on every open connection, so that an idle
+	// one keeps the peer's inactivity timer from running out.
+	k.restartWindowTimer()
 }
 
 // drInput handles a disconnect request for a live connection.

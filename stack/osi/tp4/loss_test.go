@@ -447,3 +447,18 @@ func TestRefusal(t *testing.T) {
 }
 
 func time(s int) sim.Time { return sim.Time(s) * sim.Second }
+
+// An idle connection stays up: both ends' window timers send AKs that
+// keep the other's inactivity timer from running out.
+func TestIdleConnectionKeptAlive(t *testing.T) {
+	pa := testParams()
+	p := newPair(t, pa, testParams())
+	p.connect(t)
+	p.run(4 * pa.Inactivity)
+	if p.ua.conn.State() != tp4.StateOpen || p.ub.conn.State() != tp4.StateOpen {
+		t.Fatalf("after %v idle: %v and %v", 4*pa.Inactivity, p.ua.conn.State(), p.ub.conn.State())
+	}
+	if n := p.w.count(nsapB, header.TPDUCodeAK); n < 3*int(pa.Inactivity/pa.WindowTime) {
+		t.Errorf("the responder sent %d AKs in %v (window time %v)", n, 4*pa.Inactivity, pa.WindowTime)
+	}
+}
