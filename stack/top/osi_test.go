@@ -34,9 +34,15 @@ func (p *prober) Receive(frame []byte) {
 
 func newProber(t testing.TB, r *rig, last byte) *prober {
 	t.Helper()
-	p := &prober{k: r.k, mac: ethersim.MAC{2, 0, 0, 0, 0, last}}
+	return newSegProber(t, r.k, r.seg, last)
+}
+
+// newSegProber attaches a prober to seg.
+func newSegProber(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, last byte) *prober {
+	t.Helper()
+	p := &prober{k: k, mac: ethersim.MAC{2, 0, 0, 0, 0, last}}
 	var err error
-	if p.port, err = r.seg.Attach("probe", p, ethersim.FaultParams{}); err != nil {
+	if p.port, err = seg.Attach("probe", p, ethersim.FaultParams{}); err != nil {
 		t.Fatal(err)
 	}
 	return p
