@@ -60,7 +60,7 @@ type ConnUser struct {
 	// OnReleased when the release is complete, OnAborted when the
 	// connection is lost otherwise.
 	OnFirstSend, OnDone, OnReleased, OnAborted func()
-	sym                             struct{ send, recv, ctl *cpu.Symbol }
+	sym                                        struct{ send, recv, ctl *cpu.Symbol }
 }
 
 var defUserCtl = cpu.Def{Name: "tu_control", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 192, Why: "take a connection or release primitive, answer it"}
