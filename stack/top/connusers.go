@@ -13,7 +13,9 @@ import (
 // Layer users of the connection-mode layers (transport, session,
 // presentation). They measure as the connectionless ones do (messages
 // with the same header and pattern, from buffers of their own in
-// rotation, echo of the last message or of every n-th, the originator
+// rotation, echo of the last message or of every n-th — the recipient
+// replies from its own buffers, writing only the header, so that no
+// received frame stays held by a retransmission — the originator
 // timing from its first data request to the reply to its last), but
 // first set up a connection with the primitives an application entity
 // would issue — T-CONNECT, S-CONNECT or P-CONNECT request, indication,
@@ -54,8 +56,9 @@ type ConnUser struct {
 	// argument: cause and reason for TP4).
 	Connected, Released, Aborted bool
 	AbortArg                     uint16
-	nextSeq                      int  // duplex: the sequence number expected next
-	doneSent, gotDone            bool // duplex: the recipient's last message
+	nextSeq                      int   // duplex: the sequence number expected next
+	replies                      []int // replies owed (recipient)
+	doneSent, gotDone            bool  // duplex: the recipient's last message
 	// OnFirstSend and OnDone run as the measurement starts and ends;
 	// OnReleased when the release is complete, OnAborted when the
 	// connection is lost otherwise.
@@ -137,6 +140,16 @@ func (u *ConnUser) SAP() *SAP { return u.sap }
 func (u *ConnUser) sendOne() {
 	if !u.Connected || u.Aborted {
 		return
+	}
+	if len(u.replies) > 0 {
+		c := u.h.c
+		c.Enter(u.sym.send)
+		defer c.Exit(u.sym.send)
+		u.sendReply()
+		return
+	}
+	if !u.origin && !u.p.Duplex {
+		return // a recipient only replies
 	}
 	if u.res.Sent >= u.p.Messages {
 		if u.p.Duplex && !u.origin && !u.doneSent && u.recv.Messages == uint64(u.p.Messages) {
@@ -306,19 +319,35 @@ func (u *ConnUser) data(ch osi.Chain) {
 		return
 	}
 	u.recv.Echoed++
-	if pieces == 1 {
-		c.Write(first+2, []byte{flagReply})
-	} else {
-		// The header lies in the first pieces: find the flags octet.
-		at := 0
-		h.bufs.Pieces(ch, func(a memory.Addr, k int) {
-			if at <= 2 && 2 < at+k {
-				c.Write(a+memory.Addr(2-at), []byte{flagReply})
-			}
-			at += k
-		})
+	// The reply goes from one of the user's own buffers, which hold the
+	// pattern: only its header is written, and the received message is
+	// released at once (were it sent back itself, TP4 would keep it in
+	// the MAC's receive buffer until acknowledged, and a circular buffer
+	// whose oldest slot is held fills up).
+	h.bufs.Free(ch)
+	u.replies = append(u.replies, seq)
+	h.Schedule(u.send)
+}
+
+// sendReply sends the oldest reply owed, from a free buffer.
+func (u *ConnUser) sendReply() {
+	h := u.h
+	i := u.freeBuf()
+	if i < 0 {
+		u.wait(u.send)
+		return
 	}
-	u.sap.Request(PrimDataReq, ch, 0)
+	blk := u.bufs[i].blk
+	u.msg.writeHeader(blk+osi.BlockHeader, flagReply, u.replies[0])
+	h.bufs.UseBlock(blk)
+	if ch := h.bufs.Wrap(osi.Tx, blk, blk+osi.BlockHeader, u.p.Size); ch == 0 || !u.sap.Request(PrimDataReq, ch, 0) {
+		h.Schedule(u.send)
+		return
+	}
+	u.replies = u.replies[1:]
+	if len(u.replies) > 0 {
+		h.Schedule(u.send)
+	}
 }
 
 // gotReply is the originator's handling of an echo; after the last it

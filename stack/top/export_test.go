@@ -1,6 +1,10 @@
 package top
 
-import "fmt"
+import (
+	"fmt"
+
+	"simkron/memory"
+)
 
 // RingDump describes the MAC's receive ring for tests.
 func (m *MAC) RingDump() string {
@@ -22,3 +26,15 @@ func (m *MAC) TxDump() string {
 
 // Depth of the LLC down queue.
 func (e *LLC) DownDepth() int { return e.down.depth }
+
+// RingPlace is the placement of an n-octet frame in a circular buffer
+// [base, end) whose live slots start at the addresses given (oldest
+// first) and whose head is head.
+func RingPlace(base, end, head uint64, live []uint64, n int) (uint64, bool) {
+	r := &ring{base: memory.Addr(base), end: memory.Addr(end), head: memory.Addr(head)}
+	for _, b := range live {
+		r.slots = append(r.slots, slot{blk: memory.Addr(b)})
+	}
+	at, _, ok := r.place(n)
+	return uint64(at), ok
+}

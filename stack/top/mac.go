@@ -80,11 +80,19 @@ func (r *ring) place(n int) (at, need memory.Addr, ok bool) {
 		return r.base, need, r.base+need <= r.end
 	}
 	tail := r.slots[0].blk
+	// Wrapped (the newest slot lies before the oldest): the free room is
+	// from the head up to the tail only. A head that has come round to
+	// the tail exactly is a full ring, not an empty one.
+	if r.slots[len(r.slots)-1].blk < tail {
+		if at+need <= tail {
+			return at, need, true
+		}
+		return 0, need, false
+	}
 	switch {
-	case at >= tail && at+need <= r.end:
-	case at >= tail && r.base+need <= tail:
+	case at+need <= r.end:
+	case r.base+need <= tail:
 		at = r.base
-	case at < tail && at+need <= tail:
 	default:
 		return 0, need, false
 	}

@@ -2,6 +2,8 @@ package top_test
 
 import (
 	"bytes"
+	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -207,4 +209,57 @@ func TestVanishedPeer(t *testing.T) {
 	if !r.ub.Aborted || r.sb.Disconnect.Cause != tp4.CauseInactivity {
 		t.Errorf("recipient: aborted %v, %+v", r.ub.Aborted, r.sb.Disconnect)
 	}
+}
+
+// upperTrace runs a presentation exchange under seeded faults with a tap
+// and an event-trace hash.
+func upperTrace(t *testing.T, observe bool) (top.Result, []byte, uint64) {
+	cfg := defaultUpper()
+	cfg.tp.T1 = 300 * sim.Millisecond
+	cfg.faults = ethersim.FaultParams{Drop: 0.02, Corrupt: 0.01, Duplicate: 0.01}
+	cfg.echoEvery = 7
+	r := buildUpper(t, top.LevelPresentation, 700, 300, false, cfg)
+	var buf bytes.Buffer
+	if err := r.seg.Tap(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h := fnv.New64a()
+	r.k.SetTrace(func(at sim.Time, ev *sim.Event) { fmt.Fprintf(h, "%d %s\n", at, ev.Name()) })
+	if !observe {
+		r.a.c.SetAttribution(false)
+		r.b.c.SetAttribution(false)
+	}
+	res := r.run(t, 100*sim.Second)
+	return res, buf.Bytes(), h.Sum64()
+}
+
+// The same configuration and seed give the same result, capture and
+// event trace, faults included; counting cycles changes none of them.
+func TestUpperDeterminism(t *testing.T) {
+	r1, p1, h1 := upperTrace(t, true)
+	r2, p2, h2 := upperTrace(t, true)
+	r3, p3, h3 := upperTrace(t, false)
+	if r1 != r2 || !bytes.Equal(p1, p2) || h1 != h2 {
+		t.Errorf("two runs differ: %+v / %+v, pcap equal %v, trace %x / %x", r1, r2, bytes.Equal(p1, p2), h1, h2)
+	}
+	if r1 != r3 || !bytes.Equal(p1, p3) || h1 != h3 {
+		t.Errorf("attribution changed the run: %+v / %+v, pcap equal %v, trace %x / %x", r1, r3, bytes.Equal(p1, p3), h1, h3)
+	}
+}
+
+// BenchmarkTP4Remote1024 reports simulated TP4 DTs per host second for
+// the transport user at 1024 bytes between two PCs (both ends' DTs and
+// AKs simulated; the DTs counted are the originator's).
+func BenchmarkTP4Remote1024(b *testing.B) {
+	const msgs = 2000
+	var dts uint64
+	var simulated sim.Time
+	for b.Loop() {
+		r := buildUpper(b, top.LevelTP4, 1024, msgs, false, defaultUpper())
+		res := r.run(b, 60*sim.Second)
+		dts += r.ta.T.Stats().TxDT
+		simulated += res.Duration()
+	}
+	b.ReportMetric(float64(dts)/b.Elapsed().Seconds(), "DTs/s")
+	b.ReportMetric(simulated.Seconds()/b.Elapsed().Seconds(), "sim-s/s")
 }

@@ -31,6 +31,7 @@ var upperTsharkPrefs = []string{"-o", "clnp.tp_nsap_selector:0x21", "-o", "clnp.
 // capTPDU is one TPDU found in a capture.
 type capTPDU struct {
 	frame int
+	src   [6]byte
 	b     header.TPDU
 }
 
@@ -64,10 +65,10 @@ func captureTPDUs(t testing.TB, capture []byte) []capTPDU {
 		for len(nsdu) >= 2 && int(nsdu[0])+1 <= len(nsdu) {
 			h := header.TPDU(nsdu)
 			if header.TPDUHasData(h.Code()) {
-				out = append(out, capTPDU{n, h})
+				out = append(out, capTPDU{n, e.Src(), h})
 				break
 			}
-			out = append(out, capTPDU{n, h[:h.HeaderLen()]})
+			out = append(out, capTPDU{n, e.Src(), h[:h.HeaderLen()]})
 			nsdu = nsdu[h.HeaderLen():]
 		}
 	}
