@@ -92,6 +92,13 @@ func (s *SAP) Request(code uint16, ch osi.Chain, arg uint16) bool {
 	return true
 }
 
+// offer puts a data request whose chain stays the caller's when it
+// returns false (no structure left): the protocol machine above keeps
+// its SDU, as with any refusal from below.
+func (s *SAP) offer(code uint16, ch osi.Chain) bool {
+	return s.down.Put(osi.Tx, Prim{Code: code, Chain: ch})
+}
+
 // indicate puts an indication or confirmation into the user's queue.
 func (s *SAP) indicate(code uint16, ch osi.Chain, arg uint16) {
 	if !s.up.Put(osi.Rx, Prim{Code: code, Arg: arg, Chain: ch}) {

@@ -64,6 +64,8 @@ type machine struct {
 	// station, when set, stands between the segment and the card (a
 	// test's fault that ethersim does not have).
 	station func(k *sim.Kernel, name string, card ethersim.Station) ethersim.Station
+	// top, when set, changes the program's memory and managers.
+	top func(p *top.Params)
 }
 
 func i486Machine() machine {
@@ -116,7 +118,11 @@ func newPCOn(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, la
 		p.card.SetWire(p.port)
 	}
 	syms := cpu.NewSymbolTable(textAt, m.costs)
-	if p.h, err = top.Boot(name, p.c, syms, top.DefaultParams()); err != nil {
+	tp := top.DefaultParams()
+	if m.top != nil {
+		m.top(&tp)
+	}
+	if p.h, err = top.Boot(name, p.c, syms, tp); err != nil {
 		t.Fatal(err)
 	}
 	if p.drv, err = pktdrv.New(p.c, syms, name+".pktdrv", memory.SpaceIO, nicBase, nicIRQ, p.h.Static(32), dp); err != nil {

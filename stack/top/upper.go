@@ -78,7 +78,7 @@ type sesTransport struct{ s *SSAP }
 
 func (x sesTransport) Connect()                 { x.s.tsap.Request(PrimConnectReq, 0, 0) }
 func (x sesTransport) Accept()                  { x.s.tsap.Request(PrimConnectResp, 0, 0) }
-func (x sesTransport) Data(tsdu osi.Chain) bool { return x.s.tsap.Request(PrimDataReq, tsdu, 0) }
+func (x sesTransport) Data(tsdu osi.Chain) bool { return x.s.tsap.offer(PrimDataReq, tsdu) }
 func (x sesTransport) Disconnect()              { x.s.tsap.Request(PrimAbortReq, 0, 0) }
 
 func (s *SSAP) fromBelow(p Prim) {
@@ -224,7 +224,7 @@ func (x presSession) Accept(ud osi.Chain)  { x.p.ssap.Request(PrimConnectResp, u
 func (x presSession) Refuse(reason uint8, ud osi.Chain) {
 	x.p.ssap.Request(PrimRefuseReq, ud, uint16(reason))
 }
-func (x presSession) Data(ssdu osi.Chain) bool     { return x.p.ssap.Request(PrimDataReq, ssdu, 0) }
+func (x presSession) Data(ssdu osi.Chain) bool     { return x.p.ssap.offer(PrimDataReq, ssdu) }
 func (x presSession) Release(ud osi.Chain)         { x.p.ssap.Request(PrimReleaseReq, ud, 0) }
 func (x presSession) ReleaseResponse(ud osi.Chain) { x.p.ssap.Request(PrimReleaseResp, ud, 0) }
 func (x presSession) Abort(ud osi.Chain)           { x.p.ssap.Request(PrimAbortReq, ud, 0) }

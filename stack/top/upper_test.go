@@ -189,3 +189,24 @@ func TestUpperUsersSmoke(t *testing.T) {
 		noGuestErrors(t, r.a, r.b)
 	}
 }
+
+// With the fewest Primitive Structures the host allows, and a TP4 send
+// buffer of 4 DTs that keeps the users' 48 requests waiting in the
+// queues, the layers run out of structures: requests are refused and
+// made again, nothing is lost or freed twice, every message arrives.
+func TestUpperScarcePrimitives(t *testing.T) {
+	for _, lv := range []top.Level{top.LevelTP4, top.LevelSession, top.LevelPresentation} {
+		cfg := defaultUpper()
+		cfg.machine.top = func(p *top.Params) { p.TxPrims, p.RxPrims = 8, 8 }
+		cfg.buffers = 48
+		cfg.tp.SendBuffer = 4
+		r := buildUpper(t, lv, 512, 200, false, cfg)
+		res := r.run(t, 60*sim.Second)
+		st := r.a.h.Stats()
+		t.Logf("%v: %.2f Mbit/s, %d primitives refused", lv, res.Mbps(), st.PutFailures)
+		if got := r.ub.Received(); got.Messages != 200 || got.Corrupt != 0 || !r.ua.Released || !r.ub.Released {
+			t.Errorf("%v: recipient %+v, released %v %v", lv, got, r.ua.Released, r.ub.Released)
+		}
+		noGuestErrors(t, r.a, r.b)
+	}
+}
