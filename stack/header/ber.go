@@ -1,6 +1,7 @@
 package header
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -314,3 +315,37 @@ func ParseBEROID(c []byte) (OID, bool) {
 	}
 	return out, true
 }
+
+// ParseOID reads the dotted form ("1.3.6.1.4.1.99999.1"); an OID has at
+// least two arcs, the first 0, 1 or 2, the second below 40 unless the
+// first is 2.
+func ParseOID(s string) (OID, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return nil, fmt.Errorf("OID %q: at least two arcs", s)
+	}
+	o := make(OID, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseUint(p, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("OID %q: arc %q: %v", s, p, err)
+		}
+		o[i] = uint32(v)
+	}
+	if o[0] > 2 || o[0] < 2 && o[1] >= 40 {
+		return nil, fmt.Errorf("OID %q: no such first arcs", s)
+	}
+	return o, nil
+}
+
+// UnmarshalText reads the dotted form from configuration.
+func (o *OID) UnmarshalText(b []byte) error {
+	v, err := ParseOID(string(b))
+	if err == nil {
+		*o = v
+	}
+	return err
+}
+
+// MarshalText writes the dotted form.
+func (o OID) MarshalText() ([]byte, error) { return []byte(o.String()), nil }

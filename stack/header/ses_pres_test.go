@@ -306,3 +306,19 @@ func FuzzPPDU(f *testing.F) {
 		}
 	})
 }
+
+func TestParseOID(t *testing.T) {
+	for _, tc := range []struct {
+		s  string
+		ok bool
+	}{{"1.3.6.1.4.1.99999.1", true}, {"2.999.3", true}, {"0.39", true}, {"1", false}, {"3.1", false}, {"1.40", false}, {"1.x", false}, {"1..2", false}} {
+		o, err := header.ParseOID(tc.s)
+		if (err == nil) != tc.ok || tc.ok && o.String() != tc.s {
+			t.Errorf("ParseOID(%q) = %v, %v", tc.s, o, err)
+		}
+	}
+	var o header.OID
+	if err := o.UnmarshalText([]byte("2.1.1")); err != nil || !o.Equal(header.BERTransferSyntax) {
+		t.Errorf("UnmarshalText: %v %v", o, err)
+	}
+}

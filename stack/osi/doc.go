@@ -1,5 +1,5 @@
 // Package osi holds what the OSI protocol machines (stack/osi/llc,
-// stack/osi/clnp, later TP4, Session and Presentation) share, and the
+// stack/osi/clnp, stack/osi/tp4, stack/osi/session, stack/osi/pres) share, and the
 // contract between them and the host environment they run in: the TOP
 // host of the TOP measurements (stack/top), and later the simulated
 // kernel's socket layer (stack/kernel), with one set of protocol code.

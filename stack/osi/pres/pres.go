@@ -52,9 +52,7 @@ import (
 
 // Params configures the presentation entity.
 type Params struct {
-	// AbstractSyntax is the abstract syntax of the users' data (the one
-	// presentation context's).
-	AbstractSyntax header.OID `toml:"-"`
+	AbstractSyntax header.OID `toml:"abstract_syntax" help:"object identifier of the abstract syntax of the users' data, the one presentation context's (dotted)"`
 	ContextID      int64      `toml:"context_id" min:"1" max:"127" help:"the presentation context identifier proposed (odd for the initiator, ISO 8823 6.2.2.4)"`
 }
 
