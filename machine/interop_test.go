@@ -77,7 +77,7 @@ func newInterop(t *testing.T) *interop {
 	// requires, and it ends within microseconds.
 	exp.Hosts = exp.Hosts[:1]
 	exp.Workload.Type = "membench"
-	exp.Workload.Membench = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
+	*membenchParams(exp) = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
 	for i := range exp.Segments {
 		exp.Segments[i].Pcap = false
 	}

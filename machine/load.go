@@ -12,6 +12,7 @@ import (
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/stack/inet"
+	"simkron/workload"
 )
 
 // LoadMachine reads a machine file strictly. Every problem is reported
@@ -153,6 +154,13 @@ func LoadExperiment(path string) (*Experiment, error) {
 		}
 	}
 	add(f.DecodePartial(&exp))
+	// Every registered workload's section decodes into its Params.
+	types := workload.Types()
+	names := workload.Names()
+	f.Accept([]string{"workload"}, names...)
+	for _, t := range types {
+		add(f.DecodeInto(exp.Workload.Params[t.Name], "workload", t.Name))
+	}
 	for i := range exp.Hosts {
 		// Checked here on the defaults, decoded onto the machine's
 		// settings once its file is read.
@@ -282,35 +290,23 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 			ips[n.IP] = where
 		}
 	}
-	// The hosts each workload names must exist.
-	type hostRef struct{ key, name string }
-	w := e.Workload
-	refs := map[string][]hostRef{
-		"mac":  {{"sender", w.Mac.Sender}},
-		"udp":  {{"client", w.UDP.Client}, {"server", w.UDP.Server}},
-		"tcp":  {{"client", w.TCP.Client}, {"server", w.TCP.Server}},
-		"ttcp": {{"transmitter", w.TTCP.Transmitter}, {"receiver", w.TTCP.Receiver}},
-		"ping": {{"from", w.Ping.From}, {"to", w.Ping.To}},
-	}
-	if !w.Mac.Loopback {
-		refs["mac"] = append(refs["mac"], hostRef{"receiver", w.Mac.Receiver})
-	}
-	for _, r := range refs[w.Type] {
-		if !names[r.name] {
-			errs = append(errs, f.Errorf([]string{"workload", w.Type, r.key}, "no [[host]] is called %q", r.name))
-		}
-	}
 	for _, name := range sortedKeys(e.Layers) {
 		if l := e.Layers[name]; l == "" || strings.ContainsAny(l, " \t") {
 			errs = append(errs, f.Errorf([]string{"layers", name}, "layer %q must be a non-empty word", l))
 		}
 	}
-	known := false
-	for _, w := range Workloads {
-		known = known || w == e.Workload.Type
+	// The workload must be registered, and the hosts it names must exist.
+	w := e.Workload
+	t, ok := workload.Lookup(w.Type)
+	if !ok {
+		return append(errs, f.Errorf([]string{"workload", "type"}, "unknown workload %q (known: %s)", w.Type, workload.List()))
 	}
-	if !known {
-		errs = append(errs, f.Errorf([]string{"workload", "type"}, "unknown workload %q (known: %v)", e.Workload.Type, Workloads))
+	if t.Hosts != nil {
+		for _, r := range t.Hosts(w.Params[w.Type]) {
+			if !names[r.Name] {
+				errs = append(errs, f.Errorf([]string{"workload", w.Type, r.Key}, "no [[host]] is called %q", r.Name))
+			}
+		}
 	}
 	return errs
 }

@@ -48,9 +48,9 @@ func loadMac(t testing.TB, sizes []int, frames int) *machine.Experiment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Workload.Mac.Sizes = sizes
-	exp.Workload.Mac.Frames = frames
-	exp.Workload.Mac.Timeout = 50 * sim.Millisecond
+	macParams(exp).Sizes = sizes
+	macParams(exp).Frames = frames
+	macParams(exp).Timeout = 50 * sim.Millisecond
 	return exp
 }
 
@@ -102,9 +102,9 @@ func addHost(exp *machine.Experiment, name string, last byte) int {
 // need its SocketDrops.
 func noWorkload(exp *machine.Experiment) {
 	exp.Workload.Type = "membench"
-	exp.Workload.Membench.Ops = nil
-	exp.Workload.Membench.MinSize = 4
-	exp.Workload.Membench.MaxSize = 4
+	membenchParams(exp).Ops = nil
+	membenchParams(exp).MinSize = 4
+	membenchParams(exp).MaxSize = 4
 }
 
 func build(t testing.TB, exp *machine.Experiment, opt machine.Options) *machine.Run {
@@ -262,14 +262,14 @@ func TestMacDeliversEveryByte(t *testing.T) {
 	// handler: let it finish.
 	r.K.RunUntil(r.K.Now() + 10*sim.Millisecond)
 
-	for _, row := range res.Mac {
+	for _, row := range macRows(res) {
 		if row.Sent != frames || row.Received != frames || row.Corrupt != 0 || row.FrameBytes != 14+row.Size+4 {
 			t.Errorf("size %d: sent %d received %d corrupt %d frame bytes %d; want %d, %d, 0, %d",
 				row.Size, row.Sent, row.Received, row.Corrupt, row.FrameBytes, frames, frames, 14+row.Size+4)
 		}
 	}
-	if len(res.Mac) != len(sizes) {
-		t.Fatalf("%d rows, want %d", len(res.Mac), len(sizes))
+	if len(macRows(res)) != len(sizes) {
+		t.Fatalf("%d rows, want %d", len(macRows(res)), len(sizes))
 	}
 	if len(seen) > 0 {
 		t.Errorf("observer found %d bad frames, first: %s", len(seen), seen[0])
@@ -316,7 +316,7 @@ func TestMacFCSCatchesCorruption(t *testing.T) {
 	t.Logf("wire corrupted %d, card crc %d filtered %d, driver crc %d, tally pending %d", port.Corrupted, card.CRCErrors, card.RxFiltered, drv.CRCErrors, cntr1)
 
 	sent, received := 0, 0
-	for _, row := range res.Mac {
+	for _, row := range macRows(res) {
 		sent += row.Sent
 		received += row.Received
 		if row.Corrupt != 0 {
@@ -362,7 +362,7 @@ func TestMacOverflowRecovers(t *testing.T) {
 	ownMachine(exp, 1).Buses[0].AccessTime = 3 * sim.Microsecond
 	nicDriver(t, exp, 0).TxBuffers = 2
 	r := build(t, exp, machine.Options{})
-	p := exp.Workload.Mac
+	p := *macParams(exp)
 	bench := startBench(t, r, p, "pcA", "pcB")
 	b := host(t, r, "pcB")
 	nic := b.NICs[0]
@@ -441,7 +441,7 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 	// (52 ms) an attempt, for up to 16 attempts, while the other two
 	// senders win the medium (the capture effect): the receivers must
 	// wait longer than that before they give up.
-	exp.Workload.Mac.Timeout = sim.Second
+	macParams(exp).Timeout = sim.Second
 	addHost(exp, "pcC", 0xc)
 	exp.Segments[0].Pcap = false
 	r = build(t, exp, machine.Options{Seed: &seed})
@@ -450,14 +450,14 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 			trace = append(trace, tr)
 		}
 	})
-	p := exp.Workload.Mac
+	p := *macParams(exp)
 	benches = []*macbench.Bench{startBench(t, r, p, "pcC", "pcA"), startBench(t, r, p, "pcB", "pcC")}
 	result := execute(t, r)
 	var buf bytes.Buffer
 	if err := result.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	rows := [][]macbench.Row{result.Mac}
+	rows := [][]macbench.Row{macRows(result)}
 	for _, b := range benches {
 		rows = append(rows, b.Rows())
 	}
@@ -513,7 +513,7 @@ func TestMacCollisions(t *testing.T) {
 	if err := json.NewDecoder(bytes.NewReader(js1)).Decode(&res); err != nil {
 		t.Fatal(err)
 	}
-	rows = append([][]macbench.Row{res.Mac}, rows...)
+	rows = append([][]macbench.Row{macRows(&res)}, rows...)
 	for i, rs := range rows {
 		row := rs[0]
 		ab := host(t, r, senders[i]).NICs[0].Port.Stats().Aborts
@@ -549,7 +549,7 @@ func TestMacAddressFilter(t *testing.T) {
 	r.K.RunUntil(r.K.Now() + 10*sim.Millisecond) // let pcS finish the last frame
 
 	sent := uint64(0)
-	for _, row := range res.Mac {
+	for _, row := range macRows(res) {
 		sent += uint64(row.Sent)
 		if row.Received != row.Sent || row.Corrupt != 0 {
 			t.Errorf("size %d: sent %d received %d corrupt %d", row.Size, row.Sent, row.Received, row.Corrupt)
@@ -672,7 +672,7 @@ func TestMacPcap(t *testing.T) {
 func TestMacCalibration(t *testing.T) {
 	exp := loadMac(t, []int{1024}, 100)
 	res := execute(t, build(t, exp, machine.Options{}))
-	row := res.Mac[0]
+	row := macRows(res)[0]
 	t.Logf("two hosts, 1024 B: %.3f Mbit/s, tx time %.1f us, %d/%d received", row.ThroughputMbps, row.TxTimeUS, row.Received, row.Sent)
 	if row.Received != row.Sent || row.ThroughputMbps < 5.0 || row.ThroughputMbps > 6.5 || row.TxTimeUS < 1250 || row.TxTimeUS > 1600 {
 		t.Errorf("two hosts, 1024 B: received %d/%d, %.3f Mbit/s (want 5.0-6.5), tx time %.1f us (want 1250-1600)",
@@ -683,10 +683,10 @@ func TestMacCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lexp.Workload.Mac.Sizes = []int{1024}
-	lexp.Workload.Mac.Frames = 100
+	macParams(lexp).Sizes = []int{1024}
+	macParams(lexp).Frames = 100
 	lres := execute(t, build(t, lexp, machine.Options{}))
-	lrow := lres.Mac[0]
+	lrow := macRows(lres)[0]
 	t.Logf("loopback, 1024 B: %.3f Mbit/s, %d/%d received", lrow.ThroughputMbps, lrow.Received, lrow.Sent)
 	if lrow.Received != lrow.Sent || lrow.Corrupt != 0 || lrow.ThroughputMbps < 15 {
 		t.Errorf("loopback, 1024 B: received %d/%d corrupt %d, %.3f Mbit/s (want >= 15)", lrow.Received, lrow.Sent, lrow.Corrupt, lrow.ThroughputMbps)

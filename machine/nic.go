@@ -46,6 +46,53 @@ func (n *NIC) Receive(frame []byte) {
 	n.Card.Receive(frame)
 }
 
+// ObserveReceive adds fn to the observers of the frames reaching the
+// card, after any already there. It only looks.
+func (n *NIC) ObserveReceive(fn func(frame []byte)) { n.OnFrame = chain(n.OnFrame, fn) }
+
+// ObserveSend adds fn to the observers of the frames the card puts on
+// the wire, after any already there. It only looks.
+func (n *NIC) ObserveSend(fn func(frame []byte)) { n.OnSend = chain(n.OnSend, fn) }
+
+func chain(prev, fn func([]byte)) func([]byte) {
+	if prev == nil {
+		return fn
+	}
+	return func(f []byte) { prev(f); fn(f) }
+}
+
+// DeviceName is the card's [[device]] name.
+func (n *NIC) DeviceName() string { return n.Name }
+
+// Plugged reports whether the card is plugged into a segment.
+func (n *NIC) Plugged() bool { return n.Port != nil }
+
+// StationAddress is the card's MAC address: the experiment's, or its
+// PROM's default.
+func (n *NIC) StationAddress() [6]byte {
+	if n.Spec != nil {
+		return n.Spec.MAC
+	}
+	return n.Card.Params().MAC
+}
+
+// Queue is the driver's device queue in the kernel's device layer.
+func (n *NIC) Queue() int { return n.Driver.Queue() }
+
+// TxTime reads the driver's accumulated transmit time and count.
+func (n *NIC) TxTime() (sim.Time, uint64) { s := n.Driver.Stats(); return s.TxTime, s.TxTimed }
+
+// SetLoopback makes the driver loop frames back to itself.
+func (n *NIC) SetLoopback(on bool) { n.Driver.SetLoopback(on) }
+
+// WireRate is the segment's signalling rate, 0 when unplugged.
+func (n *NIC) WireRate() sim.BitRate {
+	if n.Port == nil {
+		return 0
+	}
+	return n.Port.Segment().Params().Rate
+}
+
 // nic returns the network card called device, or nil.
 func (h *Host) nic(device string) *NIC {
 	for _, n := range h.NICs {

@@ -12,14 +12,9 @@ import (
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/sim"
-	"simkron/stack/apps/macbench"
-	"simkron/stack/apps/membench"
-	"simkron/stack/apps/ping"
-	"simkron/stack/apps/tcpbench"
-	"simkron/stack/apps/ttcp"
-	"simkron/stack/apps/udpbench"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
+	"simkron/workload"
 )
 
 // Spec describes one kind of machine: a TOML file under configs/machines.
@@ -144,27 +139,28 @@ type ExperimentInfo struct {
 	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
 }
 
-// WorkloadSpec chooses the programs that run.
+// WorkloadSpec chooses the programs that run: a registered workload type
+// (package workload) and the decoded [workload.NAME] section of every
+// registered type, so that a workload may run another's programs too.
 type WorkloadSpec struct {
-	Type     string          `toml:"type" help:"workload: membench, mac, udp, tcp, ttcp or ping"`
-	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
-	Mac      macbench.Params `toml:"mac" help:"MAC-level frame sender and receiver through the network driver"`
-	UDP      udpbench.Params `toml:"udp" help:"UDP echo latency sweep through sockets"`
-	TCP      tcpbench.Params `toml:"tcp" help:"TCP echo latency sweep through stream sockets"`
-	TTCP     ttcp.Params     `toml:"ttcp" help:"ttcp bulk transfers, one connection per [[workload.ttcp.case]]"`
-	Ping     ping.Params     `toml:"ping" help:"ICMP echo requests from one host to another"`
+	Type string `toml:"type" help:"workload type: one of the registered workloads (simkron run --help lists them)"`
+	// Params maps each registered type's name to its decoded section
+	// (its defaults when the file has none).
+	Params map[string]any `toml:"-"`
 }
 
-// DefaultExperiment returns the defaults an experiment file starts from.
+// DefaultExperiment returns the defaults an experiment file starts from,
+// with every registered workload's defaults.
 func DefaultExperiment() Experiment {
+	w := WorkloadSpec{Type: "membench", Params: map[string]any{}}
+	for _, t := range workload.Types() {
+		w.Params[t.Name] = t.Params()
+	}
 	return Experiment{
 		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
-		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams(), TCP: tcpbench.DefaultParams(), TTCP: ttcp.DefaultParams(), Ping: ping.DefaultParams()},
+		Workload: w,
 	}
 }
-
-// Workloads lists the workload types.
-var Workloads = []string{"membench", "mac", "udp", "tcp", "ttcp", "ping"}
 
 func validName(s string) error {
 	if s == "" {

@@ -50,7 +50,7 @@ func startAnnotations(r *machine.Run, exp *machine.Experiment, extra []string, o
 		sources = append(sources, annotations.Source{Name: p, Text: string(text)})
 	}
 	// `source` may read files beside the experiment.
-	eng, err := annotations.New(annotations.FromRun(r), sources, filepath.Dir(exp.Path))
+	eng, err := annotations.New(r.AnnotationTarget(), sources, filepath.Dir(exp.Path))
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"simkron/config"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/workload"
 )
 
 func cmdVersion(e *env, args []string) int {
@@ -48,7 +50,10 @@ func cmdRun(e *env, args []string) int {
 With --out, also write DIR/result.json (the machine-readable result),
 DIR/summary.txt and DIR/SEGMENT.pcap for each segment with pcap = true;
 all are byte-identical for the same config and seed.
-Nothing is written when the config is invalid.`)
+Nothing is written when the config is invalid.
+
+Workloads ([workload] type = "NAME", configured in [workload.NAME]):
+`+workloadHelp())
 	var seed seedFlag
 	fs.Var(&seed, "seed", "master seed of every random stream (default: the experiment's seed)")
 	out := fs.String("out", "", "directory for result.json, summary.txt and pcap captures (created if missing)")
@@ -242,7 +247,20 @@ experiment files, with type, default, range and meaning.`)
 	exp := machine.DefaultExperiment()
 	config.Describe(w, "", &exp)
 	fmt.Fprintf(w, "\n[host.inet]: any key of the machine file's [inet], for that host only\n")
+	for _, t := range workload.Types() {
+		fmt.Fprintf(w, "\n[workload.%s] (type = %q): %s\n\n", t.Name, t.Name, t.Help)
+		config.Describe(w, "workload."+t.Name, t.Params())
+	}
 	return exitOK
+}
+
+// workloadHelp lists the registered workloads, a line each.
+func workloadHelp() string {
+	var b strings.Builder
+	for _, t := range workload.Types() {
+		fmt.Fprintf(&b, "  %-9s %s\n", t.Name, t.Help)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func loadExperimentHosts(e *env, name string, args []string, summary string) (*machine.Run, int) {

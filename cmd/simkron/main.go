@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/sirupsen/logrus"
+
+	_ "simkron/stack/apps" // the built-in workloads register themselves
 )
 
 // Exit statuses.
