@@ -31,10 +31,16 @@ type Row struct {
 	Size int `json:"size"`
 	// Packets is how many IP datagrams carry one message on the wire:
 	// UDP fragments, or TCP data segments of the maximum segment size.
-	Packets    int         `json:"packets"`
-	Messages   int         `json:"messages"`
+	Packets  int `json:"packets"`
+	Messages int `json:"messages"`
+	// Lost counts measured messages whose echo never came in time;
+	// Corrupt, echoes that came with wrong bytes. Duplicates counts
+	// echoes of a message already answered, Stale echoes of one the client
+	// had given up on (both dropped, the client waiting on).
 	Lost       int         `json:"lost"`
 	Corrupt    int         `json:"corrupt"`
+	Duplicates int         `json:"duplicates,omitempty"`
+	Stale      int         `json:"stale,omitempty"`
 	RTTMicros  float64     `json:"rtt_us"`         // mean round trip seen by the client
 	Send       Summary     `json:"send_cycles"`    // the sending thread's cycles inside the send call
 	Receive    Summary     `json:"receive_cycles"` // first frame at the card to the receive call returning

@@ -65,12 +65,11 @@ type Conn interface {
 	// Send sends the n bytes at buf as one message.
 	Send(t *kernel.Thread, buf memory.Addr, n int) error
 	// Recv receives one message into buf, which holds the sweep's
-	// largest. n is the size the schedule expects next, 0 when the
-	// schedule has ended. It returns ErrTimeout when nothing came in the
-	// sweep's timeout (the message is lost) and ErrEnd when a transport
-	// that keeps message boundaries by the schedule has nothing more to
-	// receive.
-	Recv(t *kernel.Thread, buf memory.Addr, n int) (int, error)
+	// largest, waiting at most timeout. n is the size the schedule
+	// expects next, 0 when the schedule has ended. It returns ErrTimeout
+	// when nothing came in time and ErrEnd when a transport that keeps
+	// message boundaries by the schedule has nothing more to receive.
+	Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Time) (int, error)
 	// Packets returns how many packets carry a message of n bytes.
 	Packets(n int) int
 	// Close closes the end.
@@ -140,8 +139,10 @@ type Sweep struct {
 	sendLay  []Layers
 	recvLay  []Layers
 	rttSum   []sim.Time
-	done     bool
-	failed   string
+	// replied marks the messages the client has had its echo of.
+	replied []bool
+	done    bool
+	failed  string
 }
 
 // End is one host's end of a sweep: what the simulator's measurements
@@ -160,6 +161,20 @@ type End struct {
 	recvSym  *cpu.Symbol
 	sendFrom int64
 	sendLay  []cpu.LayerCycles
+	// pending are the receive latencies of the messages the program's
+	// last receive calls completed, until the program knows which message
+	// it has (a duplicate or a stale echo is not measured).
+	pending []recvSample
+	// sendDone and recvDone mark the messages measured at this host: one
+	// sample each, however many copies the faults made.
+	sendDone, recvDone []bool
+}
+
+// recvSample is one message's receive latency at a host: its counters at
+// the first frame and when the receive call completing it returned.
+type recvSample struct {
+	msg        int
+	start, end cpu.Account
 }
 
 // NewSweep prepares the sweep over tr between client and server: it
@@ -177,7 +192,8 @@ func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, 
 	n := len(p.Sizes)
 	s := &Sweep{p: p, tr: tr, info: tr.Info(), compat: cp, rows: make([]Row, n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
-		sendLay: make([]Layers, n), recvLay: make([]Layers, n), rttSum: make([]sim.Time, n)}
+		sendLay: make([]Layers, n), recvLay: make([]Layers, n), rttSum: make([]sim.Time, n),
+		replied: make([]bool, n*(p.Warmup+p.Messages))}
 	var off uint64
 	for si, size := range p.Sizes {
 		s.sendLay[si], s.recvLay[si] = Layers{}, Layers{}
@@ -188,7 +204,8 @@ func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, 
 		}
 	}
 	for i, h := range []*Host{client, server} {
-		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main)}
+		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main),
+			sendDone: make([]bool, len(s.sched)), recvDone: make([]bool, len(s.sched))}
 	}
 	for _, e := range s.ends {
 		e.watch()
@@ -284,7 +301,7 @@ func (s *Sweep) Serve(t *kernel.Thread) {
 		if next < len(s.sched) {
 			n = s.sched[next].Size
 		}
-		got, err := conn.Recv(t, buf, n)
+		got, err := conn.Recv(t, buf, n, s.p.Timeout)
 		if errors.Is(err, ErrTimeout) {
 			continue
 		}
@@ -296,9 +313,15 @@ func (s *Sweep) Serve(t *kernel.Thread) {
 			break
 		}
 		next++
-		// Which message this is, for the measurement (not charged).
-		c.System().Phys.Read(buf, stamp[:])
-		e.sending = s.index(binary.BigEndian.Uint32(stamp[:]))
+		// Which message this is, for the measurement (not charged): its
+		// first copy's receive is measured, and the echo it gets.
+		i := -1
+		if got >= len(stamp) {
+			c.System().Phys.Read(buf, stamp[:])
+			i = s.index(binary.BigEndian.Uint32(stamp[:]))
+		}
+		e.commit(i)
+		e.sending = i
 		if err := conn.Send(t, buf, got); err != nil {
 			s.fail("%s: %v", h.Name, err)
 			break
@@ -348,8 +371,11 @@ func (s *Sweep) Client(t *kernel.Thread) {
 	conn.Close(t)
 }
 
-// exchange makes round trip i: stamp, send, receive the echo, check it.
-// It returns false when the sweep cannot go on.
+// exchange makes round trip i: stamp, send, and wait for the echo. An
+// echo of an earlier message (a duplicate, or a stale one the client gave
+// up on) is counted and the wait goes on; only the echo of message i ends
+// it, and only that pair is measured. It returns false when the sweep
+// cannot go on.
 func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in memory.Addr, got, pattern []byte) bool {
 	m := s.sched[i]
 	e := s.ends[0]
@@ -364,27 +390,59 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 		s.fail("%s: %v", e.Host.Name, err)
 		return false
 	}
-	n, err := conn.Recv(t, in, m.Size)
-	c.Sync()
-	if errors.Is(err, ErrTimeout) {
-		return true // lost
+	wait := s.p.Timeout
+	deadline := c.LocalTime() + wait
+	for {
+		n, err := conn.Recv(t, in, m.Size, wait)
+		c.Sync()
+		if errors.Is(err, ErrTimeout) {
+			e.commit(-1)
+			return true // lost
+		}
+		if err != nil {
+			s.fail("%s: %v", e.Host.Name, err)
+			return false
+		}
+		// The simulator reads the echo; the program is not charged.
+		c.System().Phys.Read(in, got[:n])
+		j := -1
+		if n >= len(stamp) {
+			j = s.index(binary.BigEndian.Uint32(got[:4]))
+		}
+		switch {
+		case j == i:
+			s.replied[i] = true
+			e.commit(i)
+			if !m.measured {
+				return true
+			}
+			row := &s.rows[m.sizeIdx]
+			row.Messages++
+			s.rttSum[m.sizeIdx] += c.LocalTime() - start
+			if n != m.Size || string(got[4:n]) != string(pattern[4:m.Size]) {
+				row.Corrupt++
+			}
+			return true
+		case j < 0 || j > i:
+			// Not an echo of anything sent: its bytes are wrong.
+			if m.measured {
+				s.rows[m.sizeIdx].Corrupt++
+			}
+		case s.replied[j]:
+			if s.sched[j].measured {
+				s.rows[s.sched[j].sizeIdx].Duplicates++
+			}
+		default:
+			s.replied[j] = true
+			if s.sched[j].measured {
+				s.rows[s.sched[j].sizeIdx].Stale++
+			}
+		}
+		e.commit(-1)
+		if wait = deadline - c.LocalTime(); wait <= 0 {
+			return true // lost
+		}
 	}
-	if err != nil {
-		s.fail("%s: %v", e.Host.Name, err)
-		return false
-	}
-	if !m.measured {
-		return true
-	}
-	row := &s.rows[m.sizeIdx]
-	row.Messages++
-	s.rttSum[m.sizeIdx] += c.LocalTime() - start
-	// The simulator checks the echo; the program is not charged.
-	c.System().Phys.Read(in, got[:n])
-	if n != m.Size || binary.BigEndian.Uint32(got[:4]) != seq || string(got[4:n]) != string(pattern[4:m.Size]) {
-		row.Corrupt++
-	}
-	return true
 }
 
 func (s *Sweep) finish() {
@@ -430,29 +488,41 @@ func (e *End) sent(c *cpu.CPU) {
 	s := e.s
 	i := e.sending
 	e.sending = -1
-	if s.done || i < 0 || !s.sched[i].measured {
+	if s.done || i < 0 || !s.sched[i].measured || e.sendDone[i] {
 		return
 	}
+	e.sendDone[i] = true
 	x := c.Current()
 	si := s.sched[i].sizeIdx
 	s.sendSamp[si] = append(s.sendSamp[si], float64(x.Cycles()-e.sendFrom))
 	s.sendLay[si].Add(e.sendLay, x.LayerCycles())
 }
 
+// received notes the receive latency of every message the receive call
+// that just returned completed; the program commits the one it has.
 func (e *End) received(c *cpu.CPU) {
-	s := e.s
-	if s.done {
+	if e.s.done {
 		return
 	}
 	for _, a := range e.tr.Completed(c, e.buf) {
-		if a.Msg < 0 || a.Msg >= len(s.sched) || !s.sched[a.Msg].measured {
+		e.pending = append(e.pending, recvSample{msg: a.Msg, start: a.Start, end: c.AccountAt(c.LocalTime())})
+	}
+}
+
+// commit measures the receive of message i (the message the program now
+// knows it has; -1 for none) once, and forgets the other pending ones.
+func (e *End) commit(i int) {
+	s := e.s
+	for _, p := range e.pending {
+		if p.msg != i || i < 0 || i >= len(s.sched) || !s.sched[i].measured || e.recvDone[i] {
 			continue
 		}
-		si := s.sched[a.Msg].sizeIdx
-		end := c.AccountAt(c.LocalTime())
-		s.recvSamp[si] = append(s.recvSamp[si], float64(end.Cycle-a.Start.Cycle))
-		s.recvLay[si].AddReceive(a.Start, end)
+		e.recvDone[i] = true
+		si := s.sched[i].sizeIdx
+		s.recvSamp[si] = append(s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle))
+		s.recvLay[si].AddReceive(p.start, p.end)
 	}
+	e.pending = e.pending[:0]
 }
 
 // Breakdowns returns the sweep's send and receive latencies by layer,
@@ -485,18 +555,31 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 
 // Table returns the sweep's rows as a table.
 func (s *Sweep) Table() shape.Table {
+	// Duplicate and stale echoes, which only faults make, get columns
+	// when there are any.
+	faults := false
+	for _, u := range s.rows {
+		faults = faults || u.Duplicates > 0 || u.Stale > 0
+	}
 	t := shape.Table{
 		Title:   fmt.Sprintf("%s echo sweep (cycles; send = inside %s(), receive = first frame at the card to %s() returning; both hosts)", s.info.Name, s.info.Send, s.info.Recv),
-		Columns: append(shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"), shape.Column{Name: "rtt", Unit: "us"}),
+		Columns: shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"),
 	}
+	if faults {
+		t.Columns = append(t.Columns, shape.Cols("dup", "stale")...)
+	}
+	t.Columns = append(t.Columns, shape.Column{Name: "rtt", Unit: "us"})
 	t.Columns = append(t.Columns, shape.Cols("send mean", "min", "median", "max", "recv mean", "min", "median", "max")...)
 	for _, u := range s.rows {
-		t.Rows = append(t.Rows, []string{
-			fmt.Sprint(u.Size), fmt.Sprint(u.Packets), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt),
+		row := []string{fmt.Sprint(u.Size), fmt.Sprint(u.Packets), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt)}
+		if faults {
+			row = append(row, fmt.Sprint(u.Duplicates), fmt.Sprint(u.Stale))
+		}
+		t.Rows = append(t.Rows, append(row,
 			fmt.Sprintf("%.1f", u.RTTMicros),
 			fmt.Sprintf("%.0f", u.Send.Mean), fmt.Sprintf("%.0f", u.Send.Min), fmt.Sprintf("%.0f", u.Send.Median), fmt.Sprintf("%.0f", u.Send.Max),
 			fmt.Sprintf("%.0f", u.Receive.Mean), fmt.Sprintf("%.0f", u.Receive.Min), fmt.Sprintf("%.0f", u.Receive.Median), fmt.Sprintf("%.0f", u.Receive.Max),
-		})
+		))
 	}
 	return t
 }

@@ -122,12 +122,12 @@ func (c *tcpConn) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 }
 
 // Recv reads n bytes, as many recv calls as it takes.
-func (c *tcpConn) Recv(t *kernel.Thread, buf memory.Addr, n int) (int, error) {
+func (c *tcpConn) Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Time) (int, error) {
 	if n == 0 {
 		return 0, ErrEnd
 	}
 	for got := 0; got < n; {
-		m, err := c.s.Recv(t, c.fd, buf+memory.Addr(got), n-got, c.timeout)
+		m, err := c.s.Recv(t, c.fd, buf+memory.Addr(got), n-got, timeout)
 		if err != 0 || m == 0 {
 			what := "end of stream"
 			if err != 0 {

@@ -106,8 +106,8 @@ func (c *udpConn) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 	return nil
 }
 
-func (c *udpConn) Recv(t *kernel.Thread, buf memory.Addr, _ int) (int, error) {
-	n, from, port, err := c.s.RecvFrom(t, c.fd, buf, c.cap, c.timeout)
+func (c *udpConn) Recv(t *kernel.Thread, buf memory.Addr, _ int, timeout sim.Time) (int, error) {
+	n, from, port, err := c.s.RecvFrom(t, c.fd, buf, c.cap, timeout)
 	switch {
 	case err == inet.ETIMEDOUT:
 		return 0, ErrTimeout
