@@ -35,7 +35,7 @@ annotation set sim exit {
 	foreach h [lsort [array names ::received]] { puts "$h received $::received($h) datagrams" }
 	puts "pcA sent [bucket get sendmsg count] messages"
 }
-`}}, "")
+`}}, annotations.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -62,7 +62,7 @@ func simulate(t testing.TB, exp *machine.Experiment, scripts []annotations.Sourc
 	}
 	out.r = r
 	if scripts != nil {
-		e, err := annotations.New(r.AnnotationTarget(), scripts, dir)
+		e, err := annotations.New(r.AnnotationTarget(), scripts, annotations.Options{Dir: dir})
 		if err != nil {
 			r.Close()
 			t.Fatal(err)

@@ -1,8 +1,10 @@
 package machine
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"simkron/cpu"
@@ -39,9 +41,14 @@ type Run struct {
 	K     *sim.Kernel
 	Net   *Network
 	Hosts []*Host
-	// Workload is the experiment's workload, prepared and started.
-	Workload workload.Workload
-	done     int
+	// Workloads are the experiment's workloads in order ([workload] type,
+	// then each of then), all prepared; the first is started with the
+	// run, each next one once every host's threads have ended.
+	Workloads []workload.Workload
+	// phase is the index of the workload running; finished is set when
+	// the last has ended on every host.
+	phase    int
+	finished bool
 }
 
 // New builds every host of exp and puts the workload in place.
@@ -77,18 +84,22 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		}
 		r.Hosts = append(r.Hosts, h)
 	}
-	t, ok := workload.Lookup(exp.Workload.Type)
-	if !ok {
-		return nil, fmt.Errorf("workload.type %q is unknown (known: %s)", exp.Workload.Type, workload.List())
+	for _, name := range append([]string{exp.Workload.Type}, exp.Workload.Then...) {
+		t, ok := workload.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("workload %q is unknown (known: %s)", name, workload.List())
+		}
+		params := exp.Workload.Params[t.Name]
+		if params == nil {
+			params = t.Params()
+		}
+		w, err := t.New(runEnv{r}, params)
+		if err != nil {
+			return nil, fmt.Errorf("workload.%s: %w", t.Name, err)
+		}
+		r.Workloads = append(r.Workloads, w)
 	}
-	params := exp.Workload.Params[t.Name]
-	if params == nil {
-		params = t.Params()
-	}
-	if r.Workload, err = t.New(runEnv{r}, params); err != nil {
-		return nil, fmt.Errorf("workload.%s: %w", t.Name, err)
-	}
-	r.Workload.Start()
+	r.Workloads[0].Start()
 	for _, h := range r.Hosts {
 		if err := h.CheckCosts(); err != nil {
 			return nil, fmt.Errorf("%s: %w", h.Name, err)
@@ -164,11 +175,21 @@ func (v hostView) Components() []any {
 	return out
 }
 
+// hostDone runs when a host's last thread has ended: once every host's
+// have, the next workload starts, or the run stops after the last.
 func (r *Run) hostDone() {
-	r.done++
-	if r.done == len(r.Hosts) {
-		r.K.Stop()
+	for _, h := range r.Hosts {
+		if h.Kernel.Threads() > 0 {
+			return
+		}
 	}
+	if r.phase+1 < len(r.Workloads) {
+		r.phase++
+		r.Workloads[r.phase].Start()
+		return
+	}
+	r.finished = true
+	r.K.Stop()
 }
 
 // Execute runs the simulation to the workload's end or the stop time and
@@ -178,7 +199,7 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 	const chunk = 1 << 16
 	last := time.Now()
 	var aborted error
-	for r.done < len(r.Hosts) && r.K.Next() <= stop && aborted == nil {
+	for !r.finished && r.K.Next() <= stop && aborted == nil {
 		n := 0
 		r.K.RunWhile(func() bool {
 			n++
@@ -187,7 +208,7 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 			}
 			return n <= chunk && r.K.Next() <= stop && aborted == nil
 		})
-		if r.done == len(r.Hosts) {
+		if r.finished {
 			break
 		}
 		if opt.Progress != nil && time.Since(last) > 200*time.Millisecond {
@@ -247,10 +268,10 @@ func (r *Run) result() (*report.Result, error) {
 		Experiment:  r.Exp.Info.Name,
 		Description: r.Exp.Info.Description,
 		Seed:        r.K.Seed(),
-		Complete:    r.done == len(r.Hosts),
+		Complete:    r.finished,
 		SimTimePS:   int64(r.K.Now()),
 		Events:      r.K.Fired(),
-		Workload:    r.Exp.Workload.Type,
+		Workload:    strings.Join(append([]string{r.Exp.Workload.Type}, r.Exp.Workload.Then...), "+"),
 	}}
 	if !res.Complete {
 		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
@@ -258,14 +279,29 @@ func (r *Run) result() (*report.Result, error) {
 	for _, h := range r.Hosts {
 		res.Hosts = append(res.Hosts, h.result())
 	}
-	wr, err := r.Workload.Result()
-	for _, s := range wr.Sections {
-		res.Sections = append(res.Sections, report.Section{Name: s.Name, Value: s.Value})
-	}
-	res.Figures = wr.Figures
-	if wr.Incomplete != "" && res.Complete {
-		res.Complete = false
-		res.Incomplete = wr.Incomplete
+	// The workloads that started, in order.
+	var errs []error
+	for _, w := range r.Workloads[:r.phase+1] {
+		wr, err := w.Result()
+		errs = append(errs, err)
+		for _, s := range wr.Sections {
+			for _, o := range res.Sections {
+				if o.Name == s.Name {
+					errs = append(errs, fmt.Errorf("two workloads gave a result section %q", s.Name))
+				}
+			}
+			res.Sections = append(res.Sections, report.Section{Name: s.Name, Value: s.Value})
+		}
+		f := &res.Figures
+		f.Tables = append(f.Tables, wr.Figures.Tables...)
+		f.Breakdowns = append(f.Breakdowns, wr.Figures.Breakdowns...)
+		f.Charts = append(f.Charts, wr.Figures.Charts...)
+		f.Splits = append(f.Splits, wr.Figures.Splits...)
+		f.Text += wr.Figures.Text
+		if wr.Incomplete != "" && res.Complete {
+			res.Complete = false
+			res.Incomplete = wr.Incomplete
+		}
 	}
 	for _, seg := range r.Net.Segments() {
 		st := seg.Stats()
@@ -274,7 +310,7 @@ func (r *Run) result() (*report.Result, error) {
 			Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
 		})
 	}
-	return res, err
+	return res, errors.Join(errs...)
 }
 
 func (h *Host) result() report.Host {
