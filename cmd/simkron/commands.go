@@ -82,8 +82,16 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	}
 	ann, err := startAnnotations(r, exp, annotate, &opt)
 	if err != nil {
+		r.Close()
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage
+	}
+	if *out != "" {
+		if err := prepareOut(*out); err != nil {
+			r.Close()
+			fmt.Fprintf(e.stderr, "simkron run: --out %v\n", err)
+			return exitUsage
+		}
 	}
 	start := time.Now()
 	if e.stderrTTY {
@@ -130,11 +138,38 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	return exitOK
 }
 
+// prepareOut makes sure the results can be written to dir before the run
+// starts: it creates the folder if missing and writes (and removes) a
+// file in it. The error names dir as the user gave it.
+func prepareOut(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s: is a file, not a folder", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %v", dir, pathErr(err))
+	}
+	f, err := os.CreateTemp(dir, ".simkron-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %v", dir, pathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// pathErr returns the cause of a path error, without the path (which
+// may be a temporary file the user never named).
+func pathErr(err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
+
 // writeResults writes the result files, each through a temporary file so
 // that a failed run never leaves half a file.
 func writeResults(dir string, res *report.Result, summary []byte, captures []machine.Capture) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %v", dir, pathErr(err))
 	}
 	var js bytes.Buffer
 	if err := res.WriteJSON(&js); err != nil {
@@ -152,10 +187,10 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 		path := filepath.Join(dir, f.name)
 		tmp := path + ".tmp"
 		if err := os.WriteFile(tmp, f.data, 0o644); err != nil {
-			return err
+			return fmt.Errorf("writing %s: %v", path, pathErr(err))
 		}
 		if err := os.Rename(tmp, path); err != nil {
-			return err
+			return fmt.Errorf("writing %s: %v", path, pathErr(err))
 		}
 	}
 	return nil

@@ -79,6 +79,12 @@ or not at all. A file that is not a result exits with status 2.`)
 		fmt.Fprintf(e.stderr, "simkron report: %v\n", err)
 		return exitUsage
 	}
+	if *output != "" {
+		if err := checkOutput(*output); err != nil {
+			fmt.Fprintf(e.stderr, "simkron report: --output %v\n", err)
+			return exitUsage
+		}
+	}
 	if err := checkChart(res, opt); err != nil {
 		fmt.Fprintf(e.stderr, "simkron report: %s: %v\n", rest[0], err)
 		return exitUsage
@@ -122,12 +128,27 @@ func checkChart(res *report.Result, opt report.Options) error {
 	return nil
 }
 
+// checkOutput makes sure a file can be written at path before anything
+// is rendered: its folder exists and takes a new file, and path is not a
+// folder. The error names path as the user gave it.
+func checkOutput(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a folder", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %v", path, pathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // writeFileAtomic writes data to path through a temporary file in the
 // same directory, renamed into place, so that path is never half written.
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %v", path, pathErr(err))
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
@@ -142,7 +163,7 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %v", path, pathErr(err))
 	}
 	return nil
 }
