@@ -148,10 +148,8 @@ func host(t testing.TB, r *machine.Run, name string) *machine.Host {
 // run's own helper for this is unexported).
 func benchHost(h *machine.Host) *macbench.Host {
 	n := h.NICs[0]
-	drv := n.Driver
 	return &macbench.Host{
-		Name: h.Name, Kernel: h.Kernel, Net: h.Net, Dev: drv.Queue(), MAC: [6]byte(n.Spec.MAC),
-		TxTime: func() (sim.Time, uint64) { s := drv.Stats(); return s.TxTime, s.TxTimed },
+		Name: h.Name, Kernel: h.Kernel, Net: h.Net, Dev: n.Queue(), MAC: [6]byte(n.Spec.MAC), TxTime: n.TxTime,
 	}
 }
 
@@ -311,8 +309,8 @@ func TestMacFCSCatchesCorruption(t *testing.T) {
 	res := execute(t, r)
 
 	nic := host(t, r, "pcB").NICs[0]
-	port, card, drv := nic.Port.Stats(), nic.Card.Stats(), nic.Driver.Stats()
-	unread, cntr1, cntr2 := ringState(nic.Card)
+	port, card, drv := nic.Port.Stats(), ne2k(nic).Stats(), ne2kDriver(nic).Stats()
+	unread, cntr1, cntr2 := ringState(ne2k(nic))
 	t.Logf("wire corrupted %d, card crc %d filtered %d, driver crc %d, tally pending %d", port.Corrupted, card.CRCErrors, card.RxFiltered, drv.CRCErrors, cntr1)
 
 	sent, received := 0, 0
@@ -368,16 +366,16 @@ func TestMacOverflowRecovers(t *testing.T) {
 	nic := b.NICs[0]
 	// Run up to the first overflow, note what the driver had read, then
 	// let Execute run the rest.
-	r.K.RunWhile(func() bool { return nic.Card.Stats().Overflows == 0 && r.K.Next() < sim.Second })
-	if nic.Card.Stats().Overflows == 0 {
+	r.K.RunWhile(func() bool { return ne2k(nic).Stats().Overflows == 0 && r.K.Next() < sim.Second })
+	if ne2k(nic).Stats().Overflows == 0 {
 		t.Fatal("no overflow in the first second")
 	}
-	readBefore := nic.Driver.Stats().RxFrames
+	readBefore := ne2kDriver(nic).Stats().RxFrames
 	res := execute(t, r)
 
 	row := bench.Rows()[0]
-	card, drv, port, ns := nic.Card.Stats(), nic.Driver.Stats(), nic.Port.Stats(), b.Net.Stats()
-	unread, _, cntr2 := ringState(nic.Card)
+	card, drv, port, ns := ne2k(nic).Stats(), ne2kDriver(nic).Stats(), nic.Port.Stats(), b.Net.Stats()
+	unread, _, cntr2 := ringState(ne2k(nic))
 	t.Logf("sent %d received %d; card stored %d missed %d offline %d overflows %d; driver %d overruns %d; ring unread %d; socket drops %d",
 		row.Sent, row.Received, card.RxFrames, card.Missed, card.RxOffline, card.Overflows, drv.RxFrames, drv.Overruns, unread, bench.SocketDrops())
 
@@ -479,7 +477,7 @@ func TestMacCollisions(t *testing.T) {
 	var sent, aborted, collisions uint64
 	for _, h := range r.Hosts {
 		ps := h.NICs[0].Port.Stats()
-		ds := h.NICs[0].Driver.Stats()
+		ds := ne2kDriver(h.NICs[0]).Stats()
 		t.Logf("%s: sent %d, collisions %d, deferrals %d, aborts %d", h.Name, ps.TxFrames, ps.Collisions, ps.Deferrals, ps.Aborts)
 		sent += ps.TxFrames
 		aborted += ps.Aborts
@@ -487,7 +485,7 @@ func TestMacCollisions(t *testing.T) {
 		if ds.TxErrors != ps.Aborts {
 			t.Errorf("%s: driver tx errors %d, want the %d frames the wire gave up", h.Name, ds.TxErrors, ps.Aborts)
 		}
-		if cs := h.NICs[0].Card.Stats(); cs.Missed != 0 || cs.Overflows != 0 {
+		if cs := ne2k(h.NICs[0]).Stats(); cs.Missed != 0 || cs.Overflows != 0 {
 			t.Errorf("%s: card missed %d, overflows %d; want 0", h.Name, cs.Missed, cs.Overflows)
 		}
 	}
@@ -559,8 +557,8 @@ func TestMacAddressFilter(t *testing.T) {
 	look := func(name string) view {
 		h := host(t, r, name)
 		n := h.NICs[0]
-		c := n.Card.Stats()
-		return view{n.Port.Stats().RxFrames, c.RxFiltered, c.RxFrames, n.Driver.Stats().RxFrames, c.Interrupts, h.Net.Stats().RxUnknown}
+		c := ne2k(n).Stats()
+		return view{n.Port.Stats().RxFrames, c.RxFiltered, c.RxFrames, ne2kDriver(n).Stats().RxFrames, c.Interrupts, h.Net.Stats().RxUnknown}
 	}
 	// pcC: nothing gets past the filter, so no receive interrupt either
 	// (its driver has nothing to transmit).

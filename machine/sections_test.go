@@ -3,12 +3,14 @@ package machine_test
 import (
 	"fmt"
 
+	"simkron/devices/ne2000"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/latency"
 	"simkron/stack/apps/macbench"
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ttcp"
+	drvne2000 "simkron/stack/driver/ne2000"
 
 	_ "simkron/stack/apps" // the built-in workloads
 )
@@ -39,3 +41,7 @@ func ttcpParams(e *machine.Experiment) *ttcp.Params      { return params[ttcp.Pa
 func membenchParams(e *machine.Experiment) *membench.Params {
 	return params[membench.Params](e, "membench")
 }
+
+// ne2k and ne2kDriver return a NIC's NE2000 and its driver.
+func ne2k(n *machine.NIC) *ne2000.NE2000          { return n.Card.(*ne2000.NE2000) }
+func ne2kDriver(n *machine.NIC) *drvne2000.Driver { return n.Driver.(*drvne2000.Driver) }

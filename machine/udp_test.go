@@ -513,7 +513,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 	if d := nic.Port.Stats().Dropped; d == 0 {
 		t.Fatal("the link dropped nothing")
 	}
-	if c := nic.Card.Stats(); c.Missed != 0 || c.CRCErrors != 0 {
+	if c := ne2k(nic).Stats(); c.Missed != 0 || c.CRCErrors != 0 {
 		t.Fatalf("pcB's card missed %d frames and saw %d CRC errors: the accounting below needs 0", c.Missed, c.CRCErrors)
 	}
 	whole, partial, frames, _, _ := fl.tally()
@@ -593,7 +593,7 @@ func TestUDPDuplicateFragments(t *testing.T) {
 	if nic.Port.Stats().Duplicated == 0 {
 		t.Fatal("the link duplicated nothing")
 	}
-	if c := nic.Card.Stats(); c.Missed != 0 || c.CRCErrors != 0 {
+	if c := ne2k(nic).Stats(); c.Missed != 0 || c.CRCErrors != 0 {
 		t.Fatalf("pcB's card missed %d frames and saw %d CRC errors: the accounting below needs 0", c.Missed, c.CRCErrors)
 	}
 	whole, partial, frames, dupFirst, dupOther := fl.tally()
@@ -646,7 +646,7 @@ func TestUDPCorruptFramesDropped(t *testing.T) {
 		}
 	}
 	nic := b.NICs[0]
-	port, card := nic.Port.Stats(), nic.Card.Stats()
+	port, card := nic.Port.Stats(), ne2k(nic).Stats()
 	if port.Corrupted == 0 || lost == 0 {
 		t.Fatalf("%d frames corrupted, %d messages lost: want some of each", port.Corrupted, lost)
 	}
