@@ -31,6 +31,7 @@ import (
 	"fmt"
 
 	"simkron/cpu"
+	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
 	"simkron/workload"
@@ -44,13 +45,55 @@ type Host struct {
 	// Observe installs an observer of the frames reaching the host's
 	// card; observers installed earlier keep seeing them.
 	Observe func(func(frame []byte))
+	// Link is how the card frames what it carries: LinkEthernet or
+	// LinkLLCSNAP.
+	Link string
 }
 
+// Links: what a card's frames are, for IPv4 to find its packets in them.
+const (
+	// LinkEthernet: Ethernet II frames (IPv4 under EtherType 0x0800),
+	// whole, FCS included.
+	LinkEthernet = "ethernet"
+	// LinkLLCSNAP: AAL5 PDUs carrying RFC 2684 routed LLC/SNAP
+	// encapsulation, handed over when their first cell arrives: the
+	// frame may end after the first cell's 48 bytes.
+	LinkLLCSNAP = "llc-snap"
+)
+
 // Card is what the measuring programs need of a host's network card: a
-// way to watch the frames that reach it, when their last bit arrives.
-// The observer only looks.
+// way to watch the frames that reach it (when the last bit of an Ethernet
+// frame, the first cell of an ATM PDU, arrives). The observer only looks.
+// A card that frames other than Ethernet says how with LinkType.
 type Card interface {
 	ObserveReceive(fn func(frame []byte))
+}
+
+// llcSNAPIPv4 is the RFC 2684 routed LLC/SNAP header of an IPv4 packet.
+var llcSNAPIPv4 = [8]byte{0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00}
+
+// IPv4 returns the IPv4 packet a frame from the host's card carries, as
+// far as the frame has it: its header and what follows, which may end
+// before the packet does (IPv4.Payload clamps); false when it carries
+// none.
+func (h *Host) IPv4(frame []byte) (header.IPv4, bool) {
+	var ip header.IPv4
+	switch h.Link {
+	case LinkLLCSNAP:
+		if len(frame) < len(llcSNAPIPv4)+header.IPv4MinimumSize || [8]byte(frame[:8]) != llcSNAPIPv4 {
+			return nil, false
+		}
+		ip = header.IPv4(frame[len(llcSNAPIPv4):])
+	default:
+		if len(frame) < header.EthernetHeaderLen+header.IPv4MinimumSize || header.Ethernet(frame).Type() != header.EtherTypeIPv4 {
+			return nil, false
+		}
+		ip = header.IPv4(frame[header.EthernetHeaderLen:])
+	}
+	if !ip.IsValid(int(ip.TotalLength())) {
+		return nil, false
+	}
+	return ip, true
 }
 
 // FindHost returns the host called name as the measuring programs see it:
@@ -67,7 +110,11 @@ func FindHost(env workload.Env, role, name string) (*Host, error) {
 	if !ok || k == nil || len(cards) == 0 {
 		return nil, fmt.Errorf("%s: host %q has no card with an IP address", role, name)
 	}
-	return &Host{Name: name, Kernel: k, Inet: in, Observe: cards[0].ObserveReceive}, nil
+	link := LinkEthernet
+	if l, ok := cards[0].(interface{ LinkType() string }); ok {
+		link = l.LinkType()
+	}
+	return &Host{Name: name, Kernel: k, Inet: in, Observe: cards[0].ObserveReceive, Link: link}, nil
 }
 
 // Pair returns the two different hosts a two-party program names; roles

@@ -173,11 +173,8 @@ type tcpTracker struct {
 }
 
 func (k *tcpTracker) Frame(f []byte, now func() cpu.Account) {
-	if len(f) < header.EthernetHeaderLen+header.IPv4MinimumSize || header.Ethernet(f).Type() != header.EtherTypeIPv4 {
-		return
-	}
-	ip := header.IPv4(f[header.EthernetHeaderLen:])
-	if !ip.IsValid(len(ip)) || ip.Protocol() != header.IPv4ProtocolTCP || ip.Dst() != k.e.Host.Inet.Addr() || ip.FragmentOffset() != 0 {
+	ip, ok := k.e.Host.IPv4(f)
+	if !ok || ip.Protocol() != header.IPv4ProtocolTCP || ip.Dst() != k.e.Host.Inet.Addr() || ip.FragmentOffset() != 0 {
 		return
 	}
 	seg := header.TCP(ip.Payload())
@@ -191,7 +188,7 @@ func (k *tcpTracker) Frame(f []byte, now func() cpu.Account) {
 		k.irs, k.synSeen = seg.SeqNum(), true
 		return
 	}
-	n := len(seg) - seg.DataOffset()
+	n := ip.PayloadLength() - seg.DataOffset()
 	sched := k.e.s.sched
 	if !k.synSeen || n == 0 || k.started || k.next >= len(sched) {
 		return

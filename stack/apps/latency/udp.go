@@ -149,11 +149,8 @@ type udpArrival struct {
 }
 
 func (u *udpTracker) Frame(f []byte, now func() cpu.Account) {
-	if len(f) < header.EthernetHeaderLen+header.IPv4MinimumSize || header.Ethernet(f).Type() != header.EtherTypeIPv4 {
-		return
-	}
-	ip := header.IPv4(f[header.EthernetHeaderLen:])
-	if !ip.IsValid(len(ip)) || ip.Protocol() != header.IPv4ProtocolUDP {
+	ip, ok := u.e.Host.IPv4(f)
+	if !ok || ip.Protocol() != header.IPv4ProtocolUDP {
 		return
 	}
 	key := udpKey{src: ip.Src(), id: ip.ID()}

@@ -417,16 +417,16 @@ func (t *Test) finish() {
 // frame records a segment of the current run's connection reaching a
 // card: data at the receiver, ACKs at the transmitter.
 func (t *Test) frame(f []byte, atReceiver bool) {
-	if t.cur >= len(t.p.Cases) || len(f) < header.EthernetHeaderLen+header.IPv4MinimumSize || header.Ethernet(f).Type() != header.EtherTypeIPv4 {
-		return
-	}
-	ip := header.IPv4(f[header.EthernetHeaderLen:])
-	if !ip.IsValid(len(ip)) || ip.Protocol() != header.IPv4ProtocolTCP || ip.FragmentOffset() != 0 {
+	if t.cur >= len(t.p.Cases) {
 		return
 	}
 	h := t.tx
 	if atReceiver {
 		h = t.rx
+	}
+	ip, ok := h.IPv4(f)
+	if !ok || ip.Protocol() != header.IPv4ProtocolTCP || ip.FragmentOffset() != 0 {
+		return
 	}
 	if ip.Dst() != h.Inet.Addr() {
 		return
@@ -447,7 +447,7 @@ func (t *Test) frame(f []byte, atReceiver bool) {
 		}
 		return
 	}
-	n := len(tcp) - tcp.DataOffset()
+	n := ip.PayloadLength() - tcp.DataOffset()
 	ev := rawEvent{at: h.Kernel.CPU().Kernel().Now(), data: atReceiver, seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())}
 	if atReceiver {
 		if n == 0 {
