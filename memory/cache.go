@@ -290,7 +290,8 @@ func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicte
 	c.clock++
 	set[v] = way{tag: line + 1, stamp: c.clock}
 	c.flags[i] = 0
-	c.changed(i)
+	c.gen[line&c.setMask]++
+	c.epoch++
 	return i, victim, vflags, evicted
 }
 
