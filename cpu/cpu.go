@@ -505,13 +505,15 @@ func (c *CPU) resolveLayer(l Layer) int {
 
 // LayerCycles returns the cycles of the context's own work (interrupts
 // excluded) by layer, in the core's layer order.
-func (x *Context) LayerCycles() []LayerCycles {
-	c := x.cpu
-	out := make([]LayerCycles, len(c.layers))
-	for i, l := range c.layers {
-		out[i] = LayerCycles{Layer: l, Cycles: x.layerCycles[i]}
+func (x *Context) LayerCycles() []LayerCycles { return x.AppendLayerCycles(nil) }
+
+// AppendLayerCycles appends LayerCycles to dst and returns it: with
+// dst[:0] of a kept buffer, a reading allocates nothing.
+func (x *Context) AppendLayerCycles(dst []LayerCycles) []LayerCycles {
+	for i, l := range x.cpu.layers {
+		dst = append(dst, LayerCycles{Layer: l, Cycles: x.layerCycles[i]})
 	}
-	return out
+	return dst
 }
 
 // Account is a consistent reading of a core's counters at an instant.
@@ -527,12 +529,25 @@ type Account struct {
 // at). Between two readings, Cycle advances by exactly the layers' cycles
 // plus the idle cycles.
 func (c *CPU) AccountAt(at sim.Time) Account {
-	a := Account{Cycle: c.cycle, Layers: c.LayerCycles(), Idle: c.stats.IdleCycles}
+	var a Account
+	c.AccountInto(&a, at)
+	return a
+}
+
+// AccountInto is AccountAt into a, reusing the array of a.Layers: a
+// reading allocates nothing once the array is large enough.
+func (c *CPU) AccountInto(a *Account, at sim.Time) {
+	a.Cycle, a.Layers, a.Idle = c.cycle, c.AppendLayerCycles(a.Layers[:0]), c.stats.IdleCycles
 	if now := c.clock.Cycle(at); now > c.cycle {
 		a.Idle += now - c.cycle
 		a.Cycle = now
 	}
-	return a
+}
+
+// CopyTo copies the reading a into dst, reusing dst's array.
+func (a Account) CopyTo(dst *Account) {
+	dst.Cycle, dst.Idle = a.Cycle, a.Idle
+	dst.Layers = append(dst.Layers[:0], a.Layers...)
 }
 
 // LayerCycles is the cycles charged to one layer.
@@ -549,12 +564,14 @@ func (c *CPU) SetAttribution(on bool) { c.noAttribution = !on }
 // LayerCycles returns the cycles charged to each layer so far, in the
 // order the layers were first entered; cycles with no symbol active are
 // under LayerInherit ("").
-func (c *CPU) LayerCycles() []LayerCycles {
-	out := make([]LayerCycles, len(c.layers))
+func (c *CPU) LayerCycles() []LayerCycles { return c.AppendLayerCycles(nil) }
+
+// AppendLayerCycles appends LayerCycles to dst and returns it.
+func (c *CPU) AppendLayerCycles(dst []LayerCycles) []LayerCycles {
 	for i, l := range c.layers {
-		out[i] = LayerCycles{Layer: l, Cycles: c.layerCycles[i]}
+		dst = append(dst, LayerCycles{Layer: l, Cycles: c.layerCycles[i]})
 	}
-	return out
+	return dst
 }
 
 // Call runs fn as a call of s.

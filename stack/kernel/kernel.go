@@ -63,6 +63,10 @@ type Thread struct {
 	state threadState
 	// timedOut is set when a timed sleep ended by its timer.
 	timedOut bool
+	// sleep is the timer of a timed sleep, and sleepQ the queue it sleeps
+	// on: one per thread, reused.
+	sleep  Timer
+	sleepQ *WaitQueue
 }
 
 // Name returns the thread's name.
@@ -288,16 +292,21 @@ func (t *Thread) Sleep(q *WaitQueue) {
 // reports whether the timeout ended the sleep.
 func (t *Thread) SleepTimeout(q *WaitQueue, d sim.Time) bool {
 	k := t.k
-	tm := &Timer{Name: "sleep." + t.name}
-	t.timedOut = false
-	tm.Func = func() {
-		t.timedOut = true
-		q.remove(t)
-		k.makeRunnable(t)
+	tm := &t.sleep
+	if tm.Func == nil {
+		tm.Name = "sleep." + t.name
+		tm.Func = func() {
+			t.timedOut = true
+			t.sleepQ.remove(t)
+			k.makeRunnable(t)
+		}
 	}
+	t.timedOut = false
+	t.sleepQ = q
 	k.AddTimer(tm, k.TicksFor(d))
 	t.Sleep(q)
 	k.DelTimer(tm)
+	t.sleepQ = nil
 	return t.timedOut
 }
 
@@ -339,4 +348,18 @@ func (k *Kernel) makeRunnable(t *Thread) {
 	k.stats.Wakeups++
 	t.state = stateRunnable
 	k.runq = append(k.runq, t)
+}
+
+// PopFront removes and returns the first element of the queue q, moving
+// the rest down so that the slice keeps its whole capacity: a queue that
+// fills and drains as it runs allocates nothing once it has grown to its
+// largest. Queues here are short (a backlog, a socket's datagrams).
+func PopFront[T any](q *[]T) T {
+	s := *q
+	v := s[0]
+	copy(s, s[1:])
+	var zero T
+	s[len(s)-1] = zero
+	*q = s[:len(s)-1]
+	return v
 }

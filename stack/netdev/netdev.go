@@ -255,8 +255,7 @@ func (s *Stack) runQueue(q *txQueue) {
 			q.stopped = true
 			return
 		}
-		q.frames[0] = Buf{}
-		q.frames = q.frames[1:]
+		kernel.PopFront(&q.frames)
 		s.k.Wakeup(&q.Room)
 	}
 	q.stopped = false
@@ -299,9 +298,7 @@ func (s *Stack) rxAction() {
 	c := s.k.CPU()
 	var hdr [14]byte
 	for len(s.backlog) > 0 {
-		b := s.backlog[0]
-		s.backlog[0] = Buf{}
-		s.backlog = s.backlog[1:]
+		b := kernel.PopFront(&s.backlog)
 		s.stats.RxFrames++
 		if b.Len < 14 {
 			s.stats.RxUnknown++

@@ -88,9 +88,9 @@ var (
 // charged for it.
 type Tracker interface {
 	// Frame sees a frame that has just reached the host's card. now
-	// returns the host's counters at this moment: the start of a
-	// message's arrival.
-	Frame(f []byte, now func() cpu.Account)
+	// reads the host's counters at this moment into its argument (whose
+	// array it reuses): the start of a message's arrival.
+	Frame(f []byte, now func(*cpu.Account))
 	// Completed is called when the host's receive call returns, with the
 	// program's receive buffer. It returns the messages the call
 	// completed, with the counters their first frames recorded; the
@@ -161,6 +161,7 @@ type End struct {
 	recvSym  *cpu.Symbol
 	sendFrom int64
 	sendLay  []cpu.LayerCycles
+	layBuf   []cpu.LayerCycles // a reading at a send's end
 	// pending are the receive latencies of the messages the program's
 	// last receive calls completed, until the program knows which message
 	// it has (a duplicate or a stale echo is not measured).
@@ -470,7 +471,7 @@ func (e *End) watch() {
 	Watch(c, func(c *cpu.CPU, s *cpu.Symbol) {
 		if s == e.sendSym {
 			x := c.Current()
-			e.sendFrom, e.sendLay = x.Cycles(), x.LayerCycles()
+			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
 		}
 	}, func(c *cpu.CPU, s *cpu.Symbol) {
 		switch s {
@@ -480,7 +481,7 @@ func (e *End) watch() {
 			e.received(c)
 		}
 	})
-	now := func() cpu.Account { return c.AccountAt(c.Kernel().Now()) }
+	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
 	h.Observe(func(f []byte) { e.tr.Frame(f, now) })
 }
 
@@ -495,7 +496,8 @@ func (e *End) sent(c *cpu.CPU) {
 	x := c.Current()
 	si := s.sched[i].sizeIdx
 	s.sendSamp[si] = append(s.sendSamp[si], float64(x.Cycles()-e.sendFrom))
-	s.sendLay[si].Add(e.sendLay, x.LayerCycles())
+	e.layBuf = x.AppendLayerCycles(e.layBuf[:0])
+	s.sendLay[si].Add(e.sendLay, e.layBuf)
 }
 
 // received notes the receive latency of every message the receive call
@@ -505,7 +507,16 @@ func (e *End) received(c *cpu.CPU) {
 		return
 	}
 	for _, a := range e.tr.Completed(c, e.buf) {
-		e.pending = append(e.pending, recvSample{msg: a.Msg, start: a.Start, end: c.AccountAt(c.LocalTime())})
+		// The samples' arrays are kept and reused.
+		if len(e.pending) < cap(e.pending) {
+			e.pending = e.pending[:len(e.pending)+1]
+		} else {
+			e.pending = append(e.pending, recvSample{})
+		}
+		p := &e.pending[len(e.pending)-1]
+		p.msg = a.Msg
+		a.Start.CopyTo(&p.start)
+		c.AccountInto(&p.end, c.LocalTime())
 	}
 }
 

@@ -172,7 +172,7 @@ type tcpTracker struct {
 	out     []Arrival
 }
 
-func (k *tcpTracker) Frame(f []byte, now func() cpu.Account) {
+func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 	ip, ok := k.e.Host.IPv4(f)
 	if !ok || ip.Protocol() != header.IPv4ProtocolTCP || ip.Dst() != k.e.Host.Inet.Addr() || ip.FragmentOffset() != 0 {
 		return
@@ -196,7 +196,7 @@ func (k *tcpTracker) Frame(f []byte, now func() cpu.Account) {
 	first := uint64(seg.SeqNum() - k.irs - 1)
 	if m := sched[k.next]; first <= m.Offset && m.Offset < first+uint64(n) {
 		k.started = true
-		k.start = now()
+		now(&k.start)
 	}
 }
 

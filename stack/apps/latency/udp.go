@@ -135,6 +135,7 @@ type udpTracker struct {
 	port     uint16
 	arrivals map[udpKey]*udpArrival // by datagram, until its first fragment is in
 	bySeq    map[uint32]*udpArrival // by stamp, until a recvfrom returns it
+	free     []*udpArrival          // arrivals to reuse
 	out      [1]Arrival
 }
 
@@ -148,7 +149,7 @@ type udpArrival struct {
 	seq   uint32
 }
 
-func (u *udpTracker) Frame(f []byte, now func() cpu.Account) {
+func (u *udpTracker) Frame(f []byte, now func(*cpu.Account)) {
 	ip, ok := u.e.Host.IPv4(f)
 	if !ok || ip.Protocol() != header.IPv4ProtocolUDP {
 		return
@@ -156,7 +157,13 @@ func (u *udpTracker) Frame(f []byte, now func() cpu.Account) {
 	key := udpKey{src: ip.Src(), id: ip.ID()}
 	a, ok := u.arrivals[key]
 	if !ok {
-		a = &udpArrival{start: now()}
+		if n := len(u.free); n > 0 {
+			a = u.free[n-1]
+			u.free = u.free[:n-1]
+		} else {
+			a = &udpArrival{}
+		}
+		now(&a.start)
 		u.arrivals[key] = a
 	}
 	if ip.FragmentOffset() != 0 {
@@ -185,6 +192,8 @@ func (u *udpTracker) Completed(c *cpu.CPU, buf memory.Addr) []Arrival {
 		return nil
 	}
 	delete(u.bySeq, a.seq)
+	// Back to the pool: the caller copies Start before any frame comes.
+	u.free = append(u.free, a)
 	u.out[0] = Arrival{Msg: u.e.s.index(a.seq), Start: a.start}
 	return u.out[:]
 }
