@@ -99,7 +99,7 @@ func ttcpBulk(b testing.TB, machineFile string, writes int) *machine.Experiment 
 
 // tcpSweep1KiB loads configs/tcp-ne2000.toml with only the TCP sweep, at
 // 1 KiB, long enough for a stable rate.
-func tcpSweep1KiB(b *testing.B) *machine.Experiment {
+func tcpSweep1KiB(b testing.TB) *machine.Experiment {
 	b.Helper()
 	exp, err := machine.LoadExperiment("../configs/tcp-ne2000.toml")
 	if err != nil {

@@ -16,15 +16,23 @@ func BenchmarkUDPRoundTrips1KiB(b *testing.B) {
 	}
 }
 
-func benchUDP(b *testing.B, path string) {
+// udpBench1KiB loads the sweep at path cut to 500 round trips of 1 KiB,
+// without capture.
+func udpBench1KiB(tb testing.TB, path string) *machine.Experiment {
+	tb.Helper()
 	exp, err := machine.LoadExperiment(path)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
 	udpParams(exp).Sizes = []int{1024}
 	udpParams(exp).Warmup = 1
 	udpParams(exp).Messages = 500
+	return exp
+}
+
+func benchUDP(b *testing.B, path string) {
+	exp := udpBench1KiB(b, path)
 	trips := 0
 	b.ReportAllocs()
 	for b.Loop() {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +62,8 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	quiet := fs.Bool("q", false, "do not print the summary on standard output")
 	var annotate listFlag
 	fs.Var(&annotate, "annotate", "run a Tcl annotation script `FILE` with the experiment (repeatable)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the simulation (go tool pprof) to `FILE`")
+	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the simulation ends, to `FILE`")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
@@ -93,6 +97,27 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 			return exitUsage
 		}
 	}
+	for _, p := range []string{*cpuProfile, *memProfile} {
+		if p != "" {
+			if err := checkOutput(p); err != nil {
+				r.Close()
+				fmt.Fprintf(e.stderr, "simkron run: profile %v\n", err)
+				return exitUsage
+			}
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			r.Close()
+			fmt.Fprintf(e.stderr, "simkron run: --cpuprofile %s: %v\n", *cpuProfile, pathErr(err))
+			return exitUsage
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	start := time.Now()
 	if e.stderrTTY {
 		opt.Progress = func(now, stopAt sim.Time) {
@@ -102,6 +127,12 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		}
 	}
 	res, runErr := r.Execute(opt)
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+			return exitFailed
+		}
+	}
 	ann.record(res)
 	elapsed := time.Since(start)
 	if e.stderrTTY && elapsed > time.Second {
@@ -136,6 +167,17 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeHeapProfile writes the heap profile (live and allocated objects
+// since the start) to path.
+func writeHeapProfile(path string) error {
+	runtime.GC()
+	var b bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&b, 0); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b.Bytes())
 }
 
 // prepareOut makes sure the results can be written to dir before the run
