@@ -18,12 +18,44 @@ import (
 
 // LoadMachine reads a machine file strictly. Every problem is reported
 // with the file, line and key; a nil error means the machine can be built.
-func LoadMachine(path string) (*Spec, error) {
+func LoadMachine(path string) (*Spec, error) { return loadMachine(path, nil) }
+
+func loadMachine(path string, sets []Override) (*Spec, error) {
 	f, err := config.Parse(path)
 	if err != nil {
 		return nil, err
 	}
+	if errs := apply(f, sets); errs != nil {
+		return nil, errs
+	}
 	return decodeMachine(f)
+}
+
+// Override replaces one key of an experiment before it is decoded, as
+// `simkron sweep --set KEY=VALUE` does: Key is a dotted path in the
+// experiment file ("host.inet.mtu": every [[host]]'s; "host[1].inet.mtu":
+// the second's), or, after "machine.", in every host's machine file
+// ("machine.cache.l2.size"). Value is what config.ParseValue makes of the
+// text; Origin names the override in messages.
+type Override struct {
+	Key    string
+	Value  any
+	Origin string
+}
+
+// MachinePrefix starts the key of an Override that applies to every
+// host's machine file.
+const MachinePrefix = "machine."
+
+// apply sets the overrides into f; problems name their origin.
+func apply(f *config.File, sets []Override) config.Errors {
+	var errs config.Errors
+	for _, o := range sets {
+		if err := f.Set(o.Key, o.Value, o.Origin); err != nil {
+			errs = append(errs, &config.Error{File: f.Path() + ": " + o.Origin, Msg: err.Error()})
+		}
+	}
+	return errs
 }
 
 func decodeMachine(f *config.File) (*Spec, error) {
@@ -142,10 +174,26 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 
 // LoadExperiment reads an experiment file and every machine file it
 // names. A nil error means the experiment can run.
-func LoadExperiment(path string) (*Experiment, error) {
+func LoadExperiment(path string) (*Experiment, error) { return LoadExperimentWith(path, nil) }
+
+// LoadExperimentWith is LoadExperiment with overrides of its keys and its
+// machine files' (see Override), checked as strictly as the files.
+func LoadExperimentWith(path string, sets []Override) (*Experiment, error) {
 	f, err := config.Parse(path)
 	if err != nil {
 		return nil, err
+	}
+	var own, machineSets []Override
+	for _, o := range sets {
+		if k, ok := strings.CutPrefix(o.Key, MachinePrefix); ok {
+			o.Key = k
+			machineSets = append(machineSets, o)
+		} else {
+			own = append(own, o)
+		}
+	}
+	if errs := apply(f, own); errs != nil {
+		return nil, errs
 	}
 	exp := DefaultExperiment()
 	exp.Path = path
@@ -188,7 +236,7 @@ func LoadExperiment(path string) (*Experiment, error) {
 		if !filepath.IsAbs(mp) {
 			mp = filepath.Join(filepath.Dir(path), mp)
 		}
-		spec, err := LoadMachine(mp)
+		spec, err := loadMachine(mp, machineSets)
 		if err == nil {
 			h.Machine = spec
 			continue

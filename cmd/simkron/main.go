@@ -37,6 +37,8 @@ type command struct {
 
 var commands = []command{
 	{"run", "CONFIG", "run an experiment and report what the machines did", cmdRun},
+	{"sweep", "CONFIG", "run an experiment over a grid of values of its keys, on all cores or a shard", cmdSweep},
+	{"merge", "DIR...", "merge the shards of a sweep into one result", cmdMerge},
 	{"validate", "FILE...", "check experiment or machine files and explain every problem", cmdValidate},
 	{"params", "", "list every configuration parameter with its default, range and meaning", cmdParams},
 	{"symbols", "CONFIG", "list each host's modelled functions: layer, code address, instructions", cmdSymbols},
