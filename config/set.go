@@ -85,6 +85,7 @@ func (f *File) set(node map[string]any, at, path []string, value any, origin str
 		}
 		m := map[string]any{}
 		node[name] = m
+		f.origins[pathKey(here)] = origin // a table made for the value
 		return f.set(m, here, path[1:], value, origin)
 	case map[string]any:
 		return f.set(child, here, path[1:], value, origin)

@@ -27,6 +27,10 @@ type DeviceType struct {
 	// setMTU, for network devices, configures the card and its driver
 	// for an interface MTU an experiment asks for ([[host.nic]] mtu).
 	setMTU func(d *DeviceSpec, mtu int) error
+	// cable, for network devices, connects two hosts' copies of the
+	// device in an experiment PairExperiment writes; nil is an Ethernet
+	// card on a shared segment at Ethernet's default rate.
+	cable func(d *DeviceSpec) cable
 }
 
 // deviceTypes are the registered device models by name. Each model

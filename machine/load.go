@@ -183,6 +183,22 @@ func LoadExperimentWith(path string, sets []Override) (*Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadExperiment(f, sets)
+}
+
+// LoadExperimentBytes is LoadExperimentWith for an experiment's text,
+// as if read from the file path (which names it in errors; its machine
+// files are relative to the path's folder).
+func LoadExperimentBytes(path string, text []byte, sets []Override) (*Experiment, error) {
+	f, err := config.ParseBytes(path, text)
+	if err != nil {
+		return nil, err
+	}
+	return loadExperiment(f, sets)
+}
+
+func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
+	path := f.Path()
 	var own, machineSets []Override
 	for _, o := range sets {
 		if k, ok := strings.CutPrefix(o.Key, MachinePrefix); ok {

@@ -292,12 +292,7 @@ func (r *Run) result() (*report.Result, error) {
 			}
 			res.Sections = append(res.Sections, report.Section{Name: s.Name, Value: s.Value})
 		}
-		f := &res.Figures
-		f.Tables = append(f.Tables, wr.Figures.Tables...)
-		f.Breakdowns = append(f.Breakdowns, wr.Figures.Breakdowns...)
-		f.Charts = append(f.Charts, wr.Figures.Charts...)
-		f.Splits = append(f.Splits, wr.Figures.Splits...)
-		f.Text += wr.Figures.Text
+		res.Figures.Add(wr.Figures)
 		if wr.Incomplete != "" && res.Complete {
 			res.Complete = false
 			res.Incomplete = wr.Incomplete

@@ -53,6 +53,9 @@ func ChartNames(r *Result) []Chart {
 	for _, c := range r.Figures.Charts {
 		out = append(out, Chart(c.Name))
 	}
+	for _, c := range r.Figures.Bars {
+		out = append(out, Chart(c.Name))
+	}
 	return out
 }
 
@@ -112,6 +115,20 @@ func chartGrid(r *Result, c Chart, size ChartSize) ([][]*plot.Plot, error) {
 			var row []*plot.Plot
 			for _, p := range ch.Plots {
 				pl, err := linePlot(p)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", c, err)
+				}
+				row = append(row, pl)
+			}
+			return [][]*plot.Plot{row}, nil
+		}
+	}
+	for _, ch := range r.Figures.Bars {
+		if Chart(ch.Name) == c {
+			w, _ := size.dims(1)
+			var row []*plot.Plot
+			for _, p := range ch.Plots {
+				pl, err := barsPlot(p, w/vg.Length(max(len(ch.Plots), 1)))
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", c, err)
 				}
@@ -229,6 +246,67 @@ func layersPlot(b shape.Breakdown, panel vg.Length) (*plot.Plot, error) {
 	p.NominalX(names...)
 	p.Y.Min = 0
 	p.Y.Max = math.Max(top, 1) * (1 + 0.07*float64(len(layers)))
+	return p, nil
+}
+
+// barsPlot draws one panel of grouped, stacked bars; panel is the width of
+// the plot's cell. Parts of one label have one colour in every group (a
+// layer's); the legend lists each label once.
+func barsPlot(bp shape.BarPlot, panel vg.Length) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = bp.Title
+	p.X.Label.Text = bp.XLabel
+	p.Y.Label.Text = bp.YLabel
+	p.Y.Tick.Marker = cycleTicks{}
+	p.Add(plotter.NewGrid())
+	ng := max(len(bp.Groups), 1)
+	width := min(vg.Points(16), panel*0.7/vg.Length(max(len(bp.Categories), 1)*ng))
+	var top float64
+	seen := map[string]bool{}
+	var legend []string
+	byLabel := map[string]*plotter.BarChart{}
+	for gi, g := range bp.Groups {
+		var below *plotter.BarChart
+		totals := make([]float64, len(bp.Categories))
+		for si, part := range g.Parts {
+			vals := make(plotter.Values, len(bp.Categories))
+			for k := range vals {
+				if k < len(part.Values) {
+					vals[k] = part.Values[k]
+					totals[k] += part.Values[k]
+				}
+			}
+			bar, err := plotter.NewBarChart(vals, width)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", g.Label, part.Label, err)
+			}
+			bar.Color = layerColor(part.Label, si)
+			bar.LineStyle.Width = 0
+			bar.Offset = (vg.Length(gi) - vg.Length(ng-1)/2) * width * 1.15
+			if below != nil {
+				bar.StackOn(below)
+			}
+			below = bar
+			p.Add(bar)
+			if !seen[part.Label] {
+				seen[part.Label] = true
+				legend = append(legend, part.Label)
+				byLabel[part.Label] = bar
+			}
+		}
+		for _, t := range totals {
+			top = math.Max(top, t)
+		}
+	}
+	shape.SortLayers(legend)
+	for i := len(legend) - 1; i >= 0; i-- {
+		p.Legend.Add(legend[i], byLabel[legend[i]])
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.NominalX(bp.Categories...)
+	p.Y.Min = 0
+	p.Y.Max = math.Max(top, 1) * (1 + 0.07*float64(len(legend)))
 	return p, nil
 }
 

@@ -356,6 +356,36 @@ func TestWorkloadChart(t *testing.T) {
 	}
 }
 
+// Grouped stacked bars: a bar per group side by side in each category,
+// each a stack of its parts, one legend entry per part label.
+func TestBarsChart(t *testing.T) {
+	r := &report.Result{Header: report.Header{Schema: report.Schema, Workload: "compare", Complete: true}}
+	bp := shape.BarPlot{Title: "send: UDP | TCP", XLabel: "message size (bytes)", YLabel: "cycles", Categories: []string{"4", "1024"}}
+	for i, proto := range []string{"UDP", "TCP"} {
+		bp.Groups = append(bp.Groups, shape.BarGroup{Label: proto, Parts: []shape.BarStack{
+			{Label: proto, Values: []float64{100, 900 + float64(i)*100}}, {Label: "IP", Values: []float64{300, 400}}}})
+	}
+	r.Figures.Bars = []shape.Bars{{Name: "compare", Caption: "protocols side by side", Plots: []shape.BarPlot{bp}}}
+	if got := report.ChartNames(r); !slices.Equal(got, []report.Chart{"compare"}) {
+		t.Errorf("charts %v", got)
+	}
+	text, elems := xmlText(t, render(t, r, report.Options{Format: report.FormatSVG, Chart: "compare"}))
+	for _, want := range []string{"send: UDP | TCP", "UDP", "TCP", "IP", "1024"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("bars lack %q", want)
+		}
+	}
+	// Two groups of two parts in two categories: eight bars, and three
+	// legend swatches (UDP, TCP, IP once each).
+	if elems["path"] < 8+3 {
+		t.Errorf("elements %v", elems)
+	}
+	html := string(render(t, r, report.Options{Format: report.FormatHTML}))
+	if !strings.Contains(html, `<figure id="chart-compare"`) || !strings.Contains(html, "<figcaption>protocols side by side</figcaption>") {
+		t.Errorf("HTML lacks the bars and their caption")
+	}
+}
+
 // Cost splits are tabulated by their workload and drawn as pies, with
 // each category's share.
 func TestSplitsChart(t *testing.T) {

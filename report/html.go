@@ -111,6 +111,9 @@ func WriteHTML(w io.Writer, r *Result) error {
 	for _, c := range r.Figures.Charts {
 		captions[Chart(c.Name)] = c.Caption
 	}
+	for _, c := range r.Figures.Bars {
+		captions[Chart(c.Name)] = c.Caption
+	}
 	for _, c := range ChartNames(r) {
 		svg, err := inlineSVG(r, c, ChartSize{Width: htmlChartWidth})
 		if err != nil {

@@ -87,6 +87,9 @@ func Merge(m *Manifest, results []*report.Result) *report.Result {
 		for _, c := range f.Charts {
 			out.Figures.Charts = mergeChart(out.Figures.Charts, c, label)
 		}
+		for _, c := range f.Bars {
+			out.Figures.Bars = mergeBars(out.Figures.Bars, c, label)
+		}
 		for _, s := range f.Splits {
 			s.Title += " " + label
 			out.Figures.Splits = append(out.Figures.Splits, s)
@@ -160,6 +163,32 @@ func mergeChart(cs []shape.Chart, c shape.Chart, label string) []shape.Chart {
 			l.Label += " " + label
 			cs[i].Plots[k].Lines = append(cs[i].Plots[k].Lines, l)
 		}
+	}
+	return cs
+}
+
+// mergeBars adds bar chart c of one point: its groups join the groups of
+// the plot of the same chart with the same title and categories, named
+// after their point; a plot with other categories is a plot of its own.
+func mergeBars(cs []shape.Bars, c shape.Bars, label string) []shape.Bars {
+	i := slices.IndexFunc(cs, func(x shape.Bars) bool { return x.Name == c.Name })
+	if i < 0 {
+		cs = append(cs, shape.Bars{Name: c.Name, Caption: c.Caption})
+		i = len(cs) - 1
+	}
+	for _, p := range c.Plots {
+		for k := range p.Groups {
+			p.Groups[k].Label += " " + label
+		}
+		plots := cs[i].Plots
+		j := slices.IndexFunc(plots, func(x shape.BarPlot) bool {
+			return x.Title == p.Title && slices.Equal(x.Categories, p.Categories)
+		})
+		if j < 0 {
+			cs[i].Plots = append(plots, p)
+			continue
+		}
+		plots[j].Groups = append(plots[j].Groups, p.Groups...)
 	}
 	return cs
 }

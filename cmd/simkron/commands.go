@@ -77,43 +77,67 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage
 	}
-	e.log.WithField("config", rest[0]).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
-	opt := machine.Options{Seed: seed.v}
+	return runExperiment(e, "run", rest[0], exp, runOptions{seed: seed.v, out: *out, quiet: *quiet,
+		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile})
+}
+
+// runOptions are the choices of a run besides its experiment.
+type runOptions struct {
+	seed                   *uint64
+	out                    string
+	quiet                  bool
+	annotate               []string
+	cpuProfile, memProfile string
+	// files are written into out with the results.
+	files []outFile
+}
+
+// outFile is a file of a run's results.
+type outFile struct {
+	name string
+	data []byte
+}
+
+// runExperiment builds, runs and reports the loaded experiment exp (from
+// file path) as command cmd: what simkron run does after loading.
+func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptions) int {
+	e.log.WithField("config", path).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
+	opt := machine.Options{Seed: o.seed}
 	r, err := machine.New(exp, opt)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
+		fmt.Fprintf(e.stderr, "%s: %v\n", path, err)
 		return exitUsage
 	}
-	ann, err := startAnnotations(r, exp, annotate, &opt)
+	ann, err := startAnnotations(r, exp, o.annotate, &opt)
 	if err != nil {
 		r.Close()
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage
 	}
-	if *out != "" {
-		if err := prepareOut(*out); err != nil {
+	if o.out != "" {
+		if err := prepareOut(o.out); err != nil {
 			r.Close()
-			fmt.Fprintf(e.stderr, "simkron run: --out %v\n", err)
+			fmt.Fprintf(e.stderr, "simkron %s: --out %v\n", cmd, err)
 			return exitUsage
 		}
 	}
-	for _, p := range []string{*cpuProfile, *memProfile} {
+	for _, p := range []string{o.cpuProfile, o.memProfile} {
 		if p != "" {
 			if err := checkOutput(p); err != nil {
 				r.Close()
-				fmt.Fprintf(e.stderr, "simkron run: profile %v\n", err)
+				fmt.Fprintf(e.stderr, "simkron %s: profile %v\n", cmd, err)
 				return exitUsage
 			}
 		}
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
 			r.Close()
-			fmt.Fprintf(e.stderr, "simkron run: --cpuprofile %s: %v\n", *cpuProfile, pathErr(err))
+			fmt.Fprintf(e.stderr, "simkron %s: --cpuprofile %s: %v\n", cmd, o.cpuProfile, pathErr(err))
 			return exitUsage
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
@@ -127,9 +151,9 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		}
 	}
 	res, runErr := r.Execute(opt)
-	if *memProfile != "" {
-		if err := writeHeapProfile(*memProfile); err != nil {
-			fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+	if o.memProfile != "" {
+		if err := writeHeapProfile(o.memProfile); err != nil {
+			fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
 			return exitFailed
 		}
 	}
@@ -145,25 +169,25 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	}).Info("simulation finished")
 	var summary bytes.Buffer
 	if err := report.WriteSummary(&summary, res); err != nil {
-		fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
 		return exitFailed
 	}
-	if !*quiet {
+	if !o.quiet {
 		e.stdout.Write(summary.Bytes())
 	}
-	if *out != "" {
-		if err := writeResults(*out, res, summary.Bytes(), r.Net.Captures()); err != nil {
-			fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+	if o.out != "" {
+		if err := writeResults(o.out, res, summary.Bytes(), r.Net.Captures(), o.files...); err != nil {
+			fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
 			return exitFailed
 		}
-		e.log.Debugf("wrote %s", *out)
+		e.log.Debugf("wrote %s", o.out)
 	}
 	if runErr != nil {
-		fmt.Fprintf(e.stderr, "simkron run: %v\n", runErr)
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, runErr)
 		return exitFailed
 	}
 	if !res.Complete {
-		fmt.Fprintf(e.stderr, "simkron run: %s\n", res.Incomplete)
+		fmt.Fprintf(e.stderr, "simkron %s: %s\n", cmd, res.Incomplete)
 		return exitFailed
 	}
 	return exitOK
@@ -209,7 +233,7 @@ func pathErr(err error) error {
 
 // writeResults writes the result files, each through a temporary file so
 // that a failed run never leaves half a file.
-func writeResults(dir string, res *report.Result, summary []byte, captures []machine.Capture) error {
+func writeResults(dir string, res *report.Result, summary []byte, captures []machine.Capture, more ...outFile) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing %s: %v", dir, pathErr(err))
 	}
@@ -217,13 +241,9 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 	if err := res.WriteJSON(&js); err != nil {
 		return err
 	}
-	type file struct {
-		name string
-		data []byte
-	}
-	files := []file{{"result.json", js.Bytes()}, {"summary.txt", summary}}
+	files := append([]outFile{{"result.json", js.Bytes()}, {"summary.txt", summary}}, more...)
 	for _, c := range captures {
-		files = append(files, file{c.Segment + ".pcap", c.Data})
+		files = append(files, outFile{c.Segment + ".pcap", c.Data})
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)

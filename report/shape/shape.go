@@ -29,6 +29,8 @@ type Figures struct {
 	Breakdowns []Breakdown `json:"breakdowns,omitempty"`
 	// Charts are line charts the workload defines, each under its name.
 	Charts []Chart `json:"charts,omitempty"`
+	// Bars are charts of grouped, stacked bars, each under its name.
+	Bars []Bars `json:"bars,omitempty"`
 	// Splits are cost splits, drawn as pie charts (the built-in "splits"
 	// chart) and tabulated.
 	Splits []Split `json:"splits,omitempty"`
@@ -38,7 +40,17 @@ type Figures struct {
 
 // Empty reports whether there is nothing to draw.
 func (f Figures) Empty() bool {
-	return len(f.Tables) == 0 && len(f.Breakdowns) == 0 && len(f.Charts) == 0 && len(f.Splits) == 0 && f.Text == ""
+	return len(f.Tables) == 0 && len(f.Breakdowns) == 0 && len(f.Charts) == 0 && len(f.Bars) == 0 && len(f.Splits) == 0 && f.Text == ""
+}
+
+// Add appends o's figures after f's.
+func (f *Figures) Add(o Figures) {
+	f.Tables = append(f.Tables, o.Tables...)
+	f.Breakdowns = append(f.Breakdowns, o.Breakdowns...)
+	f.Charts = append(f.Charts, o.Charts...)
+	f.Bars = append(f.Bars, o.Bars...)
+	f.Splits = append(f.Splits, o.Splits...)
+	f.Text += o.Text
 }
 
 // Table is one table: a title, columns with units, rows of formatted
@@ -271,6 +283,37 @@ type XY struct {
 
 // Ptr returns a pointer to v, for a Plot's bounds.
 func Ptr(v float64) *float64 { return &v }
+
+// Bars is a chart of grouped, stacked bars: for each category on the x
+// axis (a message size) a bar per group (a protocol) side by side, each a
+// stack of parts (layers), as the Linux/SimOS study draws its latency
+// breakdowns. One or more plots side by side (send, receive).
+type Bars struct {
+	Name    string    `json:"name"`
+	Caption string    `json:"caption"`
+	Plots   []BarPlot `json:"plots"`
+}
+
+// BarPlot is one panel of a bar chart.
+type BarPlot struct {
+	Title      string     `json:"title"`
+	XLabel     string     `json:"x_label"`
+	YLabel     string     `json:"y_label"`
+	Categories []string   `json:"categories"`
+	Groups     []BarGroup `json:"groups"` // left to right in each category
+}
+
+// BarGroup is one series of bars: a bar per category.
+type BarGroup struct {
+	Label string     `json:"label"`
+	Parts []BarStack `json:"parts"` // bottom first
+}
+
+// BarStack is one part of every bar of a group: a value per category.
+type BarStack struct {
+	Label  string    `json:"label"`
+	Values []float64 `json:"values"`
+}
 
 // Split is a cost split: how a quantity (a layer's processing cycles, say)
 // divides into categories, drawn as a pie chart.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"simkron/report/shape"
-	"simkron/stack/kernel"
 	"simkron/workload"
 )
 
@@ -85,36 +84,34 @@ func (w *sweeps) Start() {
 		}
 		return
 	}
-	server, client := w.runs[0].ends[1].Host, w.runs[0].ends[0].Host
-	for _, s := range w.runs {
-		server.Kernel.Spawn(s.name()+"echo", s.Serve)
-	}
-	client.Kernel.Spawn("sweep", func(t *kernel.Thread) {
-		for _, s := range w.runs {
-			s.Client(t)
-		}
-	})
+	spawnOneThread(w.runs)
 }
 
 func (w *sweeps) Result() (workload.Result, error) {
+	res := w.sections()
+	for _, s := range w.runs {
+		res.Figures.Tables = append(res.Figures.Tables, s.Table())
+		for _, b := range s.Breakdowns() {
+			res.Figures.Tables = append(res.Figures.Tables, shape.LayerTable(b))
+		}
+	}
+	if len(w.runs) == 2 {
+		res.Figures.Tables = append(res.Figures.Tables, Beside(w.runs[0], w.runs[1]))
+	}
+	return res, nil
+}
+
+// sections returns the result's sections (each sweep's rows), whether it
+// is complete, and the breakdowns of every sweep, without tables.
+func (w *sweeps) sections() workload.Result {
 	var res workload.Result
-	var f shape.Figures
 	for _, s := range w.runs {
 		name := s.name()
 		res.Sections = append(res.Sections, workload.Section{Name: name, Value: s.rows})
 		if s.failed != "" && res.Incomplete == "" {
 			res.Incomplete = name + " sweep: " + s.failed
 		}
-		bs := s.Breakdowns()
-		f.Breakdowns = append(f.Breakdowns, bs...)
-		f.Tables = append(f.Tables, s.Table())
-		for _, b := range bs {
-			f.Tables = append(f.Tables, shape.LayerTable(b))
-		}
+		res.Figures.Breakdowns = append(res.Figures.Breakdowns, s.Breakdowns()...)
 	}
-	if len(w.runs) == 2 {
-		f.Tables = append(f.Tables, Beside(w.runs[0], w.runs[1]))
-	}
-	res.Figures = f
-	return res, nil
+	return res
 }
