@@ -7,6 +7,3 @@ func (n *NIC) IRQLevel() bool { return n.irqLevel }
 func (n *NIC) Indexes() (txIdx, txCount, rxIdx, rxCount uint32) {
 	return n.txIdx, n.txCount, n.rxIdx, n.rxCount
 }
-
-// Busy reports whether the DMA engine is working.
-func (n *NIC) Busy() bool { return n.busy }

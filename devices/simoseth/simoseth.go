@@ -209,6 +209,9 @@ func (n *NIC) Params() Params { return n.p }
 // Port returns the card's DMA port (for its statistics).
 func (n *NIC) Port() *memory.DMAPort { return n.dma }
 
+// Busy reports whether the DMA engine is working.
+func (n *NIC) Busy() bool { return n.busy }
+
 // Stats returns the card's counters, DMABusy up to now.
 func (n *NIC) Stats() Stats {
 	s := n.stats
