@@ -1,11 +1,10 @@
 package simoseth_test
 
-// Small hosts built by hand, with the Linux/SimOS study's machine
-// (configs/machines/simos-mipsy.toml): a 1 GHz single-issue MIPS core,
-// 32 KiB L1 I and D (1-cycle hits), 1 MiB L2 (10 cycles), 32 MiB of memory
-// (100 cycles), the SimOS device table (timer at 0xA0E00000, the NIC at
-// 0xA0E02000) on a 100 ns system bus, and the NIC's DMA at 1200 MB/s; the
-// hosts meet on a 1 Gbit/s Ethernet switch.
+// Small hosts built by hand with the values of the Linux/SimOS study's
+// machine file (configs/machines/simos-mipsy.toml, machine_test.go): CPU,
+// caches, memory, kernel, the SimOS device table (timer, NIC) on the
+// system bus and the uncached DMA region; each test picks the card's and
+// the driver's parameters. The hosts meet on a 1 Gbit/s Ethernet switch.
 
 import (
 	"testing"
@@ -23,10 +22,6 @@ import (
 )
 
 const (
-	timerBase = 0xA0E00000
-	nicBase   = 0xA0E02000
-	timerIRQ  = 7
-	nicIRQ    = 3
 	// dmaRegion is an uncached region for the rings and, in some tests,
 	// the buffers: the top MiB of memory (kseg1 in the study's machine).
 	dmaRegion = 31 << 20
@@ -49,48 +44,40 @@ type host struct {
 	got  [][]byte // frames delivered to etherType
 }
 
-func cacheParams(l2 bool) memory.HierarchyParams {
-	c := func(size sim.Size, line sim.Size, hit int64) *memory.CacheParams {
-		return &memory.CacheParams{Size: size, Line: line, Assoc: 2, HitLatency: hit, WritePolicy: memory.WriteBack, WriteAllocate: true}
-	}
-	p := memory.HierarchyParams{L1I: c(32*sim.KiB, 32, 1), L1D: c(32*sim.KiB, 32, 1), MemLatency: 100, MemWriteLatency: 100}
-	if l2 {
-		p.L2 = c(sim.MiB, 128, 10)
-	}
-	return p
-}
-
 func newHost(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, cp simoseth.Params, dp drv.Params) *host {
 	t.Helper()
-	hier, err := memory.NewHierarchy(cacheParams(true))
+	m := loadMachine(t)
+	hier, err := memory.NewHierarchy(m.Cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &host{name: name, k: k, sys: memory.NewSystem(k, name, memory.NewPhys(32*sim.MiB), hier), mac: ethersim.MAC{2, 0, 0, 0, 0, last}}
-	p := cpu.Params{Clock: sim.GHz, CPI: 1, TrapCycles: 60, IRQEntryCycles: 60, IRQExitCycles: 30, SwitchCycles: 150, Lines: 8}
-	if h.c, err = cpu.New(k, name+".cpu0", p, h.sys); err != nil {
+	h := &host{name: name, k: k, sys: memory.NewSystem(k, name, memory.NewPhys(m.Memory.Size), hier), mac: ethersim.MAC{2, 0, 0, 0, 0, last}}
+	if h.c, err = cpu.New(k, name+".cpu0", m.CPU, h.sys); err != nil {
 		t.Fatal(err)
 	}
-	if h.kern, err = kernel.Boot(name, h.c, cpu.NewSymbolTable(0x80000, nil), kernel.Params{HeapSize: 16 * sim.MiB}); err != nil {
+	if h.kern, err = kernel.Boot(name, h.c, cpu.NewSymbolTable(memory.Addr(m.Memory.KernelText), m.Costs), m.Kernel); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.sys.AddUncached(dmaRegion, uint64(dmaSize), 100); err != nil {
+	if m.Uncached.Base != dmaRegion || m.Uncached.Size != dmaSize {
+		t.Fatalf("the machine file's uncached region moved: %+v", m.Uncached)
+	}
+	if err := h.sys.AddUncached(memory.Addr(m.Uncached.Base), uint64(m.Uncached.Size), m.Uncached.Latency); err != nil {
 		t.Fatal(err)
 	}
-	bus := memory.NewBus(memory.BusParams{Name: "sysbus", AccessTime: 100 * sim.Nanosecond, Width: 4})
-	tl, _ := h.c.Line(timerIRQ, false)
-	tm, err := timer.New(k, name+".timer0", timer.DefaultParams(), tl, h.sys.Guest)
+	bus := memory.NewBus(m.Bus)
+	tl, _ := h.c.Line(m.TimerIRQ, false)
+	tm, err := timer.New(k, name+".timer0", m.Timer, tl, h.sys.Guest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.sys.Devices.Map(memory.Mapping{Name: "timer0", Space: memory.SpaceMem, Base: timerBase, Size: timer.Size, Dev: tm, Bus: bus}); err != nil {
+	if err := h.sys.Devices.Map(memory.Mapping{Name: "timer0", Space: memory.SpaceMem, Base: memory.Addr(m.TimerAt), Size: timer.Size, Dev: tm, Bus: bus}); err != nil {
 		t.Fatal(err)
 	}
-	clk := clock.New(h.kern, memory.SpaceMem, timerBase, timerIRQ)
-	nl, _ := h.c.Line(nicIRQ, false)
+	clk := clock.New(h.kern, memory.SpaceMem, memory.Addr(m.TimerAt), m.TimerIRQ)
+	nl, _ := h.c.Line(m.NICIRQ, false)
 	cp.MAC = h.mac
 	h.card = simoseth.New(k, name+".nic0", cp, nl, h.sys)
-	if err := h.sys.Devices.Map(memory.Mapping{Name: "nic0", Space: memory.SpaceMem, Base: nicBase, Size: simoseth.Size, Dev: h.card, Bus: bus}); err != nil {
+	if err := h.sys.Devices.Map(memory.Mapping{Name: "nic0", Space: memory.SpaceMem, Base: memory.Addr(m.NICAt), Size: simoseth.Size, Dev: h.card, Bus: bus}); err != nil {
 		t.Fatal(err)
 	}
 	if h.port, err = seg.Attach(name+".nic0", h.card, ethersim.FaultParams{}); err != nil {
@@ -99,7 +86,7 @@ func newHost(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, la
 	h.port.OnTxDone = h.card.TxDone
 	h.card.SetWire(h.port)
 	h.ns = netdev.New(h.kern)
-	if h.drv, err = drv.New(h.kern, h.ns, "eth0", nicBase, nicIRQ, dp); err != nil {
+	if h.drv, err = drv.New(h.kern, h.ns, "eth0", memory.Addr(m.NICAt), m.NICIRQ, dp); err != nil {
 		t.Fatal(err)
 	}
 	h.kern.Spawn("init", func(*kernel.Thread) {
