@@ -28,7 +28,7 @@ type scenario struct {
 	oa, ob opts
 	attrs  via.ViAttributes
 	cq     bool
-	room   int // bytes of data room (0: 64 KiB)
+	room   int         // bytes of data room (0: 64 KiB)
 	server func(e *ep) // after accepting; pre accepts before it
 	pre    func(e *ep) // before accepting (post receives)
 	client func(e *ep) // after connecting

@@ -61,8 +61,8 @@ func open(h *host, th *kernel.Thread, bufBytes int, attrs via.ViAttributes, cq b
 	return e, nil
 }
 
-func (e *ep) desc(i int) memory.Addr { return e.mem + memory.Addr(i%descSlots*descStride) }
-func (e *ep) buf(off int) memory.Addr  { return e.mem + descSlots*descStride + memory.Addr(off) }
+func (e *ep) desc(i int) memory.Addr  { return e.mem + memory.Addr(i%descSlots*descStride) }
+func (e *ep) buf(off int) memory.Addr { return e.mem + descSlots*descStride + memory.Addr(off) }
 
 // put writes descriptor d into slot i with the program's stores.
 func (e *ep) put(i int, d via.Descriptor) memory.Addr {
@@ -96,7 +96,9 @@ func (e *ep) status(a memory.Addr) (length, status, imm uint32) {
 	return le32(b[4:]), le32(b[8:]), le32(b[0:])
 }
 
-func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 var disc = []byte("vpingpong")
 
