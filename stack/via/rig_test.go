@@ -180,6 +180,8 @@ func pair(t testing.TB, oa, ob opts) (*sim.Kernel, *ethersim.Segment, *host, *ho
 	}
 	a := newHost(t, k, seg, "a", 1, oa)
 	b := newHost(t, k, seg, "b", 2, ob)
+	// Threads still blocked at the end would keep their coroutines.
+	t.Cleanup(func() { a.c.Shutdown(); b.c.Shutdown() })
 	// ARP is not what is measured: the neighbours are known.
 	a.inet.AddNeighbour(b.ip, b.mac)
 	b.inet.AddNeighbour(a.ip, a.mac)
