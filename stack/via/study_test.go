@@ -511,3 +511,14 @@ func TestStudyMechanisms(t *testing.T) {
 		t.Errorf("VIA send of 32 KiB: %.0f cycles, %.0f at twice the memory latency", b, m)
 	}
 }
+
+// TestStudyDeterministic: the same hosts and programs give the same
+// numbers, run after run.
+func TestStudyDeterministic(t *testing.T) {
+	sizes := []int{4, 2048}
+	a := runStudy(t, defaultOpts(), sizes, 1, 3).report(sizes)
+	b := runStudy(t, defaultOpts(), sizes, 1, 3).report(sizes)
+	if a != b {
+		t.Errorf("two runs differ:\n%s\n%s", a, b)
+	}
+}
