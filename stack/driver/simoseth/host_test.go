@@ -120,13 +120,21 @@ func gigabitSwitch() ethersim.SegmentParams {
 
 // pair builds hosts a and b on a gigabit switch.
 func pair(t testing.TB, cp simoseth.Params, dpA, dpB drv.Params) (*sim.Kernel, *ethersim.Segment, *host, *host) {
+	return pairOn(t, gigabitSwitch(), cp, dpA, dpB)
+}
+
+// pairOn builds hosts a and b on a segment of sp.
+func pairOn(t testing.TB, sp ethersim.SegmentParams, cp simoseth.Params, dpA, dpB drv.Params) (*sim.Kernel, *ethersim.Segment, *host, *host) {
 	t.Helper()
 	k := sim.NewKernel(1)
-	seg, err := ethersim.NewNetwork(k).NewSegment("lan0", gigabitSwitch())
+	seg, err := ethersim.NewNetwork(k).NewSegment("lan0", sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return k, seg, newHost(t, k, seg, "a", 1, cp, dpA), newHost(t, k, seg, "b", 2, cp, dpB)
+	a, b := newHost(t, k, seg, "a", 1, cp, dpA), newHost(t, k, seg, "b", 2, cp, dpB)
+	// Threads still blocked at the end would keep their coroutines.
+	t.Cleanup(func() { a.c.Shutdown(); b.c.Shutdown() })
+	return k, seg, a, b
 }
 
 // runUntil runs the simulation until done reports true, failing after
