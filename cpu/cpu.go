@@ -168,6 +168,8 @@ type CPU struct {
 	// charged with no symbol active.
 	symCycles []int64
 	noSym     int64
+	// fetchMemo remembers each symbol's code lines in the I-cache.
+	fetchMemo []memory.FetchMemo
 	// Layer attribution: every cycle goes to the innermost active
 	// symbol's layer (a symbol of LayerInherit takes its caller's).
 	// layerCycles is indexed like layers; index 0 is "no layer".
@@ -597,7 +599,10 @@ func (c *CPU) fetch(s *Symbol) {
 	if end > start {
 		// The lines at start, start+line, ... below end.
 		n := uint64(end-start-1)/uint64(line) + 1
-		stall = c.sys.FetchLines(start, n) - int64(n)*p.HitLatency
+		if s.index >= len(c.fetchMemo) {
+			c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, s.index+64-len(c.fetchMemo))...)
+		}
+		stall = c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index]) - int64(n)*p.HitLatency
 	}
 	c.Charge(stall)
 }
