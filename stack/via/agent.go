@@ -340,3 +340,10 @@ func (a *Agent) sleep(t *kernel.Thread, q *kernel.WaitQueue, timeout sim.Time, c
 	}
 	return true
 }
+
+// Nics returns the agent's NICs in the order they were added.
+func (a *Agent) Nics() []*Nic { return append([]*Nic(nil), a.nics...) }
+
+// MAC returns the NIC's station address: the host part of its VIs'
+// network addresses.
+func (n *Nic) MAC() [6]byte { return n.d.MAC() }
