@@ -14,23 +14,32 @@ import (
 // Stats counts the agent's events; every frame the receive path does not
 // use has a named drop counter.
 type Stats struct {
-	MessagesSent, FramesSent, BytesSent         uint64
-	MessagesReceived, FramesReceived, BytesRecv uint64
-	DescriptorErrors                            uint64 // posts refused for their descriptors' contents
-	SendWaits                                   uint64 // frames that waited for the device to have room
-	DropShort, DropBadHeader                    uint64 // frames too short for, or failing, the M-VIA header
-	DropUnknownVI, DropNotConnected             uint64 // for no VI, or one not connected
-	DropWrongPeer                               uint64 // from another host or VI than the connection's
-	DropStale                                   uint64 // of a message already passed or completed
-	DropOrphanFragment                          uint64 // of a message whose first fragment never came
-	DropRecvQEmpty                              uint64 // messages (unreliable) with no receive descriptor posted
-	DropDiscarded                               uint64 // frames of a message already refused (length error, no descriptor)
-	MessagesLost                                uint64 // messages of which nothing came (sequence gaps)
-	PartialMessages                             uint64 // receive descriptors completed with a transport error
-	LengthErrors                                uint64 // messages longer than their receive descriptor
-	ConnRequests, ConnAccepts, ConnRejects      uint64 // connection-management frames received
-	Disconnects, ConnBroken                     uint64
-	CQOverflows                                 uint64
+	MessagesSent       uint64 `json:"messages_sent"`
+	FramesSent         uint64 `json:"frames_sent"`
+	BytesSent          uint64 `json:"bytes_sent"`
+	MessagesReceived   uint64 `json:"messages_received"`
+	FramesReceived     uint64 `json:"frames_received"`
+	BytesRecv          uint64 `json:"bytes_recv"`
+	DescriptorErrors   uint64 `json:"descriptor_errors"`     // posts refused for their descriptors' contents
+	SendWaits          uint64 `json:"send_waits"`            // frames that waited for the device to have room
+	DropShort          uint64 `json:"drop_short"`            // frames too short for the M-VIA header
+	DropBadHeader      uint64 `json:"drop_bad_header"`       // frames failing its checks
+	DropUnknownVI      uint64 `json:"drop_unknown_vi"`       // frames for no VI
+	DropNotConnected   uint64 `json:"drop_not_connected"`    // frames for a VI not connected
+	DropWrongPeer      uint64 `json:"drop_wrong_peer"`       // from another host or VI than the connection's
+	DropStale          uint64 `json:"drop_stale"`            // of a message already passed or completed
+	DropOrphanFragment uint64 `json:"drop_orphan_fragment"`  // of a message whose first fragment never came
+	DropRecvQEmpty     uint64 `json:"drop_recv_queue_empty"` // messages (unreliable) with no receive descriptor posted
+	DropDiscarded      uint64 `json:"drop_discarded"`        // frames of a message already refused (length error, no descriptor)
+	MessagesLost       uint64 `json:"messages_lost"`         // messages of which nothing came (sequence gaps)
+	PartialMessages    uint64 `json:"partial_messages"`      // receive descriptors completed with a transport error
+	LengthErrors       uint64 `json:"length_errors"`         // messages longer than their receive descriptor
+	ConnRequests       uint64 `json:"conn_requests"`         // connection-management frames received, by type
+	ConnAccepts        uint64 `json:"conn_accepts"`
+	ConnRejects        uint64 `json:"conn_rejects"`
+	Disconnects        uint64 `json:"disconnects"` // the peer closed the connection
+	ConnBroken         uint64 `json:"conn_broken"` // reliable connections broken here
+	CQOverflows        uint64 `json:"cq_overflows"`
 }
 
 // gatherDevice is a driver that sends a frame from pieces of memory
@@ -347,3 +356,7 @@ func (a *Agent) Nics() []*Nic { return append([]*Nic(nil), a.nics...) }
 // MAC returns the NIC's station address: the host part of its VIs'
 // network addresses.
 func (n *Nic) MAC() [6]byte { return n.d.MAC() }
+
+// MTU returns the MTU of the NIC's device: a VIA frame's header and
+// payload.
+func (n *Nic) MTU() int { return n.d.MTU() }
