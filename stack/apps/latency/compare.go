@@ -3,6 +3,7 @@ package latency
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"simkron/report/shape"
 	"simkron/workload"
@@ -74,7 +75,14 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 		}
 	}
 	shape.SortLayers(layers)
-	what := "send: " + runs[0].sendWhat()
+	var calls []string
+	for _, s := range runs {
+		calls = append(calls, s.info.Send)
+	}
+	what := "send: the sending thread's cycles inside the call (" + strings.Join(calls, ", ") + ")"
+	if runs[0].p.hostSpan() {
+		what = "send: all of the sending host's cycles from the call's entry to its return (" + strings.Join(calls, ", ") + "), idle as DMA"
+	}
 	switch dir {
 	case shape.Receive:
 		what = "receive: the receiving host's cycles from the first frame's arrival to the receive call returning, the wait for the wire and the card as DMA"
