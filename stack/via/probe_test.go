@@ -1,10 +1,12 @@
 package via_test
 
-// The latency measurement of the study's sweeps (VIA, UDP, TCP alike),
-// kept apart from the programs so that it can move to the workload's
-// program once there is one transport interface: the programs tell the
-// probe where a call begins and ends and which message is on its way; the
-// probe reads the core's counters, which observes only.
+// The latency measurement of the study's sweeps (VIA, UDP, TCP alike) on
+// the hand-built hosts of these tests, kept apart from the programs: the
+// programs tell the probe where a call begins and ends and which message
+// is on its way; the probe reads the core's counters, which observes only.
+// The same definitions run in the latency sweep's workloads
+// (stack/apps/latency with send_span = "host" and receive_busy, VIA's
+// transport in stack/apps/vpingpong), whose numbers these agree with.
 //
 //	send     the host's cycles from the program's call of the send
 //	         (VipPostSend, sendto, send) to its return, by layer: the

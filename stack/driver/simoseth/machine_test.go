@@ -15,7 +15,8 @@ import (
 
 // machineFile is what the hand-built hosts take from the study's machine
 // file, configs/machines/simos-mipsy.toml, decoded strictly into the
-// components' own Params (until machine/ builds it from the file).
+// components' own Params, so that these tests need no machine/ (which
+// builds the same hosts from the file: machine/device_simoseth.go).
 type machineFile struct {
 	CPU    cpu.Params
 	Cache  memory.HierarchyParams
