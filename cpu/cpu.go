@@ -418,6 +418,11 @@ func (c *CPU) Switch(to *Context) {
 // loop's body; it returns after the handlers (and deferred work) ran.
 func (c *CPU) Halt() {
 	c.Sync()
+	c.halt()
+}
+
+// halt is Halt once the core has caught up.
+func (c *CPU) halt() {
 	if c.pic.next(c) >= 0 {
 		c.dispatch()
 		return
@@ -428,6 +433,20 @@ func (c *CPU) Halt() {
 	c.suspend(request{kind: reqHalt})
 	c.deliver = false
 	c.takeInterrupt(c.deliverAt)
+}
+
+// HaltUnless is Halt for an idle loop that must not sleep past work an
+// interrupt made ready: when the catching up at its start takes an
+// interrupt after which ready reports true (a handler made a thread
+// runnable), it returns at once instead of halting until the next
+// interrupt. Otherwise it is Halt.
+func (c *CPU) HaltUnless(ready func() bool) {
+	taken := c.stats.Interrupts
+	c.Sync()
+	if c.stats.Interrupts != taken && ready() {
+		return
+	}
+	c.halt()
 }
 
 // Trap charges a system-call trap and return.

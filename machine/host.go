@@ -11,6 +11,7 @@ import (
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/stack/via"
 )
 
 // Host is one assembled machine with its kernel booted.
@@ -37,6 +38,9 @@ type Host struct {
 	// Inet is the Internet protocol family, on the first card with an IP
 	// address; nil when there is none.
 	Inet *inet.Stack
+	// VIA is the M-VIA kernel agent on the host's cards, when the machine
+	// file's [via] asks for it; nil otherwise.
+	VIA *via.Agent
 }
 
 // netStack returns the host's device layer, creating it with the first
@@ -111,6 +115,9 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 			}
 			break
 		}
+	}
+	if err := h.addVIA(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	h.Kernel.Spawn("init", func(*kernel.Thread) {
 		for _, f := range h.inits {

@@ -21,11 +21,11 @@ type cable struct {
 	host    func(i int) string
 }
 
-// etherCable puts the card named dev on a shared Ethernet segment at
-// rate.
-func etherCable(dev string, rate sim.BitRate) cable {
+// etherCable puts the card named dev on an Ethernet segment at rate,
+// shared or a switch (mode).
+func etherCable(dev string, rate sim.BitRate, mode string) cable {
 	return cable{
-		network: fmt.Sprintf("[[segment]]\nname = \"lan0\"\nrate = %q\nmode = \"shared\"\n", rate),
+		network: fmt.Sprintf("[[segment]]\nname = \"lan0\"\nrate = %q\nmode = %q\n", rate, mode),
 		host: func(i int) string {
 			return fmt.Sprintf("[[host.nic]]\ndevice = %q\nsegment = \"lan0\"\nmac = \"02:00:00:00:00:%02x\"\nip = %q\n",
 				dev, 0x0a+i, PairHosts[i].IP)
@@ -51,7 +51,7 @@ func PairExperiment(machinePath, machineRef, name, description, workload string)
 		if t.DriverDefaults == nil {
 			continue
 		}
-		cb := etherCable(d.Name, ethersim.DefaultRate)
+		cb := etherCable(d.Name, ethersim.DefaultRate, ethersim.ModeShared)
 		if t.cable != nil {
 			cb = t.cable(d)
 		}

@@ -155,8 +155,9 @@ func (e runEnv) Params(name string) any {
 	return nil
 }
 
-// hostView is a host as workloads see it: its kernel, its device layer
-// and Internet protocols when it has them, and its network cards.
+// hostView is a host as workloads see it: its kernel, its device layer,
+// Internet protocols and VIA agent when it has them, and its network
+// cards.
 type hostView struct{ h *Host }
 
 func (v hostView) Name() string { return v.h.Name }
@@ -168,6 +169,9 @@ func (v hostView) Components() []any {
 	}
 	if v.h.Inet != nil {
 		out = append(out, v.h.Inet)
+	}
+	if v.h.VIA != nil {
+		out = append(out, v.h.VIA)
 	}
 	for _, n := range v.h.NICs {
 		out = append(out, n)

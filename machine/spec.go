@@ -29,6 +29,7 @@ type Spec struct {
 	Buses    []memory.BusParams     `toml:"bus"`
 	Devices  []DeviceSpec           `toml:"-"` // [[device]], decoded per type by LoadMachine
 	Uncached []UncachedSpec         `toml:"uncached"`
+	VIA      VIASpec                `toml:"via"`
 	// Costs overrides instruction counts of modelled functions and loops
 	// by name (see `simkron symbols`).
 	Costs map[string]int64 `toml:"costs" help:"instruction counts by function or loop name, replacing the defaults"`
@@ -78,6 +79,7 @@ func DefaultSpec() Spec {
 		Cache:  memory.HierarchyParams{MemLatency: 10, MemWriteLatency: 2},
 		Kernel: kernel.DefaultParams(),
 		Inet:   inet.DefaultParams(),
+		VIA:    defaultVIA(),
 	}
 }
 

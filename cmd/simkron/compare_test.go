@@ -18,8 +18,8 @@ import (
 // A protocol path no host supports, for the tests of leaving one out.
 func init() {
 	latency.RegisterTransport(latency.TransportType{Name: "nothing", Help: "a path of the tests that no host has",
-		New: func(workload.Env, latency.Params) (latency.Transport, error) {
-			return nil, fmt.Errorf("%w: no card for it", latency.ErrUnsupported)
+		New: func(_ workload.Env, p latency.Params) (latency.Transport, latency.Params, error) {
+			return nil, p, fmt.Errorf("%w: no card for it", latency.ErrUnsupported)
 		}})
 }
 
@@ -74,7 +74,7 @@ func TestCompareExperimentMatchesItsSweeps(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"send by layer, protocols side by side", "receive by layer, protocols side by side",
-		"factor = UDP / protocol", "host pcA"} {
+		"factor = protocol / UDP", "host pcA"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -121,8 +121,8 @@ func compareRows(t *testing.T, res map[string]json.RawMessage) map[[2]string][]f
 }
 
 // compare on a machine file builds two of its hosts; the experiment it
-// writes runs to the same result; the factors are the baseline's medians
-// over each protocol's.
+// writes runs to the same result; the factors are each protocol's medians
+// over the baseline's.
 func TestCompareMachineFile(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cmp")
@@ -148,8 +148,8 @@ func TestCompareMachineFile(t *testing.T) {
 			t.Errorf("size %s: the baseline's factors are %v, want 1", size, c[3:])
 		}
 		for i := range 3 {
-			if got, want := u[3+i], c[i]/u[i]; got < want-0.006 || got > want+0.006 {
-				t.Errorf("size %s: UDP factor %d is %.2f, want TCP/UDP = %.3f", size, i, got, want)
+			if got, want := u[3+i], u[i]/c[i]; got < want-0.006 || got > want+0.006 {
+				t.Errorf("size %s: UDP factor %d is %.2f, want UDP/TCP = %.3f", size, i, got, want)
 			}
 		}
 		if u[0] >= c[0] || u[2] >= c[2] {

@@ -7,9 +7,10 @@ package apps
 
 import (
 	// The built-in workloads.
-	_ "simkron/stack/apps/latency"  // udp, tcp
-	_ "simkron/stack/apps/macbench" // mac
-	_ "simkron/stack/apps/membench" // membench
-	_ "simkron/stack/apps/ping"     // ping
-	_ "simkron/stack/apps/ttcp"     // ttcp
+	_ "simkron/stack/apps/latency"   // udp, tcp
+	_ "simkron/stack/apps/macbench"  // mac
+	_ "simkron/stack/apps/membench"  // membench
+	_ "simkron/stack/apps/ping"      // ping
+	_ "simkron/stack/apps/ttcp"      // ttcp
+	_ "simkron/stack/apps/vpingpong" // via
 )

@@ -1,7 +1,8 @@
 // Package header holds the wire formats of the protocols simkron speaks, as
 // typed views over byte slices: Ethernet, ARP, IPv4, ICMPv4, UDP and TCP,
-// and the Internet checksum. Layer: none — these are the shapes every layer
-// reads and writes, with no behaviour of their own.
+// the Internet checksum, and the M-VIA-style header of VIA over Ethernet.
+// Layer: none — these are the shapes every layer reads and writes, with no
+// behaviour of their own.
 //
 // Contract. A view is a []byte with a named type (header.IPv4(b)); getters
 // and setters read and write big-endian fields at fixed offsets in place,

@@ -197,6 +197,9 @@ func (k *Kernel) Spawn(name string, body func(t *Thread)) *Thread {
 // runnable thread or halts until an interrupt.
 func (k *Kernel) idleLoop() {
 	c := k.cpu
+	// A thread an interrupt wakes while the loop catches up on its way
+	// into the halt is scheduled at once, not at the next interrupt.
+	ready := func() bool { return len(k.runq) > 0 }
 	for {
 		c.Enter(k.sym.idle)
 		if len(k.runq) > 0 {
@@ -205,7 +208,7 @@ func (k *Kernel) idleLoop() {
 			continue
 		}
 		c.Exit(k.sym.idle)
-		c.Halt()
+		c.HaltUnless(ready)
 	}
 }
 

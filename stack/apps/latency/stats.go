@@ -42,10 +42,14 @@ type Row struct {
 	Duplicates int         `json:"duplicates,omitempty"`
 	Stale      int         `json:"stale,omitempty"`
 	RTTMicros  float64     `json:"rtt_us"`         // mean round trip seen by the client
-	Send       Summary     `json:"send_cycles"`    // the sending thread's cycles inside the send call
+	Send       Summary     `json:"send_cycles"`    // the send call's cycles (send_span: the thread's, or the host's)
 	Receive    Summary     `json:"receive_cycles"` // first frame at the card to the receive call returning
 	SendLayers []LayerCost `json:"send_layers"`
 	RecvLayers []LayerCost `json:"receive_layers"`
+	// ReceiveBusy is the receive latency without the host's idle cycles
+	// in it, and RecvBusyLayers its split (receive_busy only).
+	ReceiveBusy    *Summary    `json:"receive_busy_cycles,omitempty"`
+	RecvBusyLayers []LayerCost `json:"receive_busy_layers,omitempty"`
 }
 
 // Layers accumulates cycles by layer over the messages of one size.

@@ -23,7 +23,30 @@ type Params struct {
 	Warmup   int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring (the first also resolves ARP)"`
 	Port     uint16   `toml:"port" min:"1" help:"server's port"`
 	Timeout  sim.Time `toml:"timeout" min:"1ms" help:"how long a program waits for a message: an echo not back by then is lost (UDP), or the sweep gives up (TCP)"`
+	// SendSpan and ReceiveBusy choose between the measurement's
+	// definitions (send.go).
+	SendSpan    string `toml:"send_span" help:"what a send's latency counts: \"thread\" (the sending thread's own cycles inside the call) or \"host\" (every cycle of the sending host from the call's entry to its return, by layer: the interrupts and deferred work that run meanwhile too, idle cycles counted as DMA, as receive does)"`
+	ReceiveBusy bool   `toml:"receive_busy" help:"also report the receive latency as the receiving host's busy cycles only (the span's cycles less the idle ones: the wait for later frames on the wire and for the card), beside the latency with the wait"`
 }
+
+// Send spans.
+const (
+	SpanThread = "thread"
+	SpanHost   = "host"
+)
+
+// Validate checks what the field bounds cannot; the Validate of a
+// transport's parameters, which embed these, calls it.
+func (p Params) Validate() error {
+	switch p.SendSpan {
+	case "", SpanThread, SpanHost:
+		return nil
+	}
+	return fmt.Errorf("send_span: %q is neither %q nor %q", p.SendSpan, SpanThread, SpanHost)
+}
+
+// hostSpan reports whether a send counts the whole host's cycles.
+func (p Params) hostSpan() bool { return p.SendSpan == SpanHost }
 
 // maxSize is the largest message.
 func (p Params) maxSize() int { return slices.Max(p.Sizes) }
@@ -58,6 +81,9 @@ type Info struct {
 	Unit string
 	// Main is the programs' own function, defined on both hosts.
 	Main cpu.Def
+	// NoIP says that the transport runs without the Internet protocols
+	// (VIA): its hosts need no IP address.
+	NoIP bool
 }
 
 // Conn is one end of an open transport.
@@ -139,6 +165,8 @@ type Sweep struct {
 	sendLay  []Layers
 	recvLay  []Layers
 	rttSum   []sim.Time
+	// Per message, for medians by layer and the busy receive (samples.go).
+	samples samples
 	// replied marks the messages the client has had its echo of.
 	replied []bool
 	done    bool
@@ -162,6 +190,7 @@ type End struct {
 	sendFrom int64
 	sendLay  []cpu.LayerCycles
 	layBuf   []cpu.LayerCycles // a reading at a send's end
+	sendAcct cpu.Account       // the host's counters at the call's entry (send_span "host")
 	// pending are the receive latencies of the messages the program's
 	// last receive calls completed, until the program knows which message
 	// it has (a duplicate or a stale echo is not measured).
@@ -187,17 +216,20 @@ func NewSweep(p Params, tr Transport, client, server *Host) (*Sweep, error) {
 }
 
 func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, error) {
-	if client.Inet == nil || server.Inet == nil {
+	info := tr.Info()
+	if !info.NoIP && (client.Inet == nil || server.Inet == nil) {
 		return nil, fmt.Errorf("both hosts need an IP address on a card")
 	}
 	n := len(p.Sizes)
-	s := &Sweep{p: p, tr: tr, info: tr.Info(), compat: cp, rows: make([]Row, n),
+	s := &Sweep{p: p, tr: tr, info: info, compat: cp, rows: make([]Row, n), samples: newSamples(n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
 		sendLay: make([]Layers, n), recvLay: make([]Layers, n), rttSum: make([]sim.Time, n),
 		replied: make([]bool, n*(p.Warmup+p.Messages))}
 	var off uint64
 	for si, size := range p.Sizes {
 		s.sendLay[si], s.recvLay[si] = Layers{}, Layers{}
+		// Each host measures each message once each way.
+		s.sendSamp[si], s.recvSamp[si] = make([]float64, 0, 2*p.Messages), make([]float64, 0, 2*p.Messages)
 		s.rows[si].Size = size
 		for i := range p.Warmup + p.Messages {
 			s.sched = append(s.sched, Message{Size: size, Offset: off, sizeIdx: si, measured: i >= p.Warmup})
@@ -457,6 +489,11 @@ func (s *Sweep) finish() {
 		r.Lost = s.p.Messages - r.Messages
 		r.SendLayers = s.sendLay[si].Means(r.Send.N)
 		r.RecvLayers = s.recvLay[si].Means(r.Receive.N)
+		if s.p.ReceiveBusy {
+			b := Summarise(s.samples.busy[si])
+			r.ReceiveBusy = &b
+			r.RecvBusyLayers = s.samples.busyMeans(si)
+		}
 	}
 }
 
@@ -470,6 +507,10 @@ func (e *End) watch() {
 	e.tr = e.s.tr.Tracker(e)
 	Watch(c, func(c *cpu.CPU, s *cpu.Symbol) {
 		if s == e.sendSym {
+			if e.s.p.hostSpan() {
+				e.sendAcct = c.AccountAt(c.LocalTime())
+				return
+			}
 			x := c.Current()
 			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
 		}
@@ -493,11 +534,19 @@ func (e *End) sent(c *cpu.CPU) {
 		return
 	}
 	e.sendDone[i] = true
-	x := c.Current()
 	si := s.sched[i].sizeIdx
+	if s.p.hostSpan() {
+		end := c.AccountAt(c.LocalTime())
+		s.sendSamp[si] = append(s.sendSamp[si], float64(end.Cycle-e.sendAcct.Cycle))
+		s.sendLay[si].AddReceive(e.sendAcct, end)
+		s.samples.addSpan(&s.samples.send, si, e.sendAcct, end)
+		return
+	}
+	x := c.Current()
 	s.sendSamp[si] = append(s.sendSamp[si], float64(x.Cycles()-e.sendFrom))
 	e.layBuf = x.AppendLayerCycles(e.layBuf[:0])
 	s.sendLay[si].Add(e.sendLay, e.layBuf)
+	s.samples.addThread(si, e.sendLay, e.layBuf)
 }
 
 // received notes the receive latency of every message the receive call
@@ -532,6 +581,10 @@ func (e *End) commit(i int) {
 		si := s.sched[i].sizeIdx
 		s.recvSamp[si] = append(s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle))
 		s.recvLay[si].AddReceive(p.start, p.end)
+		s.samples.addSpan(&s.samples.recv, si, p.start, p.end)
+		if s.p.ReceiveBusy {
+			s.samples.addBusy(si, p.start, p.end)
+		}
 	}
 	e.pending = e.pending[:0]
 }
@@ -542,7 +595,7 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 	var out []shape.Breakdown
 	for _, dir := range []string{shape.Send, shape.Receive} {
 		b := shape.Breakdown{Protocol: s.info.Name, Direction: dir, SizeName: "size", Unit: "message",
-			What: "the sending thread's cycles inside " + s.info.Send}
+			What: s.sendWhat()}
 		if dir == shape.Receive {
 			b.What = "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning"
 		}
@@ -572,8 +625,16 @@ func (s *Sweep) Table() shape.Table {
 	for _, u := range s.rows {
 		faults = faults || u.Duplicates > 0 || u.Stale > 0
 	}
+	send := fmt.Sprintf("inside %s()", s.info.Send)
+	if s.p.hostSpan() {
+		send = fmt.Sprintf("the host's cycles from %s()'s entry to its return", s.info.Send)
+	}
+	busy := ""
+	if s.p.ReceiveBusy {
+		busy = "; busy = the receiving host's busy cycles only, without the wait for the wire and the card"
+	}
 	t := shape.Table{
-		Title:   fmt.Sprintf("%s echo sweep (cycles; send = inside %s(), receive = first frame at the card to %s() returning; both hosts)", s.info.Name, s.info.Send, s.info.Recv),
+		Title:   fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = first frame at the card to %s() returning%s; both hosts)", s.info.Name, send, s.info.Recv, busy),
 		Columns: shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"),
 	}
 	if faults {
@@ -581,16 +642,27 @@ func (s *Sweep) Table() shape.Table {
 	}
 	t.Columns = append(t.Columns, shape.Column{Name: "rtt", Unit: "us"})
 	t.Columns = append(t.Columns, shape.Cols("send mean", "min", "median", "max", "recv mean", "min", "median", "max")...)
+	if s.p.ReceiveBusy {
+		t.Columns = append(t.Columns, shape.Cols("busy mean", "median")...)
+	}
 	for _, u := range s.rows {
 		row := []string{fmt.Sprint(u.Size), fmt.Sprint(u.Packets), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt)}
 		if faults {
 			row = append(row, fmt.Sprint(u.Duplicates), fmt.Sprint(u.Stale))
 		}
-		t.Rows = append(t.Rows, append(row,
+		row = append(row,
 			fmt.Sprintf("%.1f", u.RTTMicros),
 			fmt.Sprintf("%.0f", u.Send.Mean), fmt.Sprintf("%.0f", u.Send.Min), fmt.Sprintf("%.0f", u.Send.Median), fmt.Sprintf("%.0f", u.Send.Max),
 			fmt.Sprintf("%.0f", u.Receive.Mean), fmt.Sprintf("%.0f", u.Receive.Min), fmt.Sprintf("%.0f", u.Receive.Median), fmt.Sprintf("%.0f", u.Receive.Max),
-		))
+		)
+		if s.p.ReceiveBusy {
+			var b Summary
+			if u.ReceiveBusy != nil {
+				b = *u.ReceiveBusy
+			}
+			row = append(row, fmt.Sprintf("%.0f", b.Mean), fmt.Sprintf("%.0f", b.Median))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

@@ -26,7 +26,7 @@ func DefaultTCPParams() TCPParams {
 	return TCPParams{
 		Params: Params{
 			Sizes:    []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768},
-			Messages: 20, Warmup: 2, Port: 5001, Timeout: 5 * sim.Second,
+			Messages: 20, Warmup: 2, Port: 5001, Timeout: 5 * sim.Second, SendSpan: SpanThread,
 		},
 		NoDelay: true,
 	}
@@ -34,6 +34,9 @@ func DefaultTCPParams() TCPParams {
 
 // Validate checks what the field bounds cannot.
 func (p TCPParams) Validate() error {
+	if err := p.Params.Validate(); err != nil {
+		return err
+	}
 	if p.SndBuf != 0 && p.SndBuf < sim.KiB || p.RcvBuf != 0 && p.RcvBuf < sim.KiB {
 		return fmt.Errorf("sndbuf: socket buffers are 0 (the stack's) or at least 1KiB")
 	}

@@ -22,12 +22,15 @@ type UDPParams struct {
 func DefaultUDPParams() UDPParams {
 	return UDPParams{Params{
 		Sizes:    []int{4, 16, 64, 256, 1024, 1472, 2048, 4096, 8192, 16384, 32768},
-		Messages: 20, Warmup: 2, Port: 7, Timeout: sim.Second,
+		Messages: 20, Warmup: 2, Port: 7, Timeout: sim.Second, SendSpan: SpanThread,
 	}}
 }
 
 // Validate checks what the field bounds cannot.
 func (p UDPParams) Validate() error {
+	if err := p.Params.Validate(); err != nil {
+		return err
+	}
 	for _, n := range p.Sizes {
 		if n > 65507 {
 			return fmt.Errorf("sizes: %d is more than a UDP datagram carries (65507)", n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"simkron/report/shape"
+	"simkron/stack/kernel"
 	"simkron/workload"
 )
 
@@ -68,6 +69,12 @@ func newTCPWorkload(env workload.Env, params any) (workload.Workload, error) {
 	return &sweeps{runs: []*Sweep{udp, tcp}, oneThread: true}, nil
 }
 
+// Sectioner is a Transport with a result section of its own (its
+// programs' or agents' counters), reported after its sweep's rows.
+type Sectioner interface {
+	Section() workload.Section
+}
+
 // sweeps is the udp and tcp workloads: one or more sweeps between the
 // same two hosts, in order.
 type sweeps struct {
@@ -84,7 +91,15 @@ func (w *sweeps) Start() {
 		}
 		return
 	}
-	spawnOneThread(w.runs)
+	server, client := w.runs[0].ends[1].Host, w.runs[0].ends[0].Host
+	for _, s := range w.runs {
+		server.Kernel.Spawn(s.name()+"echo", s.Serve)
+	}
+	client.Kernel.Spawn("sweep", func(t *kernel.Thread) {
+		for _, s := range w.runs {
+			s.Client(t)
+		}
+	})
 }
 
 func (w *sweeps) Result() (workload.Result, error) {
@@ -108,6 +123,9 @@ func (w *sweeps) sections() workload.Result {
 	for _, s := range w.runs {
 		name := s.name()
 		res.Sections = append(res.Sections, workload.Section{Name: name, Value: s.rows})
+		if x, ok := s.tr.(Sectioner); ok {
+			res.Sections = append(res.Sections, x.Section())
+		}
 		if s.failed != "" && res.Incomplete == "" {
 			res.Incomplete = name + " sweep: " + s.failed
 		}
