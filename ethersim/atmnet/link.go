@@ -160,10 +160,10 @@ type End struct {
 	faults FaultParams
 	rng    *rand.Rand
 
-	busy    bool
-	doneEv  *sim.Event
-	pool    []*transit
-	taps    []*tap
+	busy   bool
+	doneEv *sim.Event
+	pool   []*transit
+	taps   []*tap
 
 	// OnTxDone, if set, is called when the slot of the cell sent last is
 	// over: the end may Send again during the call.
