@@ -69,6 +69,8 @@ type Stats struct {
 	DMATransfers uint64 // DMAs that ran
 	DMABytes     uint64
 	DMABusy      sim.Time // summed DMA durations (latency and transfer)
+	DMAReadBusy  sim.Time // of them, transfers memory → interface
+	DMAWriteBusy sim.Time // of them, transfers interface → memory (the sorter's too)
 	DMAErrors    uint64
 	Interrupts   uint64 // rising edges of the interrupt line
 	TxCRCPDUs    uint64 // PDUs whose CRC-32 the TX assist filled in
@@ -98,7 +100,7 @@ type rxCtx struct {
 	cells int
 	// Sorter state.
 	sort    bool
-	bufs    [vcBuffers]sortBuf
+	bufs    [vcBuffers]sortBuf // armed buffers, the current first
 	nbufs   int
 	size    uint32 // VCSIZE for the buffer armed next
 	off     uint32
@@ -160,10 +162,14 @@ type Device struct {
 	dones    []done
 	lastDone done
 
-	dmaEnd   *sim.Event
-	dmaSort  bool // the running DMA is the sorter's
-	sortCell atmnet.Cell
-	buf      []byte
+	dmaEnd  *sim.Event
+	dmaSort bool // the running DMA is the sorter's
+	// A host DMA started while the sorter's DMA of a cell runs waits for
+	// it: the engine serves the host's request next.
+	hostWait          bool
+	hostCtl, hostAddr uint32
+	sortCell          atmnet.Cell
+	buf               []byte
 
 	stats Stats
 }
@@ -266,7 +272,7 @@ func (d *Device) readReg(off uint64, peek bool) uint32 {
 		return d.dmaCtl
 	case RegDMAStat:
 		var v uint32
-		if d.dmaBusy && !d.dmaSort {
+		if d.dmaBusy && !d.dmaSort || d.hostWait {
 			v |= DMABusy
 		}
 		if d.dmaError {
@@ -418,7 +424,7 @@ func (d *Device) reset() {
 	d.sortQ = d.sortQ[:0]
 	d.dones = d.dones[:0]
 	d.lastDone = done{}
-	d.dmaBusy, d.dmaError, d.dmaSort = false, false, false
+	d.dmaBusy, d.dmaError, d.dmaSort, d.hostWait = false, false, false, false
 	d.k.Cancel(d.dmaEnd)
 }
 
@@ -708,7 +714,10 @@ func (d *Device) startDMA(v uint32) {
 	rx, modeB, eop := v&DMADirRx != 0, v&DMAModeB != 0, v&DMAEOP != 0
 	ins := d.csr&CsrHdrInsert != 0
 	switch {
-	case d.dmaBusy:
+	case d.dmaBusy && d.dmaSort && !d.hostWait:
+		d.hostWait, d.hostCtl, d.hostAddr = true, v, d.dmaAddr
+		return
+	case d.dmaBusy || d.hostWait:
 		d.dmaRefuse("DMA started while one is running")
 		return
 	case n == 0 || n > int(d.p.DMAMaxBytes):
@@ -791,6 +800,7 @@ func (d *Device) startDMA(v uint32) {
 	d.dmaBusy, d.dmaSort = true, false
 	total := d.p.DMALatency + dur
 	d.stats.DMABusy += total
+	d.stats.DMAReadBusy += total
 	d.k.ScheduleAfter(d.dmaEnd, total)
 	if !d.txDMAEv.Scheduled() {
 		d.k.Schedule(d.txDMAEv, d.txDMA[0].at)
@@ -853,6 +863,7 @@ func (d *Device) startRxDMA(n int, modeB bool) {
 	d.dmaBusy, d.dmaSort = true, false
 	total := d.p.DMALatency + dur
 	d.stats.DMABusy += total
+	d.stats.DMAWriteBusy += total
 	d.k.ScheduleAfter(d.dmaEnd, total)
 }
 
@@ -864,6 +875,11 @@ func (d *Device) dmaDone() {
 		d.sortDone()
 	} else {
 		d.isr |= IsrDMADone
+	}
+	if d.hostWait {
+		d.hostWait = false
+		d.dmaAddr = d.hostAddr // the address the host gave with its start
+		d.startDMA(d.hostCtl)
 	}
 	d.sortNext()
 	d.update()
@@ -934,6 +950,7 @@ func (d *Device) sortNext() {
 		d.dmaBusy, d.dmaSort = true, true
 		total := d.p.DMALatency + dur
 		d.stats.DMABusy += total
+		d.stats.DMAWriteBusy += total
 		d.k.ScheduleAfter(d.dmaEnd, total)
 	}
 }
@@ -946,22 +963,31 @@ func (d *Device) sortDone() {
 	}
 }
 
-// sortFinish posts the completion of the PDU a context holds and moves
-// to its next buffer. A PDU that lost cells for want of a buffer posts
-// nothing: its cells were counted.
+// sortFinish posts the completion of the PDU a context holds: the
+// buffer it filled (the VC moves on to its next one), or none when its
+// first cell already found no buffer or no room; DoneLost when cells of
+// it were lost on the way.
 func (d *Device) sortFinish(x *rxCtx) {
 	defer func() { x.off, x.broken, x.overrun, x.cells = 0, false, false, 0 }()
-	if x.nbufs == 0 || (x.broken && x.off == 0) {
-		return
-	}
 	w := uint32(DoneValid) | uint32(x.vci)
+	var addr uint32
+	n := x.off
+	if x.nbufs > 0 && x.off > 0 {
+		addr = x.bufs[0].addr
+		copy(x.bufs[:], x.bufs[1:])
+		x.nbufs--
+	} else {
+		n = 0
+	}
+	if x.broken {
+		w |= DoneLost
+	}
 	if x.overrun {
 		w |= DoneOverrun
 		d.stats.SortOverrun++
 	}
 	if d.csr&CsrRxCRC != 0 && !x.broken && !x.overrun {
-		last := d.sortCell[atmnet.HeaderSize:]
-		st := d.aal5Status(x.crc, last, x.cells)
+		st := d.aal5Status(x.crc, d.sortCell[atmnet.HeaderSize:], x.cells)
 		if st&RxCRCGood != 0 {
 			w |= DoneCRCGood
 		}
@@ -969,14 +995,11 @@ func (d *Device) sortFinish(x *rxCtx) {
 			w |= DoneLenGood
 		}
 	}
-	b := x.bufs[0]
-	x.bufs[0] = x.bufs[1]
-	x.nbufs--
 	if len(d.dones) == doneDepth {
 		d.stats.SortDoneFull++
 		return
 	}
-	d.dones = append(d.dones, done{word: w, len: x.off, addr: b.addr})
+	d.dones = append(d.dones, done{word: w, len: n, addr: addr})
 	d.stats.SortPDUs++
 	d.isr |= IsrSortDone
 }

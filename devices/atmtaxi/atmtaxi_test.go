@@ -576,11 +576,12 @@ func TestVCISort(t *testing.T) {
 	if r.rd(atmtaxi.RegTokens) != 1 || r.dev.Stats().SortCells != uint64(len(a)+len(b)) {
 		t.Errorf("TOKENS %d, sorted %d cells", r.rd(atmtaxi.RegTokens), r.dev.Stats().SortCells)
 	}
-	// No buffer armed any more: the next PDU's cells are dropped, counted.
+	// No buffer armed any more: the next PDU's cells are dropped, counted,
+	// and a completion without a buffer says so.
 	r.pioCell(words(vcs[0], 1, 0))
 	r.at(2 * sim.Millisecond)
-	if r.dev.Stats().SortNoBuffer != 1 || r.rd(atmtaxi.RegDone) != 0 {
-		t.Errorf("SortNoBuffer %d", r.dev.Stats().SortNoBuffer)
+	if w := r.rd(atmtaxi.RegDone); r.dev.Stats().SortNoBuffer != 1 || w != atmtaxi.DoneValid|atmtaxi.DoneLost|100 || r.rd(atmtaxi.RegDoneAddr) != 0 {
+		t.Errorf("SortNoBuffer %d, DONE %#x", r.dev.Stats().SortNoBuffer, w)
 	}
 	r.noGuestErrors(t)
 }

@@ -27,10 +27,10 @@ package atmtaxi
 //	0x030 VCSEL     R/W  VCI whose receive context VCCTL, VCSIZE and VCBUF address
 //	0x034 VCCTL     R/W  bit 0: sort this VC's cells into host memory
 //	0x038 VCSIZE    R/W  size in bytes of the buffer armed next
-//	0x03C VCBUF     W    arms a host buffer for the VC (two may wait); R: the current one
+//	0x03C VCBUF     W    arms a host buffer for the VC (four may wait); R: the current one
 //	0x040 DONE      R    pops a sorted PDU's completion (DONE bits); 0: none
 //	0x044 DONELEN   R    bytes stored of the completion last popped
-//	0x048 DONEADDR  R    buffer of the completion last popped
+//	0x048 DONEADDR  R    buffer of the completion last popped (0: none was used)
 //	0x100 TXFIFO    W    transmit data port: 13 words a cell (12 with header insertion)
 //	0x200 RXFIFO    R    receive data port: 13 words a cell
 //
@@ -135,6 +135,7 @@ const (
 	DoneCRCGood = 1 << 30 // RX CRC assist on and the residue was right
 	DoneLenGood = 1 << 29 // RX CRC assist on and the Length needs exactly the cells stored
 	DoneOverrun = 1 << 28 // the buffer was too small: the PDU is cut short
+	DoneLost    = 1 << 27 // cells of the PDU were lost (no buffer armed, or no room to queue them)
 	DoneVCIMask = 0xFFFF
 )
 
@@ -148,5 +149,5 @@ const (
 	cellBytes    = 4 * cellWords // 52
 	payloadBytes = 4 * payloadWords
 	doneDepth    = 32 // completions the sorter holds
-	vcBuffers    = 2  // buffers one VC may have armed
+	vcBuffers    = 4  // buffers one VC may have armed
 )
