@@ -9,9 +9,9 @@
 //
 // Segmentation and reassembly. Raw sockets speak the seed's own SAR, an
 // MSNL-like one reconstructed here since the seed only names its checks:
-// a PDU is whole cells, the cells of a PDU carry a 4-bit sequence number
-// in the GFC field (free on a private point-to-point TAXI link), the last
-// has the header indication flag (the PT's user-to-user bit), and there
+// a PDU is whole cells; the cells of a PDU carry in the GFC field (free
+// on a private point-to-point TAXI link) a mark on the first and a
+// sequence number modulo 8; the last has the header indication flag (the PT's user-to-user bit), and there
 // is no CRC — the seed's measurements had no CRC hardware, and the seed
 // names per-cell VCI and sequence checks as why receive is slower than
 // transmit. A raw socket may also use AAL5. The IP interface uses AAL5:
@@ -136,7 +136,7 @@ type vcState struct {
 	sock *RawSocket // raw VC
 	ip   bool       // the IP interface's VC
 	// Transmit.
-	txSeq uint8
+	txSeq int // cells of the PDU being sent so far
 	// Reassembly.
 	active bool
 	buf    memory.Addr
@@ -394,11 +394,23 @@ func pt(last bool) uint8 {
 	return 0
 }
 
+// The MSNL-like SAR's use of the GFC field: the first cell of a PDU is
+// marked, and the cells are numbered modulo 8.
+const (
+	msnlFirst = 0x8
+	msnlSeq   = 0x7
+)
+
 // word returns the MSNL header word of vs's next cell and advances its
-// sequence number.
+// sequence number: a PDU's cells are numbered 0, 1, ... 7, 0, ... from
+// its first, which carries msnlFirst.
 func (vs *vcState) word(last bool) uint32 {
-	w := vs.vc.word(vs.txSeq, pt(last))
-	vs.txSeq = (vs.txSeq + 1) & 0xF
+	gfc := uint8(vs.txSeq) & msnlSeq
+	if vs.txSeq == 0 {
+		gfc |= msnlFirst
+	}
+	w := vs.vc.word(gfc, pt(last))
+	vs.txSeq++
 	if last {
 		vs.txSeq = 0
 	}
@@ -668,13 +680,28 @@ func (d *Driver) rxCell() {
 	// Reassembly state: a load and a store of the VC's entry.
 	c.Reference(d.vcTable+memory.Addr(vs.vc.VCI&1023)*16+4, memory.Read)
 	c.Reference(d.vcTable+memory.Addr(vs.vc.VCI&1023)*16+4, memory.Write)
-	if vs.sar == sarMSNL && !vs.broken {
-		if seq := uint8(w >> 28); seq != vs.rxSeq {
+	if vs.sar == sarMSNL {
+		gfc := uint8(w >> 28)
+		switch {
+		case gfc&msnlFirst != 0 && vs.off > 0:
+			// A PDU's first cell while another was being reassembled: the
+			// other lost its end (an overrun). Drop it and start afresh.
+			d.stats.RxSeqErrors++
+			d.complete(vs, 0, true)
+			vs.active, vs.off, vs.rxSeq, vs.broken = true, 0, 0, false
+			vs.buf, vs.size = d.rxBuffer(vs)
+			if vs.buf == 0 {
+				d.stats.RxNoBuffer++
+				vs.broken = true
+			}
+		case vs.broken:
+		case vs.off == 0 && gfc&msnlFirst == 0, gfc&msnlSeq != vs.rxSeq:
+			// The PDU's first cell is missing, or one in the middle.
 			d.stats.RxSeqErrors++
 			vs.broken = true
 		}
 	}
-	vs.rxSeq = (vs.rxSeq + 1) & 0xF
+	vs.rxSeq = (vs.rxSeq + 1) & msnlSeq
 	if !vs.broken && vs.off+payloadBytes > vs.size {
 		d.stats.RxTooLong++
 		vs.broken = true
@@ -690,7 +717,7 @@ func (d *Driver) rxCell() {
 		if d.p.CRCAssist && vs.sar == sarAAL5 {
 			st = d.in(regRxCRC)
 		}
-		d.complete(vs, st)
+		d.complete(vs, st, false)
 	}
 }
 
@@ -732,14 +759,14 @@ func (d *Driver) freeBuffer(vs *vcState, a memory.Addr) {
 }
 
 // complete ends the PDU vs has reassembled; st is the RX CRC assist's
-// verdict (0 without it).
-func (d *Driver) complete(vs *vcState, st uint32) {
+// verdict (0 without it); drop says the PDU is cut short and goes.
+func (d *Driver) complete(vs *vcState, st uint32, drop bool) {
 	c := d.c
 	c.Enter(d.sym.rxPDU)
 	defer c.Exit(d.sym.rxPDU)
 	buf, n := vs.buf, vs.off
 	vs.active = false
-	if vs.broken {
+	if vs.broken || drop {
 		d.stats.RxBroken++
 		if buf != 0 {
 			// The board may have written part of it: the allocator reads
