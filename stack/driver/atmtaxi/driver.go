@@ -869,17 +869,18 @@ func (d *Driver) armSort(vs *vcState, first bool) {
 	if first {
 		d.out(regVCCtl, vcSortOn)
 	}
-	n := header.AAL5PDULen(d.p.MTU + header.RFC2684SNAPLen)
-	d.out(regVCSize, uint32(n))
 	count := 1
 	if first {
 		count = sortBuffers
 	}
-	for range count {
-		b := d.k.Kmalloc(n)
+	for i := range count {
+		b, n := d.rxBuffer(vs)
 		if b == 0 {
 			d.stats.RxNoBuffer++
 			return
+		}
+		if i == 0 {
+			d.out(regVCSize, uint32(n))
 		}
 		d.out(regVCBuf, uint32(b))
 	}
@@ -910,10 +911,10 @@ func (d *Driver) sortDone() {
 			switch {
 			case w&doneLost != 0:
 				d.stats.RxBroken++
-				d.k.Kfree(buf)
+				d.freeBuffer(vs, buf)
 			case w&doneOverrun != 0:
 				d.stats.RxTooLong++
-				d.k.Kfree(buf)
+				d.freeBuffer(vs, buf)
 			default:
 				d.deliver(vs, buf, n, w, true)
 			}

@@ -95,8 +95,11 @@ func (d *Driver) OpenRaw(t *kernel.Thread, vc VC, aal5 bool) (*RawSocket, error)
 			if aal5 {
 				sar = sarAAL5
 			}
-			s.vs = &vcState{vc: vc, sar: sar, sock: s}
+			s.vs = &vcState{vc: vc, sar: sar, sock: s, sorted: aal5 && d.p.Rx == Sort}
 			d.vcs[vc.VCI] = s.vs
+			if s.vs.sorted {
+				d.armSort(s.vs, true)
+			}
 		}
 	})
 	if err != nil {
