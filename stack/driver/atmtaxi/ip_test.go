@@ -200,8 +200,19 @@ func TestUDPOverATM(t *testing.T) {
 // returns what b read.
 func tcpTransfer(t *testing.T, r *ipPair, total int, limit sim.Time) []byte {
 	t.Helper()
-	var got []byte
 	done := false
+	got := runTCP(t, r, total, &done)
+	r.k.RunWhile(func() bool { return !done && r.k.Now() < limit })
+	if !done {
+		t.Fatalf("transfer not done by %v: %d of %d bytes", limit, len(*got), total)
+	}
+	return *got
+}
+
+// runTCP spawns a client on a sending total patterned bytes and a server
+// on b reading them; done is set when the server has read to the end.
+func runTCP(t testing.TB, r *ipPair, total int, done *bool) *[]byte {
+	got := new([]byte)
 	r.b.kern.Spawn("server", func(th *kernel.Thread) {
 		s := r.b.ip
 		lfd, _ := s.Socket(th, inet.SockStream)
@@ -224,10 +235,10 @@ func tcpTransfer(t *testing.T, r *ipPair, total int, limit sim.Time) []byte {
 				break
 			}
 			r.b.sys.Phys.Read(buf, p[:n])
-			got = append(got, p[:n]...)
+			*got = append(*got, p[:n]...)
 		}
 		s.Close(th, fd)
-		done = true
+		*done = true
 	})
 	r.a.kern.Spawn("client", func(th *kernel.Thread) {
 		s := r.a.ip
@@ -253,10 +264,6 @@ func tcpTransfer(t *testing.T, r *ipPair, total int, limit sim.Time) []byte {
 		}
 		s.Close(th, fd)
 	})
-	r.k.RunWhile(func() bool { return !done && r.k.Now() < limit })
-	if !done {
-		t.Fatalf("transfer not done by %v: %d of %d bytes", limit, len(got), total)
-	}
 	return got
 }
 
