@@ -35,7 +35,9 @@
 // entry of a direct-mapped table (2^vci_bits entries), and a VC whose
 // entry another VC takes mid-PDU is reported as lost rather than swapped
 // out (the seed's "context swap" is left to software); the sorter holds
-// up to 32 completions and two armed buffers per VC.
+// up to 32 completions and four armed buffers per VC; a host DMA started
+// while the sorter moves a cell waits for that cell (the engine serves
+// the host next).
 package atmtaxi
 
 import (
