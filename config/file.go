@@ -182,6 +182,15 @@ func (f *File) ordered(path []string, m map[string]any) []string {
 	return keys
 }
 
+// Accept adds names to the keys the table at path accepts, for the
+// suggestion made when a key there is unknown: a registry whose entries
+// decode sub-tables by name (the registered workloads under [workload])
+// declares them so.
+func (f *File) Accept(path []string, names ...string) {
+	pk := pathKey(path)
+	f.known[pk] = append(f.known[pk], names...)
+}
+
 // MarkUsed marks the key at path and everything under it as consumed, for
 // callers that read part of the file by other means than a decoder.
 func (f *File) MarkUsed(key ...string) {

@@ -16,8 +16,8 @@ func BenchmarkMembenchCopy(b *testing.B) {
 		b.Fatal(err)
 	}
 	exp.Hosts = exp.Hosts[1:] // mips
-	exp.Workload.Membench.Ops = []string{"copy"}
-	exp.Workload.Membench.MaxSize = sim.MiB
+	membenchParams(exp).Ops = []string{"copy"}
+	membenchParams(exp).MaxSize = sim.MiB
 	var cycles int64
 	b.ReportAllocs()
 	for b.Loop() {

@@ -22,9 +22,9 @@ func benchUDP(b *testing.B, path string) {
 		b.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	exp.Workload.UDP.Sizes = []int{1024}
-	exp.Workload.UDP.Warmup = 1
-	exp.Workload.UDP.Messages = 500
+	udpParams(exp).Sizes = []int{1024}
+	udpParams(exp).Warmup = 1
+	udpParams(exp).Messages = 500
 	trips := 0
 	b.ReportAllocs()
 	for b.Loop() {
@@ -33,10 +33,10 @@ func benchUDP(b *testing.B, path string) {
 			b.Fatal(err)
 		}
 		res, err := r.Execute(machine.Options{})
-		if err != nil || !res.Complete || res.UDP[0].Messages != 500 {
+		if err != nil || !res.Complete || udpRows(res)[0].Messages != 500 {
 			b.Fatal(err, res.Incomplete)
 		}
-		trips += res.UDP[0].Messages + exp.Workload.UDP.Warmup
+		trips += udpRows(res)[0].Messages + udpParams(exp).Warmup
 	}
 	b.ReportMetric(float64(trips)/b.Elapsed().Seconds(), "round-trips/s")
 }

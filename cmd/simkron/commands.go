@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"simkron/config"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/workload"
 )
 
 func cmdVersion(e *env, args []string) int {
@@ -48,7 +50,10 @@ func cmdRun(e *env, args []string) int {
 With --out, also write DIR/result.json (the machine-readable result),
 DIR/summary.txt and DIR/SEGMENT.pcap for each segment with pcap = true;
 all are byte-identical for the same config and seed.
-Nothing is written when the config is invalid.`)
+Nothing is written when the config is invalid.
+
+Workloads ([workload] type = "NAME", configured in [workload.NAME]):
+`+workloadHelp())
 	var seed seedFlag
 	fs.Var(&seed, "seed", "master seed of every random stream (default: the experiment's seed)")
 	out := fs.String("out", "", "directory for result.json, summary.txt and pcap captures (created if missing)")
@@ -77,8 +82,16 @@ Nothing is written when the config is invalid.`)
 	}
 	ann, err := startAnnotations(r, exp, annotate, &opt)
 	if err != nil {
+		r.Close()
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage
+	}
+	if *out != "" {
+		if err := prepareOut(*out); err != nil {
+			r.Close()
+			fmt.Fprintf(e.stderr, "simkron run: --out %v\n", err)
+			return exitUsage
+		}
 	}
 	start := time.Now()
 	if e.stderrTTY {
@@ -125,11 +138,38 @@ Nothing is written when the config is invalid.`)
 	return exitOK
 }
 
+// prepareOut makes sure the results can be written to dir before the run
+// starts: it creates the folder if missing and writes (and removes) a
+// file in it. The error names dir as the user gave it.
+func prepareOut(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s: is a file, not a folder", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %v", dir, pathErr(err))
+	}
+	f, err := os.CreateTemp(dir, ".simkron-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %v", dir, pathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// pathErr returns the cause of a path error, without the path (which
+// may be a temporary file the user never named).
+func pathErr(err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
+
 // writeResults writes the result files, each through a temporary file so
 // that a failed run never leaves half a file.
 func writeResults(dir string, res *report.Result, summary []byte, captures []machine.Capture) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %v", dir, pathErr(err))
 	}
 	var js bytes.Buffer
 	if err := res.WriteJSON(&js); err != nil {
@@ -147,10 +187,10 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 		path := filepath.Join(dir, f.name)
 		tmp := path + ".tmp"
 		if err := os.WriteFile(tmp, f.data, 0o644); err != nil {
-			return err
+			return fmt.Errorf("writing %s: %v", path, pathErr(err))
 		}
 		if err := os.Rename(tmp, path); err != nil {
-			return err
+			return fmt.Errorf("writing %s: %v", path, pathErr(err))
 		}
 	}
 	return nil
@@ -242,7 +282,20 @@ experiment files, with type, default, range and meaning.`)
 	exp := machine.DefaultExperiment()
 	config.Describe(w, "", &exp)
 	fmt.Fprintf(w, "\n[host.inet]: any key of the machine file's [inet], for that host only\n")
+	for _, t := range workload.Types() {
+		fmt.Fprintf(w, "\n[workload.%s] (type = %q): %s\n\n", t.Name, t.Name, t.Help)
+		config.Describe(w, "workload."+t.Name, t.Params())
+	}
 	return exitOK
+}
+
+// workloadHelp lists the registered workloads, a line each.
+func workloadHelp() string {
+	var b strings.Builder
+	for _, t := range workload.Types() {
+		fmt.Fprintf(&b, "  %-9s %s\n", t.Name, t.Help)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func loadExperimentHosts(e *env, name string, args []string, summary string) (*machine.Run, int) {

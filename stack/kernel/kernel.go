@@ -173,7 +173,12 @@ func (k *Kernel) Jiffies() uint64 { return k.jiffies }
 // Current returns the running thread, or nil when idle.
 func (k *Kernel) Current() *Thread { return k.cur }
 
-// Spawn creates a runnable thread that runs body.
+// Threads returns how many threads have not ended yet.
+func (k *Kernel) Threads() int { return k.live }
+
+// Spawn creates a runnable thread that runs body. A thread spawned while
+// the core is halted in the idle loop starts when the core next wakes (at
+// the latest, the next clock tick).
 func (k *Kernel) Spawn(name string, body func(t *Thread)) *Thread {
 	t := &Thread{k: k, name: name, state: stateRunnable}
 	t.ctx = k.cpu.NewContext(k.name+"."+name, cpu.KindThread, func(*cpu.Context) { body(t) })
