@@ -27,6 +27,17 @@ type DeviceType struct {
 	// setMTU, for network devices, configures the card and its driver
 	// for an interface MTU an experiment asks for ([[host.nic]] mtu).
 	setMTU func(d *DeviceSpec, mtu int) error
+	// check, when set, finds what neither the params nor the driver
+	// table can alone; each problem names its key relative to the
+	// [[device]] table ("driver", "dma_max_bytes").
+	check func(d *DeviceSpec) []DeviceProblem
+}
+
+// DeviceProblem is a problem of a [[device]] that only its two tables
+// together show, at Key (relative to the [[device]] table).
+type DeviceProblem struct {
+	Key []string
+	Msg string
 }
 
 // deviceTypes are the registered device models by name. Each model

@@ -124,6 +124,11 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 		if !ok {
 			continue // an unknown type, reported already
 		}
+		if t.check != nil {
+			for _, pr := range t.check(&s.Devices[i]) {
+				errs = append(errs, f.Errorf(append([]string{"device", k}, pr.Key...), "%s", pr.Msg))
+			}
+		}
 		cur := span{d.Name, d.Space, d.Base, d.Base + t.Size}
 		for _, o := range spans {
 			if o.space == cur.space && cur.base < o.end && o.base < cur.end {
@@ -173,8 +178,11 @@ func LoadExperiment(path string) (*Experiment, error) {
 			add(err)
 		}
 	}
+	atmBad, atmErrs := decodeATMOverrides(f, &exp)
+	errs = append(errs, atmErrs...)
 	add(f.CheckUnused())
 	errs = append(errs, notAgain(errs, checkExperiment(f, &exp))...)
+	errs = append(errs, notAgain(errs, checkATM(f, &exp))...)
 	// Machine files: their errors name their own file and line, each
 	// file's once; a file that cannot be read is reported at the line of
 	// the experiment that names it.
@@ -241,6 +249,7 @@ func LoadExperiment(path string) (*Experiment, error) {
 			}
 			ipDone = ipDone || n.IP != (ethersim.IP4{})
 		}
+		errs = append(errs, applyATM(f, &exp, i, atmBad, ipDone)...)
 		if f.Has("host", hk, "inet") && !inetBad[i] {
 			add(f.DecodeInto(&h.Machine.Inet, "host", hk, "inet"))
 		}

@@ -181,7 +181,7 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 	}
 	files := []file{{"result.json", js.Bytes()}, {"summary.txt", summary}}
 	for _, c := range captures {
-		files = append(files, file{c.Segment + ".pcap", c.Data})
+		files = append(files, file{c.FileName(), c.Data})
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)

@@ -68,6 +68,22 @@ func (e *End) Tap(w io.Writer) error {
 	return nil
 }
 
+// Tap writes the PDUs sent from either end of l to w as one pcap file
+// (SunATM, as End.Tap), the direction bit telling them apart: PDUs from
+// the user side (a) are DTE to DCE. A loop-back cable has the one end.
+func (l *Link) Tap(w io.Writer) error {
+	pw := pcapgo.NewWriterNanos(w)
+	if err := pw.WriteFileHeader(SunATMHeaderLen+maxPDU, layers.LinkTypeSunATM); err != nil {
+		return fmt.Errorf("atmnet: %s: pcap tap: %w", l.name, err)
+	}
+	for _, e := range []*End{l.a, l.b} {
+		if e != nil {
+			e.taps = append(e.taps, &tap{end: e, w: pw, pdus: map[VC][]byte{}})
+		}
+	}
+	return nil
+}
+
 // TapErr returns the first write error of the end's taps, or nil.
 func (e *End) TapErr() error {
 	for _, t := range e.taps {

@@ -50,6 +50,7 @@ import (
 
 	"simkron/cpu"
 	"simkron/memory"
+	"simkron/sim"
 	"simkron/stack/header"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
@@ -102,6 +103,7 @@ const (
 	costInvalLine = "yes_cache_inval.line"
 	costFmtCell   = "yes_format.cell"
 	costSpinIter  = "yes_output.spin"
+	costPaceIter  = "yes_output.pace"
 )
 
 // Stats counts the driver's events; every dropped PDU has a reason.
@@ -110,6 +112,7 @@ type Stats struct {
 	TxDMAs                   uint64
 	TxSpins                  uint64 // TXSPACE reads waiting for room
 	TxDeferred               uint64 // IP frames made to wait while a PDU was being sent
+	TxPaced                  uint64 // cells (or mode-A blocks) held back by their VC's peak cell rate
 	RxCells, RxPDUs, RxBytes uint64
 	RxNoVC                   uint64 // cells on a VC nobody opened
 	RxSeqErrors              uint64 // MSNL: a cell out of sequence (the PDU is dropped)
@@ -146,6 +149,9 @@ type vcState struct {
 	broken bool
 	// sorted is set when the board sorts this VC (Params.Rx == Sort).
 	sorted bool
+	// Pacing (VCEntry.PCR): the gap between two cells, and when the next
+	// may go into the FIFO; gap 0: unpaced.
+	gap, nextTx sim.Time
 }
 
 // Driver drives one Yes V2.
@@ -170,12 +176,13 @@ type Driver struct {
 	pool    ipcPool
 	iface   *Interface
 
-	txBusy    bool   // a PDU is being put into the FIFO
-	txRoom    int    // cells known free in the transmit FIFO
-	lastProto uint32 // PROTO as last written (header insertion)
+	txBusy    bool     // a PDU is being put into the FIFO
+	txVC      *vcState // the VC of that PDU
+	txRoom    int      // cells known free in the transmit FIFO
+	lastProto uint32   // PROTO as last written (header insertion)
 
 	// Per-item instruction counts (SymbolTable.Cost).
-	crcByte, pollIter, invalLine, fmtCell, spinIter int64
+	crcByte, pollIter, invalLine, fmtCell, spinIter, paceIter int64
 
 	sym struct {
 		init, output, txCell, txTail, dma, format, intr, rxCell, rxXfer, rxPDU, inval, crc, sortPDU *cpu.Symbol
@@ -208,9 +215,14 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 	d.invalLine = syms.Cost(costInvalLine, 3, "per cache line: address step, isolated store, branch")
 	d.fmtCell = syms.Cost(costFmtCell, 8, "per cell of a formatting copy: store the header word, advance both pointers, count (the words are bcopy's)")
 	d.spinIter = syms.Cost(costSpinIter, 4, "per TXSPACE poll while the FIFO is full: test, branch")
+	d.paceIter = syms.Cost(costPaceIter, 6, "per poll of the free-running counter while a paced VC waits: load, subtract, compare, branch")
 	for _, v := range p.VCs {
 		vc := VC{uint8(v.VPI), uint16(v.VCI)}
-		d.vcs[vc.VCI] = &vcState{vc: vc, sar: sarAAL5, ip: true, sorted: p.Rx == Sort}
+		vs := &vcState{vc: vc, sar: sarAAL5, ip: true, sorted: p.Rx == Sort}
+		if v.PCR > 0 {
+			vs.gap = sim.Second / sim.Time(v.PCR)
+		}
+		d.vcs[vc.VCI] = vs
 	}
 	if ns != nil {
 		d.iface = newInterface(d, ns)
@@ -330,11 +342,11 @@ func (d *Driver) transmit(vs *vcState, src memory.Addr, n int, formatted bool) b
 		return false
 	}
 	c := d.c
-	d.txBusy = true
+	d.txBusy, d.txVC = true, vs
 	c.Enter(d.sym.output)
 	defer func() {
 		c.Exit(d.sym.output)
-		d.txBusy = false
+		d.txBusy, d.txVC = false, nil
 		if d.iface != nil {
 			d.iface.txFree()
 		}
@@ -417,8 +429,32 @@ func (vs *vcState) word(last bool) uint32 {
 	return w
 }
 
-// room waits, spinning on TXSPACE, until the FIFO has room for a cell.
+// pace holds the next cells of a paced VC back until its peak cell rate
+// allows them, spinning on a free-running counter as a driver without a
+// pacing board must (the seed's board has no pacer; its driver already
+// busy-waits for FIFO room). The counter is read as the core's clock:
+// a simplification that charges the poll loop's instructions but no bus
+// read for the counter. A block of cells counts as that many cells, so
+// mode A sends bursts of up to a block at the line's rate.
+func (d *Driver) pace(cells int) {
+	vs := d.txVC
+	if vs == nil || vs.gap == 0 {
+		return
+	}
+	c := d.c
+	if c.LocalTime() < vs.nextTx {
+		d.stats.TxPaced++
+		for c.LocalTime() < vs.nextTx {
+			c.Exec(max(d.paceIter, 1))
+		}
+	}
+	vs.nextTx = c.LocalTime() + sim.Time(cells)*vs.gap
+}
+
+// room waits, spinning on TXSPACE, until the FIFO has room for a cell;
+// a paced VC's cells first wait for their turn (pace).
 func (d *Driver) room(cells int) {
+	d.pace(cells)
 	for d.txRoom < cells {
 		d.stats.TxSpins++
 		d.c.Exec(d.spinIter)

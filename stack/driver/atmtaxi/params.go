@@ -66,6 +66,8 @@ type VCEntry struct {
 	IP  IP  `toml:"ip" help:"the neighbour's IPv4 address"`
 	VPI int `toml:"vpi" min:"0" max:"255" help:"virtual path identifier"`
 	VCI int `toml:"vci" min:"32" max:"65535" help:"virtual channel identifier (0-31 are reserved: signalling, ILMI)"`
+	// PCR paces the VC's cells in software (see Driver.pace).
+	PCR int `toml:"pcr" min:"0" max:"1000000" unit:"cells/s" help:"peak cell rate: the driver puts the VC's cells into the FIFO at most this many a second (a mode-A block of k cells counts k); 0: as fast as the host can"`
 }
 
 // IP is an IPv4 address read from "10.0.0.1".
