@@ -236,6 +236,10 @@ func (d *Driver) Name() string { return d.name }
 // Stats returns the counters.
 func (d *Driver) Stats() Stats { return d.stats }
 
+// IRQ returns the interrupt line the driver takes the board's interrupts
+// on.
+func (d *Driver) IRQ() int { return d.irq }
+
 // Params returns the parameters.
 func (d *Driver) Params() Params { return d.p }
 
