@@ -42,7 +42,8 @@ func ipRig(t testing.TB, machine string, dp atm.Params, ip inet.Params) *ipPair 
 	return ipRigP(t, machine, dp, ip, false)
 }
 
-// ipRigP is ipRig with the board's assists fitted when assists is set.
+// ipRigP is ipRig with the board's assists fitted when assists is set;
+// a PCR in dp.VCs[0] paces both hosts' VCs.
 func ipRigP(t testing.TB, machine string, dp atm.Params, ip inet.Params, assists bool) *ipPair {
 	t.Helper()
 	k := sim.NewKernel(1)
@@ -71,8 +72,12 @@ func ipRigP(t testing.TB, machine string, dp atm.Params, ip inet.Params, assists
 	}
 	m := loadMachine(t, machine)
 	pa, pb := dp, dp
-	pa.VCs = []atm.VCEntry{{IP: atm.IP(ipB), VPI: 0, VCI: 100}}
-	pb.VCs = []atm.VCEntry{{IP: atm.IP(ipA), VPI: 0, VCI: 200}}
+	pcr := 0 // a peak cell rate in dp.VCs[0] paces both hosts' VCs
+	if len(dp.VCs) > 0 {
+		pcr = dp.VCs[0].PCR
+	}
+	pa.VCs = []atm.VCEntry{{IP: atm.IP(ipB), VPI: 0, VCI: 100, PCR: pcr}}
+	pb.VCs = []atm.VCEntry{{IP: atm.IP(ipA), VPI: 0, VCI: 200, PCR: pcr}}
 	var ap *devatm.Params
 	if assists {
 		p := m.ATMP
