@@ -80,8 +80,13 @@ func (v *VCLabel) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalText writes "VPI/VCI".
-func (v VCLabel) MarshalText() ([]byte, error) { return []byte(v.VC.String()), nil }
+// MarshalText writes "VPI/VCI", or nothing for a label not given.
+func (v VCLabel) MarshalText() ([]byte, error) {
+	if !v.Set {
+		return nil, nil
+	}
+	return []byte(v.VC.String()), nil
+}
 
 // ATMSpec binds one ATM card of a host's machine to a link, and gives it
 // the IP interface's address and VC table. [host.atm.params] and

@@ -151,6 +151,10 @@ func TestATMConfigErrors(t *testing.T) {
 		{name: "address twice", old: `ip = "10.1.0.2"` + "\n[[host.atm.vc]]\nip = \"10.1.0.1\"", new: `ip = "10.1.0.1"` + "\n[[host.atm.vc]]\nip = \"10.1.0.1\"", want: `host[1].atm[0].ip: 10.1.0.1 is already ha.atm0's`},
 		{name: "net faults on a loop-back", old: "loopback = true", new: "loopback = true\n[atm_link.net_faults]\ncell_loss = 0.1", want: `atm_link[2].net_faults: a loop-back cable has one end`},
 		{name: "fault out of range", old: "name = \"b\"", new: "name = \"b\"\n[atm_link.faults]\ncell_loss = 2.0", mark: "cell_loss", want: `e.toml:LINE: atm_link[1].faults.cell_loss:`},
+		{name: "loop-back case on no host", old: `host = "hl"`, new: `host = "hx"`, mark: `host = "hx"`, want: `e.toml:LINE: workload.yesv2.case[0].host: no [[host]] is called "hx"`},
+		{name: "PDUs and ACKs on one VC", old: "warmup = 1", new: "warmup = 1\npdu_vci = 101", want: "workload.yesv2.ack_vci: 101 is pdu_vci too"},
+		{name: "two cases on one host", old: `host = "hl"`, new: "host = \"hl\"\n[[workload.yesv2.case]]\nname = \"x\"\nhost = \"hl\"", want: `workload.yesv2.case[1].host: host "hl" runs another case already`},
+		{name: "interleave VCIs", old: `host = "hl"`, new: "host = \"hl\"\n[[workload.yesv2-interleave.case]]\nname = \"x\"\nreceiver = \"ha\"\nsenders = [\"hb\"]\nsend_vci = 100\nrecv_vcis = [100, 101]", want: "workload.yesv2-interleave.case[0].recv_vcis: 2 VCIs for 1 senders: one each"},
 		{name: "driver DMA longer than the board's", machine: true, old: "# bytes (mode A) in one transfer.\ndma_max_bytes = \"2KiB\"", new: "# bytes (mode A) in one transfer.\ndma_max_bytes = \"1KiB\"", want: `device[1].driver.dma_max_bytes: 2KiB is longer than the board's DMA limit, params.dma_max_bytes = 1KiB`},
 		{name: "sorter not fitted", machine: true, old: `rx = "pio"`, new: `rx = "sort"`, mark: `rx = "sort"`, want: `ds.toml:LINE: device[1].driver.rx: "sort" needs the board's VCI sorter`},
 	}

@@ -344,12 +344,29 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 		if t.Hosts != nil {
 			for _, r := range t.Hosts(w.Params[name]) {
 				if !names[r.Name] {
-					errs = append(errs, f.Errorf([]string{"workload", name, r.Key}, "no [[host]] is called %q", r.Name))
+					errs = append(errs, f.Errorf(append([]string{"workload", name}, keyPath(r.Key)...), "no [[host]] is called %q", r.Name))
 				}
 			}
 		}
 	}
 	return errs
+}
+
+// keyPath splits a workload's host key, "client" or "case[2].host", into
+// the elements of its key path ("case", "2", "host").
+func keyPath(key string) []string {
+	var out []string
+	for _, part := range strings.Split(key, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		out = append(out, name)
+		for rest != "" {
+			var i string
+			i, rest, _ = strings.Cut(rest, "]")
+			out = append(out, i)
+			rest = strings.TrimPrefix(rest, "[")
+		}
+	}
+	return out
 }
 
 // notAgain returns the errors of checks that no single key can show,

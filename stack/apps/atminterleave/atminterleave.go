@@ -68,19 +68,19 @@ func (p Params) Validate() error {
 	for i, c := range p.Cases {
 		switch {
 		case c.Name == "":
-			return fmt.Errorf("case[%d].name: a case needs a name", i)
+			return fmt.Errorf("case.%d.name: a case needs a name", i)
 		case len(c.Senders) == 0:
-			return fmt.Errorf("case[%d].senders: a case needs senders", i)
+			return fmt.Errorf("case.%d.senders: a case needs senders", i)
 		case len(c.RecvVCIs) != len(c.Senders):
-			return fmt.Errorf("case[%d].recv_vcis: %d VCIs for %d senders: one each", i, len(c.RecvVCIs), len(c.Senders))
+			return fmt.Errorf("case.%d.recv_vcis: %d VCIs for %d senders: one each", i, len(c.RecvVCIs), len(c.Senders))
 		case p.PDUCells/len(c.Senders) < 1:
-			return fmt.Errorf("case[%d].senders: %d senders cannot share %d cells", i, len(c.Senders), p.PDUCells)
+			return fmt.Errorf("case.%d.senders: %d senders cannot share %d cells", i, len(c.Senders), p.PDUCells)
 		case slices.Contains(c.Senders, c.Receiver):
-			return fmt.Errorf("case[%d].senders: the receiver %q cannot send too", i, c.Receiver)
+			return fmt.Errorf("case.%d.senders: the receiver %q cannot send too", i, c.Receiver)
 		}
 		for j, s := range c.Senders {
 			if slices.Contains(c.Senders[:j], s) {
-				return fmt.Errorf("case[%d].senders: %q is named twice", i, s)
+				return fmt.Errorf("case.%d.senders: %q is named twice", i, s)
 			}
 		}
 		var vcs []hostVC
@@ -92,7 +92,7 @@ func (p Params) Validate() error {
 		}
 		for _, v := range vcs {
 			if prev, dup := used[v]; dup {
-				return fmt.Errorf("case[%d]: host %q opens VCI %d already (case[%d]): give each case VCs of its own", i, v.host, v.vci, prev)
+				return fmt.Errorf("case.%d: host %q opens VCI %d already (case[%d]): give each case VCs of its own", i, v.host, v.vci, prev)
 			}
 			used[v] = i
 		}

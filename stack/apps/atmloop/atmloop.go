@@ -76,11 +76,11 @@ func (p Params) Validate() error {
 	for i, c := range p.Cases {
 		switch {
 		case c.Name == "":
-			return fmt.Errorf("case[%d].name: a case needs a name", i)
+			return fmt.Errorf("case.%d.name: a case needs a name", i)
 		case c.Host == "":
-			return fmt.Errorf("case[%d].host: a case needs a host", i)
+			return fmt.Errorf("case.%d.host: a case needs a host", i)
 		case seen[c.Host]:
-			return fmt.Errorf("case[%d].host: host %q runs another case already (a host has one loop-back cable)", i, c.Host)
+			return fmt.Errorf("case.%d.host: host %q runs another case already (a host has one loop-back cable)", i, c.Host)
 		}
 		seen[c.Host] = true
 	}
