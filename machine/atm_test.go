@@ -12,6 +12,7 @@ import (
 	"simkron/stack/apps/atminterleave"
 	"simkron/stack/apps/atmloop"
 	"simkron/stack/apps/latency"
+	"simkron/stack/apps/ttcp"
 )
 
 // atmExperiment is a small ATM experiment: two DECstation 5000/25s on
@@ -253,5 +254,41 @@ func TestATMYesV2Config(t *testing.T) {
 	soft, sorted := il["two senders, software reassembly"], il["two senders, VCI sort"]
 	if soft.RxMbps == 0 || sorted.RxMbps < 2*soft.RxMbps {
 		t.Errorf("interleaved receive: sorted %.1f Mbit/s, software %.1f", sorted.RxMbps, soft.RxMbps)
+	}
+}
+
+// ttcp runs over the ATM cards unchanged: the stream arrives whole
+// through the switch, in segments of the MTU the experiment sets.
+func TestATMTTCP(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ds.toml", dsMachine(t))
+	// MTU 1500: 32-cell PDUs, which the receive FIFO holds whole until
+	// the header-flag interrupt.
+	e := strings.NewReplacer(`ip = "10.1.0.1"`+"\n[[", `ip = "10.1.0.1"`+"\nmtu = 1500\n[[", `ip = "10.1.0.2"`+"\n[[", `ip = "10.1.0.2"`+"\nmtu = 1500\n[[").Replace(
+		atmExperiment[:strings.Index(atmExperiment, "[workload]")]) + `[workload]
+type = "ttcp"
+[workload.ttcp]
+transmitter = "ha"
+receiver = "hb"
+[[workload.ttcp.case]]
+name = "atm"
+writes = 16
+size = 8192
+`
+	exp, err := machine.LoadExperiment(write(t, dir, "e.toml", e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := machine.New(exp, machine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Execute(machine.Options{})
+	if err != nil || !res.Complete {
+		t.Fatalf("run: %v %s", err, res.Incomplete)
+	}
+	runs := section[[]ttcp.Result](res, "ttcp")
+	if len(runs) != 1 || runs[0].Bytes != 16*8192 || runs[0].Corrupt != 0 || runs[0].MSS != 1460 {
+		t.Errorf("ttcp over ATM: %+v", runs)
 	}
 }
