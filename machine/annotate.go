@@ -23,6 +23,9 @@ func (r *Run) AnnotationTarget() annotations.Target {
 			v.Frames[n.Name] = n.ObserveReceive
 			v.Sends[n.Name] = n.ObserveSend
 		}
+		for _, a := range h.ATMCards {
+			v.Frames[a.Name] = a.ObserveReceive
+		}
 		t.hosts = append(t.hosts, v)
 	}
 	return t

@@ -31,6 +31,17 @@ type DeviceType struct {
 	// device in an experiment PairExperiment writes; nil is an Ethernet
 	// card on a shared segment at Ethernet's default rate.
 	cable func(d *DeviceSpec) cable
+	// check, when set, finds what neither the params nor the driver
+	// table can alone; each problem names its key relative to the
+	// [[device]] table ("driver", "dma_max_bytes").
+	check func(d *DeviceSpec) []DeviceProblem
+}
+
+// DeviceProblem is a problem of a [[device]] that only its two tables
+// together show, at Key (relative to the [[device]] table).
+type DeviceProblem struct {
+	Key []string
+	Msg string
 }
 
 // deviceTypes are the registered device models by name. Each model

@@ -156,6 +156,11 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 		if !ok {
 			continue // an unknown type, reported already
 		}
+		if t.check != nil {
+			for _, pr := range t.check(&s.Devices[i]) {
+				errs = append(errs, f.Errorf(append([]string{"device", k}, pr.Key...), "%s", pr.Msg))
+			}
+		}
 		cur := span{d.Name, d.Space, d.Base, d.Base + t.Size}
 		for _, o := range spans {
 			if o.space == cur.space && cur.base < o.end && o.base < cur.end {
@@ -237,8 +242,11 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 			add(err)
 		}
 	}
+	atmBad, atmErrs := decodeATMOverrides(f, &exp)
+	errs = append(errs, atmErrs...)
 	add(f.CheckUnused())
 	errs = append(errs, notAgain(errs, checkExperiment(f, &exp))...)
+	errs = append(errs, notAgain(errs, checkATM(f, &exp))...)
 	// Machine files: their errors name their own file and line, each
 	// file's once; a file that cannot be read is reported at the line of
 	// the experiment that names it.
@@ -305,6 +313,7 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 			}
 			ipDone = ipDone || n.IP != (ethersim.IP4{})
 		}
+		errs = append(errs, applyATM(f, &exp, i, atmBad, ipDone)...)
 		if f.Has("host", hk, "inet") && !inetBad[i] {
 			add(f.DecodeInto(&h.Machine.Inet, "host", hk, "inet"))
 		}
@@ -399,12 +408,29 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 		if t.Hosts != nil {
 			for _, r := range t.Hosts(w.Params[name]) {
 				if !names[r.Name] {
-					errs = append(errs, f.Errorf([]string{"workload", name, r.Key}, "no [[host]] is called %q", r.Name))
+					errs = append(errs, f.Errorf(append([]string{"workload", name}, keyPath(r.Key)...), "no [[host]] is called %q", r.Name))
 				}
 			}
 		}
 	}
 	return errs
+}
+
+// keyPath splits a workload's host key, "client" or "case[2].host", into
+// the elements of its key path ("case", "2", "host").
+func keyPath(key string) []string {
+	var out []string
+	for _, part := range strings.Split(key, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		out = append(out, name)
+		for rest != "" {
+			var i string
+			i, rest, _ = strings.Cut(rest, "]")
+			out = append(out, i)
+			rest = strings.TrimPrefix(rest, "[")
+		}
+	}
+	return out
 }
 
 // notAgain returns the errors of checks that no single key can show,

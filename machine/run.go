@@ -68,6 +68,11 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	if r.Net, err = newNetwork(r.K, exp.Segments); err != nil {
 		return nil, err
 	}
+	if len(exp.ATMLinks)+len(exp.ATMSwitches) > 0 {
+		if err := r.Net.buildATM(r.K, exp.ATMLinks, exp.ATMSwitches); err != nil {
+			return nil, err
+		}
+	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
 		hs := &exp.Hosts[i]
@@ -175,6 +180,9 @@ func (v hostView) Components() []any {
 	}
 	for _, n := range v.h.NICs {
 		out = append(out, n)
+	}
+	for _, a := range v.h.ATMCards {
+		out = append(out, a, a.Driver)
 	}
 	return out
 }

@@ -91,6 +91,7 @@ type HostSpec struct {
 	Name        string    `toml:"name" help:"host name, used in every report and file name"`
 	MachineFile string    `toml:"machine" help:"machine file, relative to the experiment file"`
 	NICs        []NICSpec `toml:"nic" help:"network cards of the machine and the segments they plug into"`
+	ATM         []ATMSpec `toml:"atm" help:"ATM cards of the machine and the links they plug into (see machine/atm.go)"`
 	Machine     *Spec     `toml:"-"`
 	// A [host.inet] table overrides keys of the machine file's [inet] for
 	// this host (LoadExperiment applies it to Machine).
@@ -127,8 +128,11 @@ type Experiment struct {
 	// name ("ip_rcv" = "IPIN"), on every host.
 	Layers   map[string]string `toml:"layers" help:"layer of a modelled function by name, replacing its default (see simkron symbols)"`
 	Segments []SegmentSpec     `toml:"segment"`
-	Hosts    []HostSpec        `toml:"host"`
-	Workload WorkloadSpec      `toml:"workload"`
+	// The ATM network: TAXI links and switches (machine/atm.go).
+	ATMLinks    []ATMLinkSpec   `toml:"atm_link"`
+	ATMSwitches []ATMSwitchSpec `toml:"atm_switch"`
+	Hosts       []HostSpec      `toml:"host"`
+	Workload    WorkloadSpec    `toml:"workload"`
 	// Path is the file the experiment came from ("" when built in code).
 	Path string `toml:"-"`
 }

@@ -243,7 +243,7 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 	}
 	files := append([]outFile{{"result.json", js.Bytes()}, {"summary.txt", summary}}, more...)
 	for _, c := range captures {
-		files = append(files, outFile{c.Segment + ".pcap", c.Data})
+		files = append(files, outFile{c.FileName(), c.Data})
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)

@@ -86,7 +86,8 @@ func goldenHashes(t *testing.T, name, dir string) []string {
 		add(f, b)
 	}
 	pcaps, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
-	for _, p := range pcaps {
+	traces, _ := filepath.Glob(filepath.Join(dir, "*.cells")) // ATM cell traces
+	for _, p := range append(pcaps, traces...) {
 		b, _ := os.ReadFile(p)
 		add(filepath.Base(p), b)
 	}

@@ -7,10 +7,12 @@ package apps
 
 import (
 	// The built-in workloads.
-	_ "simkron/stack/apps/latency"   // udp, tcp
-	_ "simkron/stack/apps/macbench"  // mac
-	_ "simkron/stack/apps/membench"  // membench
-	_ "simkron/stack/apps/ping"      // ping
-	_ "simkron/stack/apps/ttcp"      // ttcp
-	_ "simkron/stack/apps/vpingpong" // via
+	_ "simkron/stack/apps/atminterleave" // yesv2-interleave
+	_ "simkron/stack/apps/atmloop"       // yesv2
+	_ "simkron/stack/apps/latency"       // udp, tcp, compare
+	_ "simkron/stack/apps/macbench"      // mac
+	_ "simkron/stack/apps/membench"      // membench
+	_ "simkron/stack/apps/ping"          // ping
+	_ "simkron/stack/apps/ttcp"          // ttcp
+	_ "simkron/stack/apps/vpingpong"     // via
 )

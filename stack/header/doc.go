@@ -1,8 +1,9 @@
 // Package header holds the wire formats of the protocols simkron speaks, as
 // typed views over byte slices: Ethernet, ARP, IPv4, ICMPv4, UDP and TCP,
-// the Internet checksum, and the M-VIA-style header of VIA over Ethernet.
-// Layer: none — these are the shapes every layer reads and writes, with no
-// behaviour of their own.
+// the Internet checksum, the M-VIA-style header of VIA over Ethernet, and
+// for ATM the cell header with its HEC, the AAL5 CPCS-PDU with its CRC-32
+// and the RFC 2684 LLC encapsulation. Layer: none — these are the shapes
+// every layer reads and writes, with no behaviour of their own.
 //
 // Contract. A view is a []byte with a named type (header.IPv4(b)); getters
 // and setters read and write big-endian fields at fixed offsets in place,
@@ -18,5 +19,7 @@
 //
 // Simplifications: IPv4 and TCP options are exposed as raw bytes, with a
 // parser for TCP's MSS option only; no IPv6; Ethernet II framing only (no
-// 802.1Q tags, no 802.3 length/LLC framing); no FCS.
+// 802.1Q tags, no 802.3 length/LLC framing); no FCS; ATM cells at the UNI
+// only (the NNI's 12-bit VPI is not modelled), AAL5 only (no AAL3/4
+// views), and of RFC 2684 the two routed LLC encapsulations only.
 package header

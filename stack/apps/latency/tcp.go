@@ -181,7 +181,11 @@ func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 		return
 	}
 	seg := header.TCP(ip.Payload())
-	if !seg.IsValid() {
+	// An ATM card's frame may end inside the TCP options (a SYN's MSS,
+	// timestamps: 8 + 20 + 20 bytes fill the first cell); the fields used
+	// here are in the fixed 20 bytes.
+	cut := k.e.Host.Link == LinkLLCSNAP && len(seg) >= header.TCPMinimumSize && seg.DataOffset() >= header.TCPMinimumSize
+	if !seg.IsValid() && !cut {
 		return
 	}
 	if seg.DstPort() != k.port && seg.SrcPort() != k.port {
