@@ -63,7 +63,7 @@ type Params struct {
 	TCPKeepIntvl   sim.Time `toml:"tcp_keepalive_intvl" min:"100ms" help:"time between unanswered keep-alive probes (Linux: 75 s)"`
 	TCPKeepProbes  int      `toml:"tcp_keepalive_probes" min:"1" max:"100" help:"unanswered keep-alive probes before the connection is dropped with ETIMEDOUT (Linux: 9)"`
 	TCPMSL         sim.Time `toml:"tcp_msl" min:"1ms" help:"maximum segment lifetime; TIME_WAIT lasts twice this (RFC 793: 2 min)"`
-	TCPMinRTO      sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout (Linux TCP_RTO_MIN: 200 ms)"`
+	TCPMinRTO      sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout's variance term: RTO = SRTT + max(tcp_min_rto, 4 RTTVAR) (Linux TCP_RTO_MIN: 200 ms)"`
 	TCPInitialRTO  sim.Time `toml:"tcp_initial_rto" min:"10ms" help:"retransmission timeout before the first RTT sample (RFC 6298 2.1: 1 s)"`
 }
 
