@@ -162,7 +162,7 @@ func (e *Engine) set(kind string, spec []string, body string) error {
 	// the proc's name.
 	for _, s := range []string{
 		fmt.Sprintf("sandbox eval [list set ::simkron::body(%d) [::simkron::text]]", a.id),
-		fmt.Sprintf("proc %s {} {sandbox eval {catch $::simkron::body(%d) ::simkron::msg ::simkron::opts}}", a.run, a.id),
+		fmt.Sprintf("proc %s {} {::simkron::limit; sandbox eval {catch $::simkron::body(%d) ::simkron::msg ::simkron::opts}}", a.run, a.id),
 	} {
 		if _, err := e.in.Eval(s); err != nil {
 			return fmt.Errorf("annotation set %s: %v", what, err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"modernc.org/tcl"
 
@@ -112,6 +113,7 @@ type Engine struct {
 	k     *sim.Kernel
 	hosts []*hostState
 	dir   string
+	opt   Options
 
 	in      *tcl.Interp
 	pending string   // text handed to Tcl by ::simkron::text
@@ -137,11 +139,38 @@ type Engine struct {
 	finished  bool
 }
 
+// Options configure an engine.
+type Options struct {
+	// Dir is the folder `source` may read from ("" forbids source).
+	Dir string
+	// Commands is the budget of Tcl commands of one script's load and of
+	// one body's run (0: DefaultCommands). Going over it is a script
+	// error.
+	Commands int64
+	// Time bounds the host time of one load or body run (0:
+	// DefaultTime), for a loop that runs no command (`while 1 {}`): the
+	// one limit on host time, which only ever stops a script that would
+	// not end.
+	Time time.Duration
+}
+
+// The default budget: far more than any annotation needs, little enough
+// that a runaway script stops at once.
+const (
+	DefaultCommands = 10_000_000
+	DefaultTime     = 500 * time.Millisecond
+)
+
 // New loads scripts, in order, into a fresh safe interpreter against run.
-// dir is the folder `source` may read from ("" forbids source). An error
-// in a script is a *ScriptError naming its file and line.
-func New(run Target, scripts []Source, dir string) (*Engine, error) {
-	e := &Engine{t: run, k: run.Kernel(), dir: dir, buckets: map[string]*bucket{},
+// An error in a script is a *ScriptError naming its file and line.
+func New(run Target, scripts []Source, opt Options) (*Engine, error) {
+	if opt.Commands <= 0 {
+		opt.Commands = DefaultCommands
+	}
+	if opt.Time <= 0 {
+		opt.Time = DefaultTime
+	}
+	e := &Engine{t: run, k: run.Kernel(), dir: opt.Dir, opt: opt, buckets: map[string]*bucket{},
 		layerMap: map[string]string{}, nextCycle: sim.Never}
 	for _, v := range run.Hosts() {
 		e.hosts = append(e.hosts, &hostState{e: e, v: v, frames: map[string][]*annotation{}, sends: map[string][]*annotation{},
@@ -172,8 +201,11 @@ func (e *Engine) load(name, text string) error {
 	if _, err := e.in.Eval("sandbox eval [list set ::simkron::src [::simkron::text]]"); err != nil {
 		return fmt.Errorf("annotations: %s: %v", name, err)
 	}
-	code, err := e.in.Eval("sandbox eval {catch $::simkron::src ::simkron::msg ::simkron::opts}")
+	code, err := e.in.Eval("::simkron::limit; sandbox eval {catch $::simkron::src ::simkron::msg ::simkron::opts}")
 	if err != nil {
+		if se := e.overBudget(code, name, 1, ""); se != nil {
+			return se
+		}
 		return fmt.Errorf("annotations: %s: %v", name, err)
 	}
 	if code != "1" {
@@ -186,6 +218,42 @@ func (e *Engine) load(name, text string) error {
 	}
 	line, msg, info := e.lastError()
 	return &ScriptError{File: name, Line: line, Msg: msg, Info: info}
+}
+
+// overBudget returns the error of a load or body that went over its
+// budget (msg is Tcl's result), placed at its line (the script's or the
+// body's first line is first) with the command it was running; nil when
+// msg is another error.
+func (e *Engine) overBudget(msg, file string, first int, what string) *ScriptError {
+	var limit string
+	switch msg {
+	case "command count limit exceeded":
+		limit = fmt.Sprintf("ran more than %d Tcl commands", e.opt.Commands)
+	case "time limit exceeded":
+		limit = fmt.Sprintf("ran for more than %v of host time", e.opt.Time)
+	default:
+		return nil
+	}
+	info, _ := e.in.Eval("set ::errorInfo")
+	// The innermost command, and the line of the script's (or body's)
+	// own command the limit struck under.
+	running := ""
+	if _, rest, ok := strings.Cut(info, "while executing\n\""); ok {
+		running, _, _ = strings.Cut(rest, "\n")
+		running = strings.TrimSuffix(running, "\"")
+	}
+	line := first
+	if i := strings.LastIndex(info, `("catch" body line `); i >= 0 {
+		if n, err := strconv.Atoi(strings.TrimSuffix(strings.Fields(info[i+len(`("catch" body line `):])[0], ")")); err == nil {
+			line = first + n - 1
+		}
+	}
+	who := "the script"
+	if what != "" {
+		who = "the body"
+	}
+	m := fmt.Sprintf("annotation budget exceeded: %s %s (while running %q); the budget is [experiment] annotation_commands and annotation_host_time", who, limit, running)
+	return &ScriptError{File: file, Line: line, Annotation: what, Msg: m, Info: info}
 }
 
 // lastError reads the error a catch in the sandbox stored.
@@ -336,8 +404,12 @@ func (e *Engine) fire(a *annotation, p point) {
 	code, err := e.in.Eval(a.run)
 	e.cur, e.active = saved, wasActive
 	switch {
-	case err != nil: // the sandbox itself failed
-		e.err = &ScriptError{File: a.file, Line: a.line, Annotation: a.what, Msg: code}
+	case err != nil: // over its budget, or the sandbox itself failed
+		if se := e.overBudget(code, a.file, a.line, a.what); se != nil {
+			e.err = se
+		} else {
+			e.err = &ScriptError{File: a.file, Line: a.line, Annotation: a.what, Msg: code}
+		}
 	case code == "1":
 		line, msg, info := e.lastError()
 		e.err = &ScriptError{File: a.file, Line: a.line + max(line, 1) - 1, Annotation: a.what, Msg: msg, Info: info}

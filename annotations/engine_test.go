@@ -173,7 +173,7 @@ func newEngine(t *testing.T, scripts []annotations.Source, dir string) (*annotat
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
-	e, err := annotations.New(annotations.FromRun(r), scripts, dir)
+	e, err := annotations.New(r.AnnotationTarget(), scripts, annotations.Options{Dir: dir})
 	if e != nil {
 		t.Cleanup(e.Close)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"simkron/annotations"
 	"simkron/machine"
+	"simkron/stack/apps/latency"
 )
 
 // An annotation script counts the datagrams each host's IP layer receives
@@ -16,14 +17,15 @@ func Example() {
 		panic(err)
 	}
 	exp.Segments[0].Pcap = false
-	exp.Workload.UDP.Sizes = []int{64}
-	exp.Workload.UDP.Messages, exp.Workload.UDP.Warmup = 3, 1
+	udp := exp.Workload.Params["udp"].(*latency.UDPParams)
+	udp.Sizes = []int{64}
+	udp.Messages, udp.Warmup = 3, 1
 	opt := machine.Options{}
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		panic(err)
 	}
-	e, err := annotations.New(annotations.FromRun(r), []annotations.Source{{Name: "count.tcl", Text: `
+	e, err := annotations.New(r.AnnotationTarget(), []annotations.Source{{Name: "count.tcl", Text: `
 annotation set pc ip_rcv:START { incr ::received([host]) }
 annotation set pc udp_sendmsg:START { set ::t0 [cycles] }
 annotation set pc udp_sendmsg:END {
@@ -33,7 +35,7 @@ annotation set sim exit {
 	foreach h [lsort [array names ::received]] { puts "$h received $::received($h) datagrams" }
 	puts "pcA sent [bucket get sendmsg count] messages"
 }
-`}}, "")
+`}}, annotations.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/stack/apps/latency"
 )
 
 const udpConfig = "../configs/udp-ne2000.toml"
@@ -23,9 +24,10 @@ func loadUDP(t testing.TB, sizes []int, messages int) *machine.Experiment {
 		t.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	exp.Workload.UDP.Sizes = sizes
-	exp.Workload.UDP.Messages = messages
-	exp.Workload.UDP.Warmup = 1
+	udp := exp.Workload.Params["udp"].(*latency.UDPParams)
+	udp.Sizes = sizes
+	udp.Messages = messages
+	udp.Warmup = 1
 	return exp
 }
 
@@ -60,7 +62,7 @@ func simulate(t testing.TB, exp *machine.Experiment, scripts []annotations.Sourc
 	}
 	out.r = r
 	if scripts != nil {
-		e, err := annotations.New(annotations.FromRun(r), scripts, dir)
+		e, err := annotations.New(r.AnnotationTarget(), scripts, annotations.Options{Dir: dir})
 		if err != nil {
 			r.Close()
 			t.Fatal(err)

@@ -67,6 +67,13 @@ func (e *Engine) newInterp() error {
 	setup := []string{
 		"interp create -safe sandbox",
 		"sandbox eval {namespace eval ::simkron {variable body; variable src; variable msg; variable opts}}",
+		// Each load and each body run starts with a fresh budget: so many
+		// more commands, and so much host time from now.
+		fmt.Sprintf(`proc ::simkron::limit {} {
+	interp limit sandbox commands -value [expr {[sandbox eval {info cmdcount}] + %d}]
+	set ms [expr {[clock milliseconds] + %d}]
+	interp limit sandbox time -seconds [expr {$ms / 1000}] -milliseconds [expr {$ms %% 1000}]
+}`, e.opt.Commands, max(e.opt.Time.Milliseconds(), 1)),
 	}
 	for _, c := range removed {
 		setup = append(setup, "sandbox hide "+c)
@@ -208,7 +215,7 @@ func (e *Engine) inside(name string) (string, error) {
 	}
 	rel, err := filepath.Rel(root, filepath.Clean(path))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("source %s: outside the scripts' folder %s", name, e.dir)
+		return "", fmt.Errorf("source %s: %s lies outside the scripts' folder %s", name, filepath.Clean(path), root)
 	}
 	return path, nil
 }

@@ -8,8 +8,8 @@ import (
 
 // Target is what the engine needs of a run: the event kernel with the
 // listener already on it, and a read-only view of each host. The machine
-// package's Run is adapted by FromRun; tests and other drivers can
-// implement it directly.
+// package's Run provides one (Run.AnnotationTarget); tests and other
+// drivers can implement it directly.
 type Target interface {
 	// Kernel returns the event kernel that drives every host.
 	Kernel() *sim.Kernel

@@ -24,6 +24,7 @@ type File struct {
 	used     map[string]bool     // pathKey → consumed by a decoder or MarkUsed
 	reported map[string]bool     // pathKey → already reported as unknown
 	known    map[string][]string // pathKey of a table → keys its decoder accepts
+	origins  map[string]string   // pathKey → where a Set value came from
 }
 
 // Parse reads and parses the TOML file at path. A syntax error stops it and
@@ -68,6 +69,7 @@ func ParseBytes(name string, data []byte) (*File, error) {
 		used:     map[string]bool{},
 		reported: map[string]bool{},
 		known:    map[string][]string{},
+		origins:  map[string]string{},
 	}, nil
 }
 
@@ -182,6 +184,15 @@ func (f *File) ordered(path []string, m map[string]any) []string {
 	return keys
 }
 
+// Accept adds names to the keys the table at path accepts, for the
+// suggestion made when a key there is unknown: a registry whose entries
+// decode sub-tables by name (the registered workloads under [workload])
+// declares them so.
+func (f *File) Accept(path []string, names ...string) {
+	pk := pathKey(path)
+	f.known[pk] = append(f.known[pk], names...)
+}
+
 // MarkUsed marks the key at path and everything under it as consumed, for
 // callers that read part of the file by other means than a decoder.
 func (f *File) MarkUsed(key ...string) {
@@ -264,6 +275,9 @@ func (f *File) Errorf(key []string, format string, args ...any) *Error {
 }
 
 func (f *File) errorAt(path []string, msg string) *Error {
+	if o := f.origin(path); o != "" {
+		return &Error{File: f.path + ": " + o, Key: f.keyName(path), Msg: msg}
+	}
 	return &Error{File: f.path, Line: f.lineNear(path), Key: f.keyName(path), Msg: msg}
 }
 

@@ -50,3 +50,8 @@ func distance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// Suggest returns the name in valid nearest to name when it is close
+// enough to be a likely typo, "" otherwise: for a checker of names that
+// are not keys (a registered type, say) to say "did you mean".
+func Suggest(name string, valid []string) string { return suggest(name, valid) }

@@ -170,6 +170,8 @@ type CPU struct {
 	noSym     int64
 	// self, when enabled, splits symCycles by layer (selfcycles.go).
 	self *selfTable
+	// fetchMemo remembers each symbol's code lines in the I-cache.
+	fetchMemo []memory.FetchMemo
 	// Layer attribution: every cycle goes to the innermost active
 	// symbol's layer (a symbol of LayerInherit takes its caller's).
 	// layerCycles is indexed like layers; index 0 is "no layer".
@@ -421,6 +423,11 @@ func (c *CPU) Switch(to *Context) {
 // loop's body; it returns after the handlers (and deferred work) ran.
 func (c *CPU) Halt() {
 	c.Sync()
+	c.halt()
+}
+
+// halt is Halt once the core has caught up.
+func (c *CPU) halt() {
 	if c.pic.next(c) >= 0 {
 		c.dispatch()
 		return
@@ -431,6 +438,20 @@ func (c *CPU) Halt() {
 	c.suspend(request{kind: reqHalt})
 	c.deliver = false
 	c.takeInterrupt(c.deliverAt)
+}
+
+// HaltUnless is Halt for an idle loop that must not sleep past work an
+// interrupt made ready: when the catching up at its start takes an
+// interrupt after which ready reports true (a handler made a thread
+// runnable), it returns at once instead of halting until the next
+// interrupt. Otherwise it is Halt.
+func (c *CPU) HaltUnless(ready func() bool) {
+	taken := c.stats.Interrupts
+	c.Sync()
+	if c.stats.Interrupts != taken && ready() {
+		return
+	}
+	c.halt()
 }
 
 // Trap charges a system-call trap and return.
@@ -508,13 +529,15 @@ func (c *CPU) resolveLayer(l Layer) int {
 
 // LayerCycles returns the cycles of the context's own work (interrupts
 // excluded) by layer, in the core's layer order.
-func (x *Context) LayerCycles() []LayerCycles {
-	c := x.cpu
-	out := make([]LayerCycles, len(c.layers))
-	for i, l := range c.layers {
-		out[i] = LayerCycles{Layer: l, Cycles: x.layerCycles[i]}
+func (x *Context) LayerCycles() []LayerCycles { return x.AppendLayerCycles(nil) }
+
+// AppendLayerCycles appends LayerCycles to dst and returns it: with
+// dst[:0] of a kept buffer, a reading allocates nothing.
+func (x *Context) AppendLayerCycles(dst []LayerCycles) []LayerCycles {
+	for i, l := range x.cpu.layers {
+		dst = append(dst, LayerCycles{Layer: l, Cycles: x.layerCycles[i]})
 	}
-	return out
+	return dst
 }
 
 // Account is a consistent reading of a core's counters at an instant.
@@ -530,12 +553,25 @@ type Account struct {
 // at). Between two readings, Cycle advances by exactly the layers' cycles
 // plus the idle cycles.
 func (c *CPU) AccountAt(at sim.Time) Account {
-	a := Account{Cycle: c.cycle, Layers: c.LayerCycles(), Idle: c.stats.IdleCycles}
+	var a Account
+	c.AccountInto(&a, at)
+	return a
+}
+
+// AccountInto is AccountAt into a, reusing the array of a.Layers: a
+// reading allocates nothing once the array is large enough.
+func (c *CPU) AccountInto(a *Account, at sim.Time) {
+	a.Cycle, a.Layers, a.Idle = c.cycle, c.AppendLayerCycles(a.Layers[:0]), c.stats.IdleCycles
 	if now := c.clock.Cycle(at); now > c.cycle {
 		a.Idle += now - c.cycle
 		a.Cycle = now
 	}
-	return a
+}
+
+// CopyTo copies the reading a into dst, reusing dst's array.
+func (a Account) CopyTo(dst *Account) {
+	dst.Cycle, dst.Idle = a.Cycle, a.Idle
+	dst.Layers = append(dst.Layers[:0], a.Layers...)
 }
 
 // LayerCycles is the cycles charged to one layer.
@@ -552,12 +588,14 @@ func (c *CPU) SetAttribution(on bool) { c.noAttribution = !on }
 // LayerCycles returns the cycles charged to each layer so far, in the
 // order the layers were first entered; cycles with no symbol active are
 // under LayerInherit ("").
-func (c *CPU) LayerCycles() []LayerCycles {
-	out := make([]LayerCycles, len(c.layers))
+func (c *CPU) LayerCycles() []LayerCycles { return c.AppendLayerCycles(nil) }
+
+// AppendLayerCycles appends LayerCycles to dst and returns it.
+func (c *CPU) AppendLayerCycles(dst []LayerCycles) []LayerCycles {
 	for i, l := range c.layers {
-		out[i] = LayerCycles{Layer: l, Cycles: c.layerCycles[i]}
+		dst = append(dst, LayerCycles{Layer: l, Cycles: c.layerCycles[i]})
 	}
-	return out
+	return dst
 }
 
 // Call runs fn as a call of s.
@@ -583,7 +621,10 @@ func (c *CPU) fetch(s *Symbol) {
 	if end > start {
 		// The lines at start, start+line, ... below end.
 		n := uint64(end-start-1)/uint64(line) + 1
-		stall = c.sys.FetchLines(start, n) - int64(n)*p.HitLatency
+		if s.index >= len(c.fetchMemo) {
+			c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, s.index+64-len(c.fetchMemo))...)
+		}
+		stall = c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index]) - int64(n)*p.HitLatency
 	}
 	c.Charge(stall)
 }

@@ -50,6 +50,14 @@ func (c *CPU) busCycles(m *memory.Mapping, bytes int) int64 {
 	return c.clock.Cycles(m.Bus.Cost(bytes))
 }
 
+// busReadCycles is busCycles for a read, which the CPU waits for.
+func (c *CPU) busReadCycles(m *memory.Mapping, bytes int) int64 {
+	if m.Bus == nil {
+		return 1
+	}
+	return c.clock.Cycles(m.Bus.ReadCost(bytes))
+}
+
 // In reads a device register of size bytes (inb/inw/inl, or an uncached
 // load from a memory-mapped register). The device sees the access at the
 // core's local time; the core then waits for the bus cycle. Nothing mapped
@@ -63,7 +71,7 @@ func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
 		return 1<<(8*size) - 1
 	}
 	v := m.Dev.Read(uint64(a-m.Base), size)
-	n := c.busCycles(m, size)
+	n := c.busReadCycles(m, size)
 	c.stats.IOCycles += n
 	c.Charge(n)
 	if c.Hooks.IO != nil {
@@ -112,7 +120,7 @@ func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memo
 			buf[i] = 0xff
 		}
 	}
-	c.stringCost(m, width, n)
+	c.stringCost(m, width, n, true)
 	c.Write(dst, buf)
 	c.stringHook(m, port, width, false, n, true)
 }
@@ -135,7 +143,7 @@ func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src mem
 			}
 		}
 	}
-	c.stringCost(m, width, n)
+	c.stringCost(m, width, n, false)
 	c.stringHook(m, port, width, true, n, true)
 }
 
@@ -156,11 +164,14 @@ func (c *CPU) stringHook(m *memory.Mapping, port memory.Addr, width int, write b
 	c.Hooks.IO(c, IOEvent{Device: m.Name, Offset: uint64(port - m.Base), Size: width, Write: write, Block: n, End: end})
 }
 
-func (c *CPU) stringCost(m *memory.Mapping, width, n int) {
+func (c *CPU) stringCost(m *memory.Mapping, width, n int, read bool) {
 	words := (n + width - 1) / width
 	c.stats.IOAccesses += uint64(words)
 	var per int64 = 1
-	if m != nil {
+	switch {
+	case m != nil && read:
+		per = c.busReadCycles(m, width)
+	case m != nil:
 		per = c.busCycles(m, width)
 	}
 	c.stats.IOCycles += per * int64(words)

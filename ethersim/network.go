@@ -40,7 +40,8 @@ func NewNetwork(k *sim.Kernel) *Network {
 func (n *Network) Kernel() *sim.Kernel { return n.k }
 
 // RegisterHost adds a host to the table. A name, MAC or IP address that is
-// already registered is an error.
+// already registered is an error; the zero IP address is none (a host that
+// runs no Internet protocols), which any number of hosts may have.
 func (n *Network) RegisterHost(name string, mac MAC, ip IP4) error {
 	switch {
 	case name == "":
@@ -49,12 +50,14 @@ func (n *Network) RegisterHost(name string, mac MAC, ip IP4) error {
 		return fmt.Errorf("ethersim: host %q registered twice", name)
 	case n.byMAC[mac] != "":
 		return fmt.Errorf("ethersim: host %q: MAC %v already belongs to %q", name, mac, n.byMAC[mac])
-	case n.byIP[ip] != "":
+	case ip != IP4{} && n.byIP[ip] != "":
 		return fmt.Errorf("ethersim: host %q: IP %v already belongs to %q", name, ip, n.byIP[ip])
 	}
 	n.hosts[name] = HostEntry{Name: name, MAC: mac, IP: ip}
 	n.byMAC[mac] = name
-	n.byIP[ip] = name
+	if ip != (IP4{}) {
+		n.byIP[ip] = name
+	}
 	return nil
 }
 

@@ -28,6 +28,9 @@ func TestRegisterHost(t *testing.T) {
 		{"hostD", mac(1), ip(4), "MAC 02:00:00:00:00:01 already belongs to \"hostA\""},
 		{"hostD", mac(4), ip(2), "IP 10.0.0.2 already belongs to \"hostB\""},
 		{"", mac(5), ip(5), "no name"},
+		// Hosts without an IP address (no Internet protocols).
+		{"hostE", mac(6), ethersim.IP4{}, ""},
+		{"hostF", mac(7), ethersim.IP4{}, ""},
 	}
 	for _, s := range steps {
 		err := n.RegisterHost(s.name, s.mac, s.ip)
@@ -42,6 +45,8 @@ func TestRegisterHost(t *testing.T) {
 		{Name: "hostA", MAC: mac(1), IP: ip(1)},
 		{Name: "hostB", MAC: mac(2), IP: ip(2)},
 		{Name: "hostC", MAC: mac(3), IP: ip(3)},
+		{Name: "hostE", MAC: mac(6)},
+		{Name: "hostF", MAC: mac(7)},
 	}
 	if diff := cmp.Diff(want, n.Hosts()); diff != "" {
 		t.Errorf("Hosts() (-want +got):\n%s", diff)
@@ -54,6 +59,9 @@ func TestRegisterHost(t *testing.T) {
 	}
 	if _, ok := n.HostByIP(ip(99)); ok {
 		t.Error("HostByIP(unknown) found a host")
+	}
+	if _, ok := n.HostByIP(ethersim.IP4{}); ok {
+		t.Error("HostByIP(0.0.0.0) found a host")
 	}
 }
 

@@ -14,7 +14,16 @@ type FaultParams struct {
 	Drop      float64 `toml:"drop" min:"0" max:"1" help:"probability a frame is lost on this link"`
 	Corrupt   float64 `toml:"corrupt" min:"0" max:"1" help:"probability a frame arrives with one bit flipped (the FCS catches it)"`
 	Duplicate float64 `toml:"duplicate" min:"0" max:"1" help:"probability a frame is delivered twice"`
+	// Reorder holds a frame back by ReorderDelay, so that frames sent
+	// after it overtake it (netem's reordering by delay).
+	Reorder      float64  `toml:"reorder" min:"0" max:"1" help:"probability a frame is held back by reorder_delay, so that later frames overtake it"`
+	ReorderDelay sim.Time `toml:"reorder_delay" min:"0s" max:"60s" help:"how long a reordered frame is held back"`
 }
+
+// DefaultReorderDelay is how long a reordered frame is held back when the
+// config does not say: about two full-sized frames at 10 Mbit/s, so that
+// one or two frames overtake it.
+const DefaultReorderDelay = 2500 * sim.Microsecond
 
 // Validate checks that every probability lies in [0, 1]; errors start with
 // the key's name.
@@ -22,12 +31,23 @@ func (f FaultParams) Validate() error {
 	for _, p := range []struct {
 		key string
 		v   float64
-	}{{"drop", f.Drop}, {"corrupt", f.Corrupt}, {"duplicate", f.Duplicate}} {
+	}{{"drop", f.Drop}, {"corrupt", f.Corrupt}, {"duplicate", f.Duplicate}, {"reorder", f.Reorder}} {
 		if math.IsNaN(p.v) || p.v < 0 || p.v > 1 {
 			return fmt.Errorf("%s: %v is not a probability between 0 and 1", p.key, p.v)
 		}
 	}
+	if f.ReorderDelay < 0 {
+		return fmt.Errorf("reorder_delay: %v must not be negative", f.ReorderDelay)
+	}
 	return nil
+}
+
+// reorderDelay is the hold-back time of a reordered frame.
+func (f FaultParams) reorderDelay() sim.Time {
+	if f.ReorderDelay == 0 {
+		return DefaultReorderDelay
+	}
+	return f.ReorderDelay
 }
 
 // Segment modes.

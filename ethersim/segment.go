@@ -185,12 +185,13 @@ const (
 	TraceDrop                       // receive fault: frame lost
 	TraceCorrupt                    // receive fault: Arg = the bit flipped
 	TraceDuplicate                  // receive fault: frame delivered twice
+	TraceReorder                    // receive fault: frame held back; Arg = frame bytes
 	TraceEnqueue                    // switch: frame queued on the port to this attachment; Arg = queue length
 	TraceFlood                      // switch: frame from this attachment flooded
 	TraceFilter                     // switch: frame from this attachment filtered
 )
 
-var traceNames = [...]string{"txstart", "defer", "collision", "backoff", "abort", "txend", "rx", "drop", "corrupt", "duplicate", "enqueue", "flood", "filter"}
+var traceNames = [...]string{"txstart", "defer", "collision", "backoff", "abort", "txend", "rx", "drop", "corrupt", "duplicate", "reorder", "enqueue", "flood", "filter"}
 
 func (k TraceKind) String() string {
 	if int(k) < len(traceNames) {
@@ -264,6 +265,7 @@ const (
 	deliverAll    transitKind = iota // shared: to every attachment but from
 	switchIngress                    // switch: last bit received and looked up
 	deliverOne                       // switch: from (the port's station) receives it
+	deliverLate                      // a reordered frame: from's station receives it, no more faults
 )
 
 // send schedules buf (whose reference the transit takes over) to arrive at.
@@ -297,6 +299,8 @@ func (t *transit) fire() {
 		s.forward(from, buf)
 	case deliverOne:
 		from.receive(buf.data)
+	case deliverLate:
+		from.hand(buf.data, 1)
 	}
 	s.release(buf)
 }
@@ -356,6 +360,7 @@ type AttachmentStats struct {
 	Dropped    uint64 // receive fault: frames lost
 	Corrupted  uint64 // receive fault: frames delivered with one bit flipped
 	Duplicated uint64 // receive fault: frames delivered twice
+	Reordered  uint64 // receive fault: frames held back so that later ones overtook them
 	QueuePeak  int    // switch: most frames ever waiting on the port towards this station
 }
 
@@ -507,6 +512,22 @@ func (a *Attachment) receive(frame []byte) {
 		a.stats.Duplicated++
 		s.emit(a, TraceDuplicate, len(frame))
 	}
+	if f.Reorder > 0 && a.faultRng.Float64() < f.Reorder {
+		a.stats.Reordered++
+		s.emit(a, TraceReorder, len(frame))
+		late := s.getBuf(frame)
+		if copies == 2 {
+			a.hand(frame, 1) // the duplicate goes on time, the frame late
+		}
+		s.send(deliverLate, late, a, s.k.Now()+f.reorderDelay())
+		return
+	}
+	a.hand(frame, copies)
+}
+
+// hand gives copies of frame to the station.
+func (a *Attachment) hand(frame []byte, copies int) {
+	s := a.seg
 	for range copies {
 		a.stats.RxFrames++
 		a.stats.RxBytes += uint64(len(frame))

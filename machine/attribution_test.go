@@ -20,8 +20,8 @@ func sweep(t testing.TB, attribution bool, messages int) (*report.Result, uint64
 		t.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	exp.Workload.UDP.Sizes = []int{4, 1024, 4096}
-	exp.Workload.UDP.Messages = messages
+	udpParams(exp).Sizes = []int{4, 1024, 4096}
+	udpParams(exp).Messages = messages
 	h := fnv.New64a()
 	var buf [8]byte
 	opt := machine.Options{Trace: func(at sim.Time, ev *sim.Event) {
@@ -53,8 +53,8 @@ func TestAttributionDoesNotChangeTheRun(t *testing.T) {
 	if hashOn != hashOff || on.Events != off.Events || on.SimTimePS != off.SimTimePS {
 		t.Errorf("trace %x (%d events) with attribution, %x (%d) without", hashOn, on.Events, hashOff, off.Events)
 	}
-	for i := range on.UDP {
-		a, b := on.UDP[i], off.UDP[i]
+	for i := range udpRows(on) {
+		a, b := udpRows(on)[i], udpRows(off)[i]
 		if diff := cmp.Diff([]any{a.Send, a.Receive, a.RTTMicros}, []any{b.Send, b.Receive, b.RTTMicros}); diff != "" {
 			t.Errorf("size %d: latencies differ with attribution off (-on +off):\n%s", a.Size, diff)
 		}

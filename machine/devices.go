@@ -5,13 +5,8 @@ import (
 	"sort"
 
 	"simkron/cpu"
-	"simkron/devices/ne2000"
-	"simkron/devices/timer"
 	"simkron/memory"
-	"simkron/report"
 	"simkron/sim"
-	"simkron/stack/driver/clock"
-	drvne2000 "simkron/stack/driver/ne2000"
 )
 
 // DeviceType is a device model that machine files can name with
@@ -32,68 +27,35 @@ type DeviceType struct {
 	// setMTU, for network devices, configures the card and its driver
 	// for an interface MTU an experiment asks for ([[host.nic]] mtu).
 	setMTU func(d *DeviceSpec, mtu int) error
+	// cable, for network devices, connects two hosts' copies of the
+	// device in an experiment PairExperiment writes; nil is an Ethernet
+	// card on a shared segment at Ethernet's default rate.
+	cable func(d *DeviceSpec) cable
+	// check, when set, finds what neither the params nor the driver
+	// table can alone; each problem names its key relative to the
+	// [[device]] table ("driver", "dma_max_bytes").
+	check func(d *DeviceSpec) []DeviceProblem
 }
 
-var deviceTypes = map[string]*DeviceType{
-	"timer": {
-		Name:     "timer",
-		Help:     "real-time clock, periodic tick and one-shot timer (devices/timer)",
-		Defaults: func() any { p := timer.DefaultParams(); return &p },
-		Size:     timer.Size,
-		build: func(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
-			if irq == nil {
-				return nil, fmt.Errorf("a timer needs an irq")
-			}
-			t, err := timer.New(k, h.Name+"."+d.Name, *d.Params.(*timer.Params), irq, h.Sys.Guest)
-			if err != nil {
-				return nil, err
-			}
-			drv := clock.New(h.Kernel, d.Space, memory.Addr(d.Base), d.IRQ)
-			h.inits = append(h.inits, drv.Init)
-			return timerDevice{t}, nil
-		},
-	},
-	"ne2000": {
-		Name:           "ne2000",
-		Help:           "NE2000 ISA Ethernet card, DP8390 (devices/ne2000), with its driver (stack/driver/ne2000)",
-		Defaults:       func() any { p := ne2000.DefaultParams(); return &p },
-		DriverDefaults: func() any { p := drvne2000.DefaultParams(); return &p },
-		Size:           ne2000.Size,
-		build:          checkNE2000,
-		setMTU:         ne2000MTU,
-	},
+// DeviceProblem is a problem of a [[device]] that only its two tables
+// together show, at Key (relative to the [[device]] table).
+type DeviceProblem struct {
+	Key []string
+	Msg string
 }
 
-// ne2000MTU sets the driver's MTU and lets the card send the frames it
-// needs (a simulation allowance past Ethernet's 1518 bytes, see the
-// card's max_frame).
-func ne2000MTU(d *DeviceSpec, mtu int) error {
-	card, drv := d.Params.(*ne2000.Params), d.Driver.(*drvne2000.Params)
-	drv.MTU = mtu
-	if err := drv.Validate(); err != nil {
-		return err
+// deviceTypes are the registered device models by name. Each model
+// registers itself from a file of its own (device_*.go) with
+// registerDevice, so that a new model adds a file and edits none.
+var deviceTypes = map[string]*DeviceType{}
+
+// registerDevice adds a device model; a name taken twice is a simulator
+// bug.
+func registerDevice(t DeviceType) {
+	if _, dup := deviceTypes[t.Name]; dup {
+		panic(fmt.Sprintf("machine: device type %q registered twice", t.Name))
 	}
-	card.MaxFrame = max(card.MaxFrame, sim.Size(drv.MaxFrame()))
-	return nil
-}
-
-// checkNE2000 builds an NE2000 after checking what neither parameter
-// table can check alone: the driver's frames, mtu + 18 bytes, must be
-// ones the card transmits.
-func checkNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
-	card, drv := d.Params.(*ne2000.Params), d.Driver.(*drvne2000.Params)
-	if drv.MaxFrame() > int(card.MaxFrame) {
-		return nil, fmt.Errorf("driver.mtu: %d needs frames of %d bytes (header and FCS included), longer than params.max_frame (%v) lets the card send",
-			drv.MTU, drv.MaxFrame(), card.MaxFrame)
-	}
-	return buildNE2000(h, k, d, irq)
-}
-
-type timerDevice struct{ *timer.Timer }
-
-func (t timerDevice) Counters() []report.Counter {
-	s := t.Stats()
-	return []report.Counter{{Name: "ticks", Value: s.Ticks}, {Name: "one_shots", Value: s.OneShots}}
+	deviceTypes[t.Name] = &t
 }
 
 // LookupDeviceType finds a device model by name.

@@ -3,6 +3,8 @@ package machine_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -171,4 +173,94 @@ func TestConfigErrorsAllReported(t *testing.T) {
 	if i1 < 0 || i2 < 0 || i3 < 0 || !(i1 < i2 && i2 < i3) {
 		t.Errorf("want all three problems in line order, got:\n%s", msg)
 	}
+}
+
+// Ten mistakes spread over an experiment and two machine files are all
+// reported in one run, each with its file, line and key, sorted; a
+// machine file that does not exist is reported at the line naming it.
+func TestEveryProblemAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	m1 := edit(t, edit(t, goodMachine, `clock = "33MHz"`, `clok = "33MHz"`), "irq = 0", "irq = 40")
+	m2 := edit(t, goodMachine, `[cache.l1]
+size = "8KiB"`, `[cache.l1]
+size = "7KiB"`)
+	m2 = edit(t, m2, `name = "isa"`, `name = "is a"`)
+	write(t, dir, "m1.toml", m1)
+	write(t, dir, "m2.toml", m2)
+	exp := `[experiment]
+name = "e"
+sed = 3
+
+[[segment]]
+name = "lan0"
+
+[[host]]
+name = "a"
+machine = "m1.toml"
+
+[[host]]
+name = "b"
+machine = "m2.toml"
+[[host.nic]]
+device = "nic0"
+segment = "lan9"
+mac = "03:00:00:00:00:01"
+
+[[host]]
+name = "c"
+machine = "nosuch.toml"
+
+[workload]
+type = "membnch"
+[workload.membench]
+max_size = "64MiB"
+`
+	p := write(t, dir, "e.toml", exp)
+	_, err := machine.LoadExperiment(p)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []string{
+		p + ":3: experiment.sed: unknown key (did you mean \"seed\"?)",
+		p + ":17: host[1].nic[0].segment: segment \"lan9\" is not defined",
+		p + ":18: host[1].nic[0].mac: 03:00:00:00:00:01 is a group address",
+		p + ":22: host[2].machine: nosuch.toml: no such file or directory",
+		p + ":25: workload.type: unknown workload \"membnch\" (did you mean \"membench\"? known: ",
+		p + ":27: workload.membench.max_size: 64MiB is above the maximum 16MiB",
+		filepath.Join(dir, "m1.toml") + ":5: cpu.clok: unknown key (did you mean \"clock\"?)",
+		filepath.Join(dir, "m1.toml") + ":31: device[0].irq: 40 is above the maximum 31",
+		filepath.Join(dir, "m2.toml") + ":13: cache.l1.size: 7KiB is not a power of two",
+		filepath.Join(dir, "m2.toml") + ":21: bus[0].name: name \"is a\" may hold only letters",
+		filepath.Join(dir, "m2.toml") + ":30: device[0].bus: bus \"isa\" is not defined",
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Errorf("%d problems, want %d:\n%s", len(lines), len(want), err)
+	}
+	for _, w := range want {
+		found := false
+		for _, l := range lines {
+			found = found || strings.HasPrefix(l, w)
+		}
+		if !found {
+			t.Errorf("no problem %q in:\n%s", w, err)
+		}
+	}
+	if !slices.IsSortedFunc(lines, func(a, b string) int { return cmpFileLine(a, b) }) {
+		t.Errorf("problems not sorted:\n%s", err)
+	}
+}
+
+// cmpFileLine orders "file:line: ..." messages by file, then line.
+func cmpFileLine(a, b string) int {
+	fa, ra, _ := strings.Cut(a, ":")
+	fb, rb, _ := strings.Cut(b, ":")
+	if fa != fb {
+		return strings.Compare(fa, fb)
+	}
+	la, _, _ := strings.Cut(ra, ":")
+	lb, _, _ := strings.Cut(rb, ":")
+	na, _ := strconv.Atoi(la)
+	nb, _ := strconv.Atoi(lb)
+	return na - nb
 }

@@ -11,6 +11,7 @@ import (
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/stack/via"
 )
 
 // Host is one assembled machine with its kernel booted.
@@ -34,9 +35,15 @@ type Host struct {
 	Net *netdev.Stack
 	// NICs are the network cards with their drivers, in machine order.
 	NICs []*NIC
+	// ATMCards are the ATM cards with their drivers, in machine order.
+	ATMCards []*ATMCard
 	// Inet is the Internet protocol family, on the first card with an IP
-	// address; nil when there is none.
+	// address (Ethernet cards first, then ATM cards); nil when there is
+	// none.
 	Inet *inet.Stack
+	// VIA is the M-VIA kernel agent on the host's cards, when the machine
+	// file's [via] asks for it; nil otherwise.
+	VIA *via.Agent
 }
 
 // netStack returns the host's device layer, creating it with the first
@@ -97,6 +104,11 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 			return nil, fmt.Errorf("%s: device %q: %w", name, spec.Devices[i].Name, err)
 		}
 	}
+	for _, a := range hs.ATM {
+		if h.atmCard(a.Device) == nil {
+			return nil, fmt.Errorf("%s: atm: machine %q has no atmtaxi device %q", name, spec.Machine.Name, a.Device)
+		}
+	}
 	for _, nic := range hs.NICs {
 		if h.nic(nic.Device) == nil {
 			return nil, fmt.Errorf("%s: nic: machine %q has no network device %q", name, spec.Machine.Name, nic.Device)
@@ -111,6 +123,17 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 			}
 			break
 		}
+	}
+	for _, a := range h.ATMCards {
+		if h.Inet == nil && a.Spec != nil && a.Spec.IP != (ethersim.IP4{}) {
+			h.Inet, err = inet.New(h.Kernel, h.Net, a.Driver.Interface().Queue(), a.Spec.IP, a.Spec.Netmask, spec.Inet)
+			if err != nil {
+				return nil, fmt.Errorf("%s: inet: %w", name, err)
+			}
+		}
+	}
+	if err := h.addVIA(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	h.Kernel.Spawn("init", func(*kernel.Thread) {
 		for _, f := range h.inits {

@@ -77,7 +77,7 @@ func newInterop(t *testing.T) *interop {
 	// requires, and it ends within microseconds.
 	exp.Hosts = exp.Hosts[:1]
 	exp.Workload.Type = "membench"
-	exp.Workload.Membench = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
+	*membenchParams(exp) = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
 	for i := range exp.Segments {
 		exp.Segments[i].Pcap = false
 	}
@@ -452,9 +452,9 @@ func (x *interop) checkHealthy() {
 		"UDPInBadChecksum": st.UDPInBadChecksum, "UDPRcvbufErrors": st.UDPRcvbufErrors, "NoBuffers": st.NoBuffers,
 	}
 	nic := x.host.NICs[0]
-	bad["card GuestErrors"] = nic.Card.Stats().GuestErrors
-	bad["driver TxErrors"] = nic.Driver.Stats().TxErrors
-	bad["driver RxErrors"] = nic.Driver.Stats().RxErrors
+	bad["card GuestErrors"] = ne2k(nic).Stats().GuestErrors
+	bad["driver TxErrors"] = ne2kDriver(nic).Stats().TxErrors
+	bad["driver RxErrors"] = ne2kDriver(nic).Stats().RxErrors
 	gs := x.peer.Stack.Stats()
 	bad["gVisor IP MalformedPacketsReceived"] = gvStat(gs.IP.MalformedPacketsReceived)
 	bad["gVisor IP MalformedFragmentsReceived"] = gvStat(gs.IP.MalformedFragmentsReceived)
@@ -656,7 +656,7 @@ func (x *interop) gvisorPings(sizes []int) (sent, got [][]byte) {
 		if !x.runUntil(2*sim.Second, func() bool { return len(got) > i }) {
 			nic := x.host.NICs[0]
 			t.Errorf("gVisor ping %d (%d data bytes): no reply within 2s\nsimulated host: %+v\ncard: %+v\ndriver: %+v",
-				i, n, x.host.Inet.Stats(), nic.Card.Stats(), nic.Driver.Stats())
+				i, n, x.host.Inet.Stats(), ne2k(nic).Stats(), ne2kDriver(nic).Stats())
 			got = append(got, nil)
 		}
 	}

@@ -16,8 +16,8 @@ func TestLayerOverride(t *testing.T) {
 			t.Fatal(err)
 		}
 		exp.Segments[0].Pcap = false
-		exp.Workload.UDP.Sizes = []int{1024}
-		exp.Workload.UDP.Messages = 3
+		udpParams(exp).Sizes = []int{1024}
+		udpParams(exp).Messages = 3
 		exp.Layers = layers
 		r, err := machine.New(exp, machine.Options{})
 		if err != nil {
@@ -28,7 +28,7 @@ func TestLayerOverride(t *testing.T) {
 			t.Fatal(err)
 		}
 		by := map[string]float64{}
-		for _, l := range res.UDP[0].RecvLayers {
+		for _, l := range udpRows(res)[0].RecvLayers {
 			by[l.Layer] = l.Cycles
 		}
 		return by

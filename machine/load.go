@@ -3,6 +3,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,16 +13,49 @@ import (
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/stack/inet"
+	"simkron/workload"
 )
 
 // LoadMachine reads a machine file strictly. Every problem is reported
 // with the file, line and key; a nil error means the machine can be built.
-func LoadMachine(path string) (*Spec, error) {
+func LoadMachine(path string) (*Spec, error) { return loadMachine(path, nil) }
+
+func loadMachine(path string, sets []Override) (*Spec, error) {
 	f, err := config.Parse(path)
 	if err != nil {
 		return nil, err
 	}
+	if errs := apply(f, sets); errs != nil {
+		return nil, errs
+	}
 	return decodeMachine(f)
+}
+
+// Override replaces one key of an experiment before it is decoded, as
+// `simkron sweep --set KEY=VALUE` does: Key is a dotted path in the
+// experiment file ("host.inet.mtu": every [[host]]'s; "host[1].inet.mtu":
+// the second's), or, after "machine.", in every host's machine file
+// ("machine.cache.l2.size"). Value is what config.ParseValue makes of the
+// text; Origin names the override in messages.
+type Override struct {
+	Key    string
+	Value  any
+	Origin string
+}
+
+// MachinePrefix starts the key of an Override that applies to every
+// host's machine file.
+const MachinePrefix = "machine."
+
+// apply sets the overrides into f; problems name their origin.
+func apply(f *config.File, sets []Override) config.Errors {
+	var errs config.Errors
+	for _, o := range sets {
+		if err := f.Set(o.Key, o.Value, o.Origin); err != nil {
+			errs = append(errs, &config.Error{File: f.Path() + ": " + o.Origin, Msg: err.Error()})
+		}
+	}
+	return errs
 }
 
 func decodeMachine(f *config.File) (*Spec, error) {
@@ -59,9 +93,7 @@ func decodeMachine(f *config.File) (*Spec, error) {
 		spec.Devices = append(spec.Devices, d)
 	}
 	add(f.CheckUnused())
-	if len(errs) == 0 {
-		errs = append(errs, checkMachine(f, &spec)...)
-	}
+	errs = append(errs, notAgain(errs, checkMachine(f, &spec))...)
 	if len(errs) > 0 {
 		sortErrors(errs)
 		return nil, errs
@@ -120,7 +152,15 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 			errs = append(errs, f.Errorf(at("device", k, "irq"), "line %d is already used by device %q (lines are not shared)", d.IRQ, other))
 		}
 		irqs[d.IRQ] = d.Name
-		t := deviceTypes[d.Type]
+		t, ok := deviceTypes[d.Type]
+		if !ok {
+			continue // an unknown type, reported already
+		}
+		if t.check != nil {
+			for _, pr := range t.check(&s.Devices[i]) {
+				errs = append(errs, f.Errorf(append([]string{"device", k}, pr.Key...), "%s", pr.Msg))
+			}
+		}
 		cur := span{d.Name, d.Space, d.Base, d.Base + t.Size}
 		for _, o := range spans {
 			if o.space == cur.space && cur.base < o.end && o.base < cur.end {
@@ -139,10 +179,42 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 
 // LoadExperiment reads an experiment file and every machine file it
 // names. A nil error means the experiment can run.
-func LoadExperiment(path string) (*Experiment, error) {
+func LoadExperiment(path string) (*Experiment, error) { return LoadExperimentWith(path, nil) }
+
+// LoadExperimentWith is LoadExperiment with overrides of its keys and its
+// machine files' (see Override), checked as strictly as the files.
+func LoadExperimentWith(path string, sets []Override) (*Experiment, error) {
 	f, err := config.Parse(path)
 	if err != nil {
 		return nil, err
+	}
+	return loadExperiment(f, sets)
+}
+
+// LoadExperimentBytes is LoadExperimentWith for an experiment's text,
+// as if read from the file path (which names it in errors; its machine
+// files are relative to the path's folder).
+func LoadExperimentBytes(path string, text []byte, sets []Override) (*Experiment, error) {
+	f, err := config.ParseBytes(path, text)
+	if err != nil {
+		return nil, err
+	}
+	return loadExperiment(f, sets)
+}
+
+func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
+	path := f.Path()
+	var own, machineSets []Override
+	for _, o := range sets {
+		if k, ok := strings.CutPrefix(o.Key, MachinePrefix); ok {
+			o.Key = k
+			machineSets = append(machineSets, o)
+		} else {
+			own = append(own, o)
+		}
+	}
+	if errs := apply(f, own); errs != nil {
+		return nil, errs
 	}
 	exp := DefaultExperiment()
 	exp.Path = path
@@ -153,41 +225,62 @@ func LoadExperiment(path string) (*Experiment, error) {
 		}
 	}
 	add(f.DecodePartial(&exp))
+	// Every registered workload's section decodes into its Params.
+	types := workload.Types()
+	names := workload.Names()
+	f.Accept([]string{"workload"}, names...)
+	for _, t := range types {
+		add(f.DecodeInto(exp.Workload.Params[t.Name], "workload", t.Name))
+	}
+	inetBad := map[int]bool{}
 	for i := range exp.Hosts {
 		// Checked here on the defaults, decoded onto the machine's
 		// settings once its file is read.
 		if scratch := inet.DefaultParams(); f.Has("host", strconv.Itoa(i), "inet") {
-			add(f.DecodeInto(&scratch, "host", strconv.Itoa(i), "inet"))
+			err := f.DecodeInto(&scratch, "host", strconv.Itoa(i), "inet")
+			inetBad[i] = err != nil
+			add(err)
 		}
 	}
+	atmBad, atmErrs := decodeATMOverrides(f, &exp)
+	errs = append(errs, atmErrs...)
 	add(f.CheckUnused())
-	if len(errs) == 0 {
-		errs = append(errs, checkExperiment(f, &exp)...)
-	}
-	if len(errs) > 0 {
-		sortErrors(errs)
-		return nil, errs
-	}
-	// Machine files: their errors name their own file and line.
-	var machineErrs error
+	errs = append(errs, notAgain(errs, checkExperiment(f, &exp))...)
+	errs = append(errs, notAgain(errs, checkATM(f, &exp))...)
+	// Machine files: their errors name their own file and line, each
+	// file's once; a file that cannot be read is reported at the line of
+	// the experiment that names it.
+	reported := map[string]bool{}
 	for i := range exp.Hosts {
 		h := &exp.Hosts[i]
+		if h.MachineFile == "" {
+			continue
+		}
 		mp := h.MachineFile
 		if !filepath.IsAbs(mp) {
 			mp = filepath.Join(filepath.Dir(path), mp)
 		}
-		spec, err := LoadMachine(mp)
-		if err != nil {
-			machineErrs = errors.Join(machineErrs, fmt.Errorf("host %q: %w", h.Name, err))
+		spec, err := loadMachine(mp, machineSets)
+		if err == nil {
+			h.Machine = spec
 			continue
 		}
-		h.Machine = spec
-	}
-	if machineErrs != nil {
-		return nil, machineErrs
+		if reported[mp] {
+			continue
+		}
+		reported[mp] = true
+		var es config.Errors
+		if _, unread := errors.AsType[*fs.PathError](err); unread && errors.As(err, &es) {
+			errs = append(errs, f.Errorf([]string{"host", strconv.Itoa(i), "machine"}, "%s: %s", h.MachineFile, es[0].Msg))
+			continue
+		}
+		add(err)
 	}
 	// What the experiment says of each machine's devices and stack.
 	for i, h := range exp.Hosts {
+		if h.Machine == nil {
+			continue
+		}
 		hk := strconv.Itoa(i)
 		ipDone := false
 		for j, n := range h.NICs {
@@ -220,11 +313,13 @@ func LoadExperiment(path string) (*Experiment, error) {
 			}
 			ipDone = ipDone || n.IP != (ethersim.IP4{})
 		}
-		if f.Has("host", hk, "inet") {
+		errs = append(errs, applyATM(f, &exp, i, atmBad, ipDone)...)
+		if f.Has("host", hk, "inet") && !inetBad[i] {
 			add(f.DecodeInto(&h.Machine.Inet, "host", hk, "inet"))
 		}
 	}
 	if len(errs) > 0 {
+		sortErrors(errs)
 		return nil, errs
 	}
 	return &exp, nil
@@ -282,37 +377,78 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 			ips[n.IP] = where
 		}
 	}
-	// The hosts each workload names must exist.
-	type hostRef struct{ key, name string }
-	w := e.Workload
-	refs := map[string][]hostRef{
-		"mac":  {{"sender", w.Mac.Sender}},
-		"udp":  {{"client", w.UDP.Client}, {"server", w.UDP.Server}},
-		"tcp":  {{"client", w.TCP.Client}, {"server", w.TCP.Server}},
-		"ttcp": {{"transmitter", w.TTCP.Transmitter}, {"receiver", w.TTCP.Receiver}},
-		"ping": {{"from", w.Ping.From}, {"to", w.Ping.To}},
-	}
-	if !w.Mac.Loopback {
-		refs["mac"] = append(refs["mac"], hostRef{"receiver", w.Mac.Receiver})
-	}
-	for _, r := range refs[w.Type] {
-		if !names[r.name] {
-			errs = append(errs, f.Errorf([]string{"workload", w.Type, r.key}, "no [[host]] is called %q", r.name))
-		}
-	}
 	for _, name := range sortedKeys(e.Layers) {
 		if l := e.Layers[name]; l == "" || strings.ContainsAny(l, " \t") {
 			errs = append(errs, f.Errorf([]string{"layers", name}, "layer %q must be a non-empty word", l))
 		}
 	}
-	known := false
-	for _, w := range Workloads {
-		known = known || w == e.Workload.Type
-	}
-	if !known {
-		errs = append(errs, f.Errorf([]string{"workload", "type"}, "unknown workload %q (known: %v)", e.Workload.Type, Workloads))
+	// The workloads must be registered, each once, and the hosts they
+	// name must exist.
+	w := e.Workload
+	seen := map[string]bool{}
+	for i, name := range append([]string{w.Type}, w.Then...) {
+		key := []string{"workload", "type"}
+		if i > 0 {
+			key = []string{"workload", "then", strconv.Itoa(i - 1)}
+		}
+		t, ok := workload.Lookup(name)
+		if !ok {
+			hint := ""
+			if s := config.Suggest(name, workload.Names()); s != "" {
+				hint = fmt.Sprintf("did you mean %q? ", s)
+			}
+			errs = append(errs, f.Errorf(key, "unknown workload %q (%sknown: %s)", name, hint, workload.List()))
+			continue
+		}
+		if seen[name] {
+			errs = append(errs, f.Errorf(key, "workload %q runs twice: one [workload.%s] configures one run", name, name))
+			continue
+		}
+		seen[name] = true
+		if t.Hosts != nil {
+			for _, r := range t.Hosts(w.Params[name]) {
+				if !names[r.Name] {
+					errs = append(errs, f.Errorf(append([]string{"workload", name}, keyPath(r.Key)...), "no [[host]] is called %q", r.Name))
+				}
+			}
+		}
 	}
 	return errs
+}
+
+// keyPath splits a workload's host key, "client" or "case[2].host", into
+// the elements of its key path ("case", "2", "host").
+func keyPath(key string) []string {
+	var out []string
+	for _, part := range strings.Split(key, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		out = append(out, name)
+		for rest != "" {
+			var i string
+			i, rest, _ = strings.Cut(rest, "]")
+			out = append(out, i)
+			rest = strings.TrimPrefix(rest, "[")
+		}
+	}
+	return out
+}
+
+// notAgain returns the errors of checks that no single key can show,
+// less those at a key that is wrong already: the checks run even when
+// keys are wrong, so that every problem is reported at once, and a wrong
+// key is reported once.
+func notAgain(have, checks config.Errors) config.Errors {
+	bad := map[string]bool{}
+	for _, e := range have {
+		bad[e.File+"\x00"+e.Key] = true
+	}
+	var out config.Errors
+	for _, e := range checks {
+		if e.Key == "" || !bad[e.File+"\x00"+e.Key] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func sortErrors(es config.Errors) {

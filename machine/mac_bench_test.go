@@ -27,7 +27,7 @@ func BenchmarkMacTwoHosts1024(b *testing.B) {
 		if err != nil || !res.Complete {
 			b.Fatal(err, res.Incomplete)
 		}
-		if row := res.Mac[0]; row.Received != frames {
+		if row := macRows(res)[0]; row.Received != frames {
 			b.Fatalf("received %d of %d", row.Received, frames)
 		}
 		received += frames

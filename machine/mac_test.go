@@ -48,9 +48,9 @@ func loadMac(t testing.TB, sizes []int, frames int) *machine.Experiment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Workload.Mac.Sizes = sizes
-	exp.Workload.Mac.Frames = frames
-	exp.Workload.Mac.Timeout = 50 * sim.Millisecond
+	macParams(exp).Sizes = sizes
+	macParams(exp).Frames = frames
+	macParams(exp).Timeout = 50 * sim.Millisecond
 	return exp
 }
 
@@ -102,9 +102,9 @@ func addHost(exp *machine.Experiment, name string, last byte) int {
 // need its SocketDrops.
 func noWorkload(exp *machine.Experiment) {
 	exp.Workload.Type = "membench"
-	exp.Workload.Membench.Ops = nil
-	exp.Workload.Membench.MinSize = 4
-	exp.Workload.Membench.MaxSize = 4
+	membenchParams(exp).Ops = nil
+	membenchParams(exp).MinSize = 4
+	membenchParams(exp).MaxSize = 4
 }
 
 func build(t testing.TB, exp *machine.Experiment, opt machine.Options) *machine.Run {
@@ -148,10 +148,8 @@ func host(t testing.TB, r *machine.Run, name string) *machine.Host {
 // run's own helper for this is unexported).
 func benchHost(h *machine.Host) *macbench.Host {
 	n := h.NICs[0]
-	drv := n.Driver
 	return &macbench.Host{
-		Name: h.Name, Kernel: h.Kernel, Net: h.Net, Dev: drv.Queue(), MAC: [6]byte(n.Spec.MAC),
-		TxTime: func() (sim.Time, uint64) { s := drv.Stats(); return s.TxTime, s.TxTimed },
+		Name: h.Name, Kernel: h.Kernel, Net: h.Net, Dev: n.Queue(), MAC: [6]byte(n.Spec.MAC), TxTime: n.TxTime,
 	}
 }
 
@@ -262,14 +260,14 @@ func TestMacDeliversEveryByte(t *testing.T) {
 	// handler: let it finish.
 	r.K.RunUntil(r.K.Now() + 10*sim.Millisecond)
 
-	for _, row := range res.Mac {
+	for _, row := range macRows(res) {
 		if row.Sent != frames || row.Received != frames || row.Corrupt != 0 || row.FrameBytes != 14+row.Size+4 {
 			t.Errorf("size %d: sent %d received %d corrupt %d frame bytes %d; want %d, %d, 0, %d",
 				row.Size, row.Sent, row.Received, row.Corrupt, row.FrameBytes, frames, frames, 14+row.Size+4)
 		}
 	}
-	if len(res.Mac) != len(sizes) {
-		t.Fatalf("%d rows, want %d", len(res.Mac), len(sizes))
+	if len(macRows(res)) != len(sizes) {
+		t.Fatalf("%d rows, want %d", len(macRows(res)), len(sizes))
 	}
 	if len(seen) > 0 {
 		t.Errorf("observer found %d bad frames, first: %s", len(seen), seen[0])
@@ -311,12 +309,12 @@ func TestMacFCSCatchesCorruption(t *testing.T) {
 	res := execute(t, r)
 
 	nic := host(t, r, "pcB").NICs[0]
-	port, card, drv := nic.Port.Stats(), nic.Card.Stats(), nic.Driver.Stats()
-	unread, cntr1, cntr2 := ringState(nic.Card)
+	port, card, drv := nic.Port.Stats(), ne2k(nic).Stats(), ne2kDriver(nic).Stats()
+	unread, cntr1, cntr2 := ringState(ne2k(nic))
 	t.Logf("wire corrupted %d, card crc %d filtered %d, driver crc %d, tally pending %d", port.Corrupted, card.CRCErrors, card.RxFiltered, drv.CRCErrors, cntr1)
 
 	sent, received := 0, 0
-	for _, row := range res.Mac {
+	for _, row := range macRows(res) {
 		sent += row.Sent
 		received += row.Received
 		if row.Corrupt != 0 {
@@ -362,22 +360,22 @@ func TestMacOverflowRecovers(t *testing.T) {
 	ownMachine(exp, 1).Buses[0].AccessTime = 3 * sim.Microsecond
 	nicDriver(t, exp, 0).TxBuffers = 2
 	r := build(t, exp, machine.Options{})
-	p := exp.Workload.Mac
+	p := *macParams(exp)
 	bench := startBench(t, r, p, "pcA", "pcB")
 	b := host(t, r, "pcB")
 	nic := b.NICs[0]
 	// Run up to the first overflow, note what the driver had read, then
 	// let Execute run the rest.
-	r.K.RunWhile(func() bool { return nic.Card.Stats().Overflows == 0 && r.K.Next() < sim.Second })
-	if nic.Card.Stats().Overflows == 0 {
+	r.K.RunWhile(func() bool { return ne2k(nic).Stats().Overflows == 0 && r.K.Next() < sim.Second })
+	if ne2k(nic).Stats().Overflows == 0 {
 		t.Fatal("no overflow in the first second")
 	}
-	readBefore := nic.Driver.Stats().RxFrames
+	readBefore := ne2kDriver(nic).Stats().RxFrames
 	res := execute(t, r)
 
 	row := bench.Rows()[0]
-	card, drv, port, ns := nic.Card.Stats(), nic.Driver.Stats(), nic.Port.Stats(), b.Net.Stats()
-	unread, _, cntr2 := ringState(nic.Card)
+	card, drv, port, ns := ne2k(nic).Stats(), ne2kDriver(nic).Stats(), nic.Port.Stats(), b.Net.Stats()
+	unread, _, cntr2 := ringState(ne2k(nic))
 	t.Logf("sent %d received %d; card stored %d missed %d offline %d overflows %d; driver %d overruns %d; ring unread %d; socket drops %d",
 		row.Sent, row.Received, card.RxFrames, card.Missed, card.RxOffline, card.Overflows, drv.RxFrames, drv.Overruns, unread, bench.SocketDrops())
 
@@ -441,7 +439,7 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 	// (52 ms) an attempt, for up to 16 attempts, while the other two
 	// senders win the medium (the capture effect): the receivers must
 	// wait longer than that before they give up.
-	exp.Workload.Mac.Timeout = sim.Second
+	macParams(exp).Timeout = sim.Second
 	addHost(exp, "pcC", 0xc)
 	exp.Segments[0].Pcap = false
 	r = build(t, exp, machine.Options{Seed: &seed})
@@ -450,14 +448,14 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 			trace = append(trace, tr)
 		}
 	})
-	p := exp.Workload.Mac
+	p := *macParams(exp)
 	benches = []*macbench.Bench{startBench(t, r, p, "pcC", "pcA"), startBench(t, r, p, "pcB", "pcC")}
 	result := execute(t, r)
 	var buf bytes.Buffer
 	if err := result.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	rows := [][]macbench.Row{result.Mac}
+	rows := [][]macbench.Row{macRows(result)}
 	for _, b := range benches {
 		rows = append(rows, b.Rows())
 	}
@@ -479,7 +477,7 @@ func TestMacCollisions(t *testing.T) {
 	var sent, aborted, collisions uint64
 	for _, h := range r.Hosts {
 		ps := h.NICs[0].Port.Stats()
-		ds := h.NICs[0].Driver.Stats()
+		ds := ne2kDriver(h.NICs[0]).Stats()
 		t.Logf("%s: sent %d, collisions %d, deferrals %d, aborts %d", h.Name, ps.TxFrames, ps.Collisions, ps.Deferrals, ps.Aborts)
 		sent += ps.TxFrames
 		aborted += ps.Aborts
@@ -487,7 +485,7 @@ func TestMacCollisions(t *testing.T) {
 		if ds.TxErrors != ps.Aborts {
 			t.Errorf("%s: driver tx errors %d, want the %d frames the wire gave up", h.Name, ds.TxErrors, ps.Aborts)
 		}
-		if cs := h.NICs[0].Card.Stats(); cs.Missed != 0 || cs.Overflows != 0 {
+		if cs := ne2k(h.NICs[0]).Stats(); cs.Missed != 0 || cs.Overflows != 0 {
 			t.Errorf("%s: card missed %d, overflows %d; want 0", h.Name, cs.Missed, cs.Overflows)
 		}
 	}
@@ -513,7 +511,7 @@ func TestMacCollisions(t *testing.T) {
 	if err := json.NewDecoder(bytes.NewReader(js1)).Decode(&res); err != nil {
 		t.Fatal(err)
 	}
-	rows = append([][]macbench.Row{res.Mac}, rows...)
+	rows = append([][]macbench.Row{macRows(&res)}, rows...)
 	for i, rs := range rows {
 		row := rs[0]
 		ab := host(t, r, senders[i]).NICs[0].Port.Stats().Aborts
@@ -549,7 +547,7 @@ func TestMacAddressFilter(t *testing.T) {
 	r.K.RunUntil(r.K.Now() + 10*sim.Millisecond) // let pcS finish the last frame
 
 	sent := uint64(0)
-	for _, row := range res.Mac {
+	for _, row := range macRows(res) {
 		sent += uint64(row.Sent)
 		if row.Received != row.Sent || row.Corrupt != 0 {
 			t.Errorf("size %d: sent %d received %d corrupt %d", row.Size, row.Sent, row.Received, row.Corrupt)
@@ -559,8 +557,8 @@ func TestMacAddressFilter(t *testing.T) {
 	look := func(name string) view {
 		h := host(t, r, name)
 		n := h.NICs[0]
-		c := n.Card.Stats()
-		return view{n.Port.Stats().RxFrames, c.RxFiltered, c.RxFrames, n.Driver.Stats().RxFrames, c.Interrupts, h.Net.Stats().RxUnknown}
+		c := ne2k(n).Stats()
+		return view{n.Port.Stats().RxFrames, c.RxFiltered, c.RxFrames, ne2kDriver(n).Stats().RxFrames, c.Interrupts, h.Net.Stats().RxUnknown}
 	}
 	// pcC: nothing gets past the filter, so no receive interrupt either
 	// (its driver has nothing to transmit).
@@ -672,7 +670,7 @@ func TestMacPcap(t *testing.T) {
 func TestMacCalibration(t *testing.T) {
 	exp := loadMac(t, []int{1024}, 100)
 	res := execute(t, build(t, exp, machine.Options{}))
-	row := res.Mac[0]
+	row := macRows(res)[0]
 	t.Logf("two hosts, 1024 B: %.3f Mbit/s, tx time %.1f us, %d/%d received", row.ThroughputMbps, row.TxTimeUS, row.Received, row.Sent)
 	if row.Received != row.Sent || row.ThroughputMbps < 5.0 || row.ThroughputMbps > 6.5 || row.TxTimeUS < 1250 || row.TxTimeUS > 1600 {
 		t.Errorf("two hosts, 1024 B: received %d/%d, %.3f Mbit/s (want 5.0-6.5), tx time %.1f us (want 1250-1600)",
@@ -683,10 +681,10 @@ func TestMacCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lexp.Workload.Mac.Sizes = []int{1024}
-	lexp.Workload.Mac.Frames = 100
+	macParams(lexp).Sizes = []int{1024}
+	macParams(lexp).Frames = 100
 	lres := execute(t, build(t, lexp, machine.Options{}))
-	lrow := lres.Mac[0]
+	lrow := macRows(lres)[0]
 	t.Logf("loopback, 1024 B: %.3f Mbit/s, %d/%d received", lrow.ThroughputMbps, lrow.Received, lrow.Sent)
 	if lrow.Received != lrow.Sent || lrow.Corrupt != 0 || lrow.ThroughputMbps < 15 {
 		t.Errorf("loopback, 1024 B: received %d/%d corrupt %d, %.3f Mbit/s (want >= 15)", lrow.Received, lrow.Sent, lrow.Corrupt, lrow.ThroughputMbps)

@@ -15,6 +15,7 @@ type Network struct {
 	segments map[string]*ethersim.Segment
 	order    []string
 	pcaps    map[string]*bytes.Buffer
+	atm      *atmNet // the ATM links and switches, when the experiment has them
 }
 
 func newNetwork(k *sim.Kernel, specs []SegmentSpec) (*Network, error) {
@@ -46,13 +47,26 @@ func (n *Network) Segment(name string) (*ethersim.Segment, bool) {
 	return s, ok
 }
 
-// Capture is one segment's pcap file.
+// Capture is one segment's or ATM link's pcap file, or an ATM link's
+// cell trace.
 type Capture struct {
 	Segment string
-	Data    []byte
+	// Ext is the file's extension: "" for ".pcap".
+	Ext  string
+	Data []byte
 }
 
-// Captures returns the pcap files recorded so far, in segment order.
+// FileName is the capture's file name: SEGMENT.pcap, or LINK.cells for
+// a cell trace.
+func (c Capture) FileName() string {
+	if c.Ext == "" {
+		return c.Segment + ".pcap"
+	}
+	return c.Segment + c.Ext
+}
+
+// Captures returns the pcap files recorded so far, in segment order,
+// then the ATM links' captures and cell traces.
 func (n *Network) Captures() []Capture {
 	var out []Capture
 	for _, name := range n.order {
@@ -60,5 +74,5 @@ func (n *Network) Captures() []Capture {
 			out = append(out, Capture{Segment: name, Data: b.Bytes()})
 		}
 	}
-	return out
+	return append(out, n.atmCaptures()...)
 }

@@ -3,30 +3,51 @@ package machine
 import (
 	"fmt"
 
-	"simkron/cpu"
-	"simkron/devices/ne2000"
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
-	drvne2000 "simkron/stack/driver/ne2000"
 )
 
-// NIC is a network card of a host with the kernel's driver for it and the
-// segment it is plugged into (nil when the experiment leaves it
-// unplugged).
+// NIC is a network card of a host on an Ethernet segment, with the
+// kernel's driver for it and the segment it is plugged into (nil when the
+// experiment leaves it unplugged). A card type builds one with
+// Host.addNIC.
 type NIC struct {
 	Name   string // the [[device]] name
-	Card   *ne2000.NE2000
-	Driver *drvne2000.Driver
+	Card   Card
+	Driver NetDriver
 	Port   *ethersim.Attachment
 	Spec   *NICSpec
+	// prom is the station address the card has when the experiment
+	// gives none.
+	prom [6]byte
+	// counters returns the card's and its driver's figures.
+	counters func() []report.Counter
 	// OnFrame, when set, sees every frame that reaches the card, when its
 	// last bit arrives, before the card does. It only looks.
 	OnFrame func(frame []byte)
 	// OnSend, when set, sees every frame the card hands to the wire (FCS
 	// included). It only looks.
 	OnSend func(frame []byte)
+}
+
+// Card is a network card model on an Ethernet segment: its registers,
+// and its side of the wire.
+type Card interface {
+	memory.Device
+	// Receive takes a frame whose last bit has arrived (ethersim.Station).
+	Receive(frame []byte)
+	// TxDone says the frame the card gave the wire has gone.
+	TxDone(st ethersim.TxStatus)
+}
+
+// NetDriver is the kernel's driver of a network card.
+type NetDriver interface {
+	// Queue is the driver's device queue in the kernel's device layer.
+	Queue() int
+	// Init initialises the card, from the host's init thread.
+	Init()
 }
 
 // Transmit is the card's wire: OnSend looks, then the port sends.
@@ -44,6 +65,64 @@ func (n *NIC) Receive(frame []byte) {
 		n.OnFrame(frame)
 	}
 	n.Card.Receive(frame)
+}
+
+// ObserveReceive adds fn to the observers of the frames reaching the
+// card, after any already there. It only looks.
+func (n *NIC) ObserveReceive(fn func(frame []byte)) { n.OnFrame = chain(n.OnFrame, fn) }
+
+// ObserveSend adds fn to the observers of the frames the card puts on
+// the wire, after any already there. It only looks.
+func (n *NIC) ObserveSend(fn func(frame []byte)) { n.OnSend = chain(n.OnSend, fn) }
+
+func chain(prev, fn func([]byte)) func([]byte) {
+	if prev == nil {
+		return fn
+	}
+	return func(f []byte) { prev(f); fn(f) }
+}
+
+// DeviceName is the card's [[device]] name.
+func (n *NIC) DeviceName() string { return n.Name }
+
+// Plugged reports whether the card is plugged into a segment.
+func (n *NIC) Plugged() bool { return n.Port != nil }
+
+// StationAddress is the card's MAC address: the experiment's, or its
+// PROM's default.
+func (n *NIC) StationAddress() [6]byte {
+	if n.Spec != nil {
+		return n.Spec.MAC
+	}
+	return n.prom
+}
+
+// Queue is the driver's device queue in the kernel's device layer.
+func (n *NIC) Queue() int { return n.Driver.Queue() }
+
+// TxTime reads the driver's accumulated transmit time and count (zero
+// for a driver that does not time its transmissions).
+func (n *NIC) TxTime() (sim.Time, uint64) {
+	if d, ok := n.Driver.(interface{ TxTime() (sim.Time, uint64) }); ok {
+		return d.TxTime()
+	}
+	return 0, 0
+}
+
+// SetLoopback makes the driver loop frames back to itself, where the
+// driver can.
+func (n *NIC) SetLoopback(on bool) {
+	if d, ok := n.Driver.(interface{ SetLoopback(bool) }); ok {
+		d.SetLoopback(on)
+	}
+}
+
+// WireRate is the segment's signalling rate, 0 when unplugged.
+func (n *NIC) WireRate() sim.BitRate {
+	if n.Port == nil {
+		return 0
+	}
+	return n.Port.Segment().Params().Rate
 }
 
 // nic returns the network card called device, or nil.
@@ -66,20 +145,15 @@ func (h *Host) nicSpec(device string) *NICSpec {
 	return nil
 }
 
-func buildNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
-	if irq == nil {
-		return nil, fmt.Errorf("an ne2000 needs an irq")
-	}
-	p := *d.Params.(*ne2000.Params)
+// addNIC plugs a card built for the [[device]] d into the segment the
+// experiment binds it to (when it does), registers the host's addresses
+// with the network, and adds the driver made by newDriver (given the
+// card's interface name, "eth0") to the host's init and its NICs. wire
+// gives the card its side of the attachment; prom is the card's own
+// station address; counters its figures for reports.
+func (h *Host) addNIC(d *DeviceSpec, card Card, prom [6]byte, wire func(*NIC), newDriver func(ifname string) (NetDriver, error), counters func() []report.Counter) (*NIC, error) {
 	bind := h.nicSpec(d.Name)
-	if bind != nil {
-		p.MAC = bind.MAC
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	card := ne2000.New(k, h.Name+"."+d.Name, p, irq, h.Sys.Guest)
-	nic := &NIC{Name: d.Name, Card: card, Spec: bind}
+	nic := &NIC{Name: d.Name, Card: card, Spec: bind, prom: prom}
 	if bind != nil {
 		seg, ok := h.net.Segment(bind.Segment)
 		if !ok {
@@ -90,67 +164,75 @@ func buildNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Devic
 			return nil, err
 		}
 		port.OnTxDone = card.TxDone
-		card.SetWire(nic)
 		nic.Port = port
+		wire(nic)
 		if err := h.net.RegisterHost(h.Name, bind.MAC, bind.IP); err != nil {
 			return nil, err
 		}
 	}
-	drv, err := drvne2000.New(h.Kernel, h.netStack(), fmt.Sprintf("eth%d", len(h.NICs)), d.Space, memory.Addr(d.Base), d.IRQ, *d.Driver.(*drvne2000.Params))
+	drv, err := newDriver(fmt.Sprintf("eth%d", len(h.NICs)))
 	if err != nil {
 		return nil, err
 	}
 	nic.Driver = drv
+	nic.counters = func() []report.Counter {
+		out := counters()
+		if nic.Port != nil {
+			p := nic.Port.Stats()
+			out = append(out,
+				report.Counter{Name: "wire.tx_frames", Value: p.TxFrames}, report.Counter{Name: "wire.rx_frames", Value: p.RxFrames},
+				report.Counter{Name: "wire.collisions", Value: p.Collisions}, report.Counter{Name: "wire.deferrals", Value: p.Deferrals},
+				report.Counter{Name: "wire.aborts", Value: p.Aborts}, report.Counter{Name: "wire.dropped", Value: p.Dropped},
+				report.Counter{Name: "wire.corrupted", Value: p.Corrupted},
+			)
+		}
+		return out
+	}
 	h.inits = append(h.inits, drv.Init)
 	h.NICs = append(h.NICs, nic)
-	return nicDevice{nic}, nil
+	return nic, nil
 }
 
+// nicDevice is a card's register window as the device registry sees it.
 type nicDevice struct{ *NIC }
-
-func (n nicDevice) Name() string { return n.Card.Name() }
 
 var _ ethersim.Station = (*NIC)(nil)
 
-func (n nicDevice) Read(off uint64, size int) uint64 {
-	return n.Card.Read(off, size)
-}
+func (n nicDevice) Name() string                         { return n.Card.Name() }
+func (n nicDevice) Read(off uint64, size int) uint64     { return n.Card.Read(off, size) }
 func (n nicDevice) Write(off uint64, size int, v uint64) { n.Card.Write(off, size, v) }
-func (n nicDevice) ReadBlock(off uint64, width int, p []byte) {
-	n.Card.ReadBlock(off, width, p)
+
+// nicBlockDevice is the register window of a card with a data port:
+// string I/O passes on to it.
+type nicBlockDevice struct{ nicDevice }
+
+func (n nicBlockDevice) ReadBlock(off uint64, width int, p []byte) {
+	n.Card.(memory.BlockDevice).ReadBlock(off, width, p)
 }
-func (n nicDevice) WriteBlock(off uint64, width int, p []byte) {
-	n.Card.WriteBlock(off, width, p)
+func (n nicBlockDevice) WriteBlock(off uint64, width int, p []byte) {
+	n.Card.(memory.BlockDevice).WriteBlock(off, width, p)
+}
+
+// device returns n's register window for the device registry.
+func (n *NIC) device() Device {
+	if _, ok := n.Card.(memory.BlockDevice); ok {
+		return nicBlockDevice{nicDevice{n}}
+	}
+	return nicDevice{n}
 }
 
 // Peek lets observers read the card's registers without side effects.
-func (n nicDevice) Peek(off uint64) (uint64, bool) { return n.Card.Peek(off) }
+func (n nicDevice) Peek(off uint64) (uint64, bool) {
+	if p, ok := n.Card.(memory.Peeker); ok {
+		return p.Peek(off)
+	}
+	return 0, false
+}
 
 var (
-	_ memory.BlockDevice = nicDevice{}
+	_ memory.BlockDevice = nicBlockDevice{}
 	_ memory.Peeker      = nicDevice{}
 )
 
 // Counters reports the card's, the driver's and the port's figures.
-func (n nicDevice) Counters() []report.Counter {
-	c := n.Card.Stats()
-	d := n.Driver.Stats()
-	out := []report.Counter{
-		{Name: "card.tx_frames", Value: c.TxFrames}, {Name: "card.rx_frames", Value: c.RxFrames},
-		{Name: "card.crc_errors", Value: c.CRCErrors}, {Name: "card.missed", Value: c.Missed},
-		{Name: "card.overflows", Value: c.Overflows}, {Name: "card.interrupts", Value: c.Interrupts},
-		{Name: "driver.tx_frames", Value: d.TxFrames}, {Name: "driver.rx_frames", Value: d.RxFrames},
-		{Name: "driver.tx_errors", Value: d.TxErrors}, {Name: "driver.rx_errors", Value: d.RxErrors},
-		{Name: "driver.overruns", Value: d.Overruns}, {Name: "driver.loopback_frames", Value: d.LoopbackFrames},
-	}
-	if n.Port != nil {
-		p := n.Port.Stats()
-		out = append(out,
-			report.Counter{Name: "wire.tx_frames", Value: p.TxFrames}, report.Counter{Name: "wire.rx_frames", Value: p.RxFrames},
-			report.Counter{Name: "wire.collisions", Value: p.Collisions}, report.Counter{Name: "wire.deferrals", Value: p.Deferrals},
-			report.Counter{Name: "wire.aborts", Value: p.Aborts}, report.Counter{Name: "wire.dropped", Value: p.Dropped},
-			report.Counter{Name: "wire.corrupted", Value: p.Corrupted},
-		)
-	}
-	return out
-}
+func (n nicDevice) Counters() []report.Counter { return n.counters() }

@@ -1,21 +1,16 @@
 package machine
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"simkron/cpu"
 	"simkron/report"
 	"simkron/sim"
-	"simkron/stack/apps/latency"
-	"simkron/stack/apps/macbench"
-	"simkron/stack/apps/membench"
-	"simkron/stack/apps/ping"
-	"simkron/stack/apps/tcpbench"
-	"simkron/stack/apps/ttcp"
-	"simkron/stack/apps/udpbench"
-	"simkron/stack/kernel"
+	"simkron/workload"
 )
 
 // Version is simkron's version, recorded in every result.
@@ -46,13 +41,14 @@ type Run struct {
 	K     *sim.Kernel
 	Net   *Network
 	Hosts []*Host
-	progs []*membench.Program
-	mac   *macbench.Bench
-	udp   *udpbench.Bench
-	tcp   *tcpbench.Bench
-	ttcp  *ttcp.Test
-	ping  *ping.Program
-	done  int
+	// Workloads are the experiment's workloads in order ([workload] type,
+	// then each of then), all prepared; the first is started with the
+	// run, each next one once every host's threads have ended.
+	Workloads []workload.Workload
+	// phase is the index of the workload running; finished is set when
+	// the last has ended on every host.
+	phase    int
+	finished bool
 }
 
 // New builds every host of exp and puts the workload in place.
@@ -72,6 +68,11 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	if r.Net, err = newNetwork(r.K, exp.Segments); err != nil {
 		return nil, err
 	}
+	if len(exp.ATMLinks)+len(exp.ATMSwitches) > 0 {
+		if err := r.Net.buildATM(r.K, exp.ATMLinks, exp.ATMSwitches); err != nil {
+			return nil, err
+		}
+	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
 		hs := &exp.Hosts[i]
@@ -88,36 +89,22 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		}
 		r.Hosts = append(r.Hosts, h)
 	}
-	switch exp.Workload.Type {
-	case "membench":
-		for _, h := range r.Hosts {
-			p := membench.New(h.Name, h.Kernel, exp.Workload.Membench)
-			p.Start()
-			r.progs = append(r.progs, p)
+	for _, name := range append([]string{exp.Workload.Type}, exp.Workload.Then...) {
+		t, ok := workload.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("workload %q is unknown (known: %s)", name, workload.List())
 		}
-	case "mac":
-		if err := r.setupMac(exp.Workload.Mac); err != nil {
-			return nil, fmt.Errorf("workload.mac: %w", err)
+		params := exp.Workload.Params[t.Name]
+		if params == nil {
+			params = t.Params()
 		}
-	case "udp":
-		if err := r.setupUDP(exp.Workload.UDP); err != nil {
-			return nil, fmt.Errorf("workload.udp: %w", err)
+		w, err := t.New(runEnv{r}, params)
+		if err != nil {
+			return nil, fmt.Errorf("workload.%s: %w", t.Name, err)
 		}
-	case "tcp":
-		if err := r.setupTCP(exp.Workload); err != nil {
-			return nil, fmt.Errorf("workload.tcp: %w", err)
-		}
-	case "ttcp":
-		if err := r.setupTTCP(exp.Workload.TTCP); err != nil {
-			return nil, fmt.Errorf("workload.ttcp: %w", err)
-		}
-	case "ping":
-		if err := r.setupPing(exp.Workload.Ping); err != nil {
-			return nil, fmt.Errorf("workload.ping: %w", err)
-		}
-	default:
-		return nil, fmt.Errorf("workload.type %q is unknown (want one of %v)", exp.Workload.Type, Workloads)
+		r.Workloads = append(r.Workloads, w)
 	}
+	r.Workloads[0].Start()
 	for _, h := range r.Hosts {
 		if err := h.CheckCosts(); err != nil {
 			return nil, fmt.Errorf("%s: %w", h.Name, err)
@@ -140,174 +127,81 @@ func (r *Run) host(name string) (*Host, error) {
 	return nil, fmt.Errorf("no host %q", name)
 }
 
-func (r *Run) setupMac(p macbench.Params) error {
-	tx, err := r.host(p.Sender)
-	if err != nil {
-		return fmt.Errorf("sender: %w", err)
+// runEnv is the built experiment as workloads see it.
+type runEnv struct{ r *Run }
+
+var _ workload.Env = runEnv{}
+
+func (e runEnv) Kernel() *sim.Kernel { return e.r.K }
+
+func (e runEnv) Hosts() []workload.Host {
+	out := make([]workload.Host, len(e.r.Hosts))
+	for i, h := range e.r.Hosts {
+		out[i] = hostView{h}
 	}
-	rx := tx
-	if !p.Loopback {
-		if rx, err = r.host(p.Receiver); err != nil {
-			return fmt.Errorf("receiver: %w", err)
-		}
-		if rx == tx {
-			return fmt.Errorf("receiver: the receiver is the sender; set loopback = true to measure without the wire")
-		}
-	}
-	mh := func(h *Host) (*macbench.Host, error) {
-		if len(h.NICs) == 0 {
-			return nil, fmt.Errorf("host %q has no network card", h.Name)
-		}
-		n := h.NICs[0]
-		if !p.Loopback && n.Port == nil {
-			return nil, fmt.Errorf("host %q: its card %q is not plugged into a segment ([[host.nic]])", h.Name, n.Name)
-		}
-		var mac [6]byte
-		if n.Spec != nil {
-			mac = n.Spec.MAC
-		} else {
-			mac = n.Card.Params().MAC
-		}
-		drv := n.Driver
-		return &macbench.Host{
-			Name: h.Name, Kernel: h.Kernel, Net: h.Net, Dev: drv.Queue(), MAC: mac,
-			TxTime: func() (sim.Time, uint64) { s := drv.Stats(); return s.TxTime, s.TxTimed },
-		}, nil
-	}
-	mtx, err := mh(tx)
-	if err != nil {
-		return err
-	}
-	mrx := mtx
-	if rx != tx {
-		if mrx, err = mh(rx); err != nil {
-			return err
-		}
-	}
-	if p.Loopback {
-		tx.NICs[0].Driver.SetLoopback(true)
-	}
-	rate := sim.BitRate(0)
-	if port := tx.NICs[0].Port; port != nil {
-		rate = port.Segment().Params().Rate
-	}
-	r.mac, err = macbench.New(p, mtx, mrx, rate)
-	if err != nil {
-		return err
-	}
-	r.mac.Start()
-	return nil
+	return out
 }
 
-// twoHosts returns the two different hosts a two-party workload names
-// (roles say which keys named them, for errors) as its programs see
-// them: observers of the frames reaching the first card chain.
-func (r *Run) twoHosts(roles, names [2]string) (hs [2]*latency.Host, err error) {
-	for i := range hs {
-		h, err := r.host(names[i])
-		if err != nil {
-			return hs, fmt.Errorf("%s: %w", roles[i], err)
-		}
-		if h.Inet == nil {
-			return hs, fmt.Errorf("%s: host %q has no card with an IP address", roles[i], names[i])
-		}
-		nic := h.NICs[0]
-		hs[i] = &latency.Host{Name: h.Name, Kernel: h.Kernel, Inet: h.Inet, Observe: func(f func([]byte)) {
-			prev := nic.OnFrame
-			nic.OnFrame = f
-			if prev != nil {
-				nic.OnFrame = func(b []byte) { prev(b); f(b) }
-			}
-		}}
-	}
-	if hs[0].Name == hs[1].Name {
-		return hs, fmt.Errorf("%s: the %s and the %s must be different hosts", roles[1], roles[0], roles[1])
-	}
-	return hs, nil
-}
-
-func (r *Run) newUDP(p udpbench.Params) (*udpbench.Bench, error) {
-	hs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
+func (e runEnv) Host(name string) (workload.Host, error) {
+	h, err := e.r.host(name)
 	if err != nil {
 		return nil, err
 	}
-	return udpbench.New(p, hs[0], hs[1])
+	return hostView{h}, nil
 }
 
-func (r *Run) setupUDP(p udpbench.Params) (err error) {
-	if r.udp, err = r.newUDP(p); err != nil {
-		return err
+func (e runEnv) Params(name string) any {
+	if p, ok := e.r.Exp.Workload.Params[name]; ok {
+		return p
 	}
-	r.udp.Start()
+	if t, ok := workload.Lookup(name); ok {
+		return t.Params()
+	}
 	return nil
 }
 
-// setupTCP prepares the TCP sweep and, when it asks for the comparison,
-// the UDP sweep between the same hosts, run first: the client host runs
-// the UDP client and then the TCP client on one thread.
-func (r *Run) setupTCP(w WorkloadSpec) error {
-	p := w.TCP
-	hs, err := r.twoHosts([2]string{"client", "server"}, [2]string{p.Client, p.Server})
-	if err != nil {
-		return err
+// hostView is a host as workloads see it: its kernel, its device layer,
+// Internet protocols and VIA agent when it has them, and its network
+// cards.
+type hostView struct{ h *Host }
+
+func (v hostView) Name() string { return v.h.Name }
+
+func (v hostView) Components() []any {
+	out := []any{v.h.Kernel}
+	if v.h.Net != nil {
+		out = append(out, v.h.Net)
 	}
-	if r.tcp, err = tcpbench.New(p, hs[0], hs[1]); err != nil {
-		return err
+	if v.h.Inet != nil {
+		out = append(out, v.h.Inet)
 	}
-	if !p.CompareUDP {
-		r.tcp.Start()
-		return nil
+	if v.h.VIA != nil {
+		out = append(out, v.h.VIA)
 	}
-	u := w.UDP
-	u.Client, u.Server = p.Client, p.Server
-	if r.udp, err = r.newUDP(u); err != nil {
-		return fmt.Errorf("compare_udp: %w", err)
+	for _, n := range v.h.NICs {
+		out = append(out, n)
 	}
-	hs[1].Kernel.Spawn("udpecho", r.udp.Serve)
-	hs[1].Kernel.Spawn("tcpecho", r.tcp.Serve)
-	hs[0].Kernel.Spawn("sweep", func(t *kernel.Thread) {
-		r.udp.Client(t)
-		r.tcp.Client(t)
-	})
-	return nil
+	for _, a := range v.h.ATMCards {
+		out = append(out, a, a.Driver)
+	}
+	return out
 }
 
-func (r *Run) setupTTCP(p ttcp.Params) error {
-	hs, err := r.twoHosts([2]string{"transmitter", "receiver"}, [2]string{p.Transmitter, p.Receiver})
-	if err != nil {
-		return err
-	}
-	if r.ttcp, err = ttcp.New(p, hs[0], hs[1]); err != nil {
-		return err
-	}
-	r.ttcp.Start()
-	return nil
-}
-
-func (r *Run) setupPing(p ping.Params) error {
-	from, err := r.host(p.From)
-	if err != nil {
-		return fmt.Errorf("from: %w", err)
-	}
-	to, err := r.host(p.To)
-	if err != nil {
-		return fmt.Errorf("to: %w", err)
-	}
-	for _, h := range []*Host{from, to} {
-		if h.Inet == nil {
-			return fmt.Errorf("host %q has no card with an IP address", h.Name)
+// hostDone runs when a host's last thread has ended: once every host's
+// have, the next workload starts, or the run stops after the last.
+func (r *Run) hostDone() {
+	for _, h := range r.Hosts {
+		if h.Kernel.Threads() > 0 {
+			return
 		}
 	}
-	r.ping = ping.New(p, from.Kernel, from.Inet, to.Inet.Addr())
-	r.ping.Start()
-	return nil
-}
-
-func (r *Run) hostDone() {
-	r.done++
-	if r.done == len(r.Hosts) {
-		r.K.Stop()
+	if r.phase+1 < len(r.Workloads) {
+		r.phase++
+		r.Workloads[r.phase].Start()
+		return
 	}
+	r.finished = true
+	r.K.Stop()
 }
 
 // Execute runs the simulation to the workload's end or the stop time and
@@ -317,7 +211,7 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 	const chunk = 1 << 16
 	last := time.Now()
 	var aborted error
-	for r.done < len(r.Hosts) && r.K.Next() <= stop && aborted == nil {
+	for !r.finished && r.K.Next() <= stop && aborted == nil {
 		n := 0
 		r.K.RunWhile(func() bool {
 			n++
@@ -326,7 +220,7 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 			}
 			return n <= chunk && r.K.Next() <= stop && aborted == nil
 		})
-		if r.done == len(r.Hosts) {
+		if r.finished {
 			break
 		}
 		if opt.Progress != nil && time.Since(last) > 200*time.Millisecond {
@@ -340,18 +234,13 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 	if aborted == nil && opt.Abort != nil {
 		aborted = opt.Abort()
 	}
-	res := r.result()
+	res, werr := r.result()
 	if aborted != nil {
 		res.Complete = false
 		res.Incomplete = "stopped: " + aborted.Error()
 	}
 	r.Close()
-	for _, p := range r.progs {
-		if err := p.Err(); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
+	return res, werr
 }
 
 // SetLayers moves modelled functions to other layers on every host (a
@@ -384,52 +273,42 @@ func (r *Run) Close() {
 	}
 }
 
-func (r *Run) result() *report.Result {
-	res := &report.Result{
+func (r *Run) result() (*report.Result, error) {
+	res := &report.Result{Header: report.Header{
 		Schema:      report.Schema,
 		Version:     Version,
 		Experiment:  r.Exp.Info.Name,
 		Description: r.Exp.Info.Description,
 		Seed:        r.K.Seed(),
-		Complete:    r.done == len(r.Hosts),
+		Complete:    r.finished,
 		SimTimePS:   int64(r.K.Now()),
 		Events:      r.K.Fired(),
-		Workload:    r.Exp.Workload.Type,
-	}
+		Workload:    strings.Join(append([]string{r.Exp.Workload.Type}, r.Exp.Workload.Then...), "+"),
+	}}
 	if !res.Complete {
 		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
 	}
 	for _, h := range r.Hosts {
 		res.Hosts = append(res.Hosts, h.result())
 	}
-	for _, p := range r.progs {
-		res.Membench = append(res.Membench, p.Rows()...)
-	}
-	if r.mac != nil {
-		res.Mac = r.mac.Rows()
-	}
-	if r.udp != nil {
-		res.UDP = r.udp.Rows()
-	}
-	if r.tcp != nil {
-		res.TCP = r.tcp.Rows()
-		if f := r.tcp.Failed(); f != "" && res.Complete {
-			res.Complete = false
-			res.Incomplete = "tcp sweep: " + f
-		}
-	}
-	if r.ttcp != nil {
-		res.TTCP = r.ttcp.Results()
-		for _, c := range res.TTCP {
-			if c.Error != "" && res.Complete {
-				res.Complete = false
-				res.Incomplete = fmt.Sprintf("ttcp run %q: %s", c.Name, c.Error)
+	// The workloads that started, in order.
+	var errs []error
+	for _, w := range r.Workloads[:r.phase+1] {
+		wr, err := w.Result()
+		errs = append(errs, err)
+		for _, s := range wr.Sections {
+			for _, o := range res.Sections {
+				if o.Name == s.Name {
+					errs = append(errs, fmt.Errorf("two workloads gave a result section %q", s.Name))
+				}
 			}
+			res.Sections = append(res.Sections, report.Section{Name: s.Name, Value: s.Value})
 		}
-	}
-	if r.ping != nil {
-		pr := r.ping.Result()
-		res.Ping = &pr
+		res.Figures.Add(wr.Figures)
+		if wr.Incomplete != "" && res.Complete {
+			res.Complete = false
+			res.Incomplete = wr.Incomplete
+		}
 	}
 	for _, seg := range r.Net.Segments() {
 		st := seg.Stats()
@@ -438,7 +317,7 @@ func (r *Run) result() *report.Result {
 			Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
 		})
 	}
-	return res
+	return res, errors.Join(errs...)
 }
 
 func (h *Host) result() report.Host {

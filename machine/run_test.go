@@ -16,7 +16,7 @@ func smallExperiment() *machine.Experiment {
 	spec.Machine.Name = "m"
 	spec.Cache.L1 = &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	exp.Hosts = []machine.HostSpec{{Name: "a", Machine: &spec}}
-	exp.Workload.Membench.MaxSize = 64 * sim.KiB
+	membenchParams(&exp).MaxSize = 64 * sim.KiB
 	return &exp
 }
 
@@ -33,7 +33,7 @@ func TestMembenchRuns(t *testing.T) {
 	if !res.Complete {
 		t.Fatalf("incomplete: %s", res.Incomplete)
 	}
-	for _, row := range res.Membench {
+	for _, row := range membenchRows(res) {
 		t.Logf("%s %6d cold %8d warm %10.1f cpb %.2f L1 miss %.1f", row.Op, row.Size, row.ColdCycles, row.WarmCycles, row.CyclesPerByte, row.Levels[0].Misses)
 	}
 }
@@ -46,8 +46,8 @@ func TestRunsReleaseTheirContexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Workload.Mac.Sizes = []int{46}
-	exp.Workload.Mac.Frames = 2
+	macParams(exp).Sizes = []int{46}
+	macParams(exp).Frames = 2
 	run := func() {
 		r, err := machine.New(exp, machine.Options{})
 		if err != nil {

@@ -8,18 +8,14 @@ package machine
 import (
 	"fmt"
 
+	"simkron/annotations"
 	"simkron/cpu"
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/sim"
-	"simkron/stack/apps/macbench"
-	"simkron/stack/apps/membench"
-	"simkron/stack/apps/ping"
-	"simkron/stack/apps/tcpbench"
-	"simkron/stack/apps/ttcp"
-	"simkron/stack/apps/udpbench"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
+	"simkron/workload"
 )
 
 // Spec describes one kind of machine: a TOML file under configs/machines.
@@ -33,6 +29,7 @@ type Spec struct {
 	Buses    []memory.BusParams     `toml:"bus"`
 	Devices  []DeviceSpec           `toml:"-"` // [[device]], decoded per type by LoadMachine
 	Uncached []UncachedSpec         `toml:"uncached"`
+	VIA      VIASpec                `toml:"via"`
 	// Costs overrides instruction counts of modelled functions and loops
 	// by name (see `simkron symbols`).
 	Costs map[string]int64 `toml:"costs" help:"instruction counts by function or loop name, replacing the defaults"`
@@ -82,6 +79,7 @@ func DefaultSpec() Spec {
 		Cache:  memory.HierarchyParams{MemLatency: 10, MemWriteLatency: 2},
 		Kernel: kernel.DefaultParams(),
 		Inet:   inet.DefaultParams(),
+		VIA:    defaultVIA(),
 	}
 }
 
@@ -93,6 +91,7 @@ type HostSpec struct {
 	Name        string    `toml:"name" help:"host name, used in every report and file name"`
 	MachineFile string    `toml:"machine" help:"machine file, relative to the experiment file"`
 	NICs        []NICSpec `toml:"nic" help:"network cards of the machine and the segments they plug into"`
+	ATM         []ATMSpec `toml:"atm" help:"ATM cards of the machine and the links they plug into (see machine/atm.go)"`
 	Machine     *Spec     `toml:"-"`
 	// A [host.inet] table overrides keys of the machine file's [inet] for
 	// this host (LoadExperiment applies it to Machine).
@@ -129,8 +128,11 @@ type Experiment struct {
 	// name ("ip_rcv" = "IPIN"), on every host.
 	Layers   map[string]string `toml:"layers" help:"layer of a modelled function by name, replacing its default (see simkron symbols)"`
 	Segments []SegmentSpec     `toml:"segment"`
-	Hosts    []HostSpec        `toml:"host"`
-	Workload WorkloadSpec      `toml:"workload"`
+	// The ATM network: TAXI links and switches (machine/atm.go).
+	ATMLinks    []ATMLinkSpec   `toml:"atm_link"`
+	ATMSwitches []ATMSwitchSpec `toml:"atm_switch"`
+	Hosts       []HostSpec      `toml:"host"`
+	Workload    WorkloadSpec    `toml:"workload"`
 	// Path is the file the experiment came from ("" when built in code).
 	Path string `toml:"-"`
 }
@@ -142,29 +144,36 @@ type ExperimentInfo struct {
 	Seed        uint64   `toml:"seed" help:"master seed of every random stream (overridden by --seed)"`
 	StopAt      sim.Time `toml:"stop_at" min:"1ns" help:"simulated time at which the run stops even if the workload has not ended"`
 	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
+	// The budget of annotation scripts (package annotations).
+	AnnotationCommands int64    `toml:"annotation_commands" min:"1000" max:"1000000000000" help:"Tcl commands one script's load or one annotation body may run; more is a script error that stops the run"`
+	AnnotationHostTime sim.Time `toml:"annotation_host_time" min:"1ms" max:"3600s" help:"host time one script's load or one annotation body may take, for a loop that runs no command (while 1 {}): the one limit on host time, which only stops scripts that would not end"`
 }
 
-// WorkloadSpec chooses the programs that run.
+// WorkloadSpec chooses the programs that run: a registered workload type
+// (package workload) and the decoded [workload.NAME] section of every
+// registered type, so that a workload may run another's programs too.
 type WorkloadSpec struct {
-	Type     string          `toml:"type" help:"workload: membench, mac, udp, tcp, ttcp or ping"`
-	Membench membench.Params `toml:"membench" help:"memory-system micro-benchmark"`
-	Mac      macbench.Params `toml:"mac" help:"MAC-level frame sender and receiver through the network driver"`
-	UDP      udpbench.Params `toml:"udp" help:"UDP echo latency sweep through sockets"`
-	TCP      tcpbench.Params `toml:"tcp" help:"TCP echo latency sweep through stream sockets"`
-	TTCP     ttcp.Params     `toml:"ttcp" help:"ttcp bulk transfers, one connection per [[workload.ttcp.case]]"`
-	Ping     ping.Params     `toml:"ping" help:"ICMP echo requests from one host to another"`
+	Type string `toml:"type" help:"workload type: one of the registered workloads (simkron run --help lists them)"`
+	// Then are more workloads, run one after another on the same hosts.
+	Then []string `toml:"then" help:"workload types to run after type, in order, each once every host's programs of the one before have ended (it starts at the host's next clock tick); each is configured in its own [workload.NAME]"`
+	// Params maps each registered type's name to its decoded section
+	// (its defaults when the file has none).
+	Params map[string]any `toml:"-"`
 }
 
-// DefaultExperiment returns the defaults an experiment file starts from.
+// DefaultExperiment returns the defaults an experiment file starts from,
+// with every registered workload's defaults.
 func DefaultExperiment() Experiment {
+	w := WorkloadSpec{Type: "membench", Params: map[string]any{}}
+	for _, t := range workload.Types() {
+		w.Params[t.Name] = t.Params()
+	}
 	return Experiment{
-		Info:     ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second},
-		Workload: WorkloadSpec{Type: "membench", Membench: membench.DefaultParams(), Mac: macbench.DefaultParams(), UDP: udpbench.DefaultParams(), TCP: tcpbench.DefaultParams(), TTCP: ttcp.DefaultParams(), Ping: ping.DefaultParams()},
+		Info: ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second,
+			AnnotationCommands: annotations.DefaultCommands, AnnotationHostTime: sim.Time(annotations.DefaultTime.Nanoseconds()) * sim.Nanosecond},
+		Workload: w,
 	}
 }
-
-// Workloads lists the workload types.
-var Workloads = []string{"membench", "mac", "udp", "tcp", "ttcp", "ping"}
 
 func validName(s string) error {
 	if s == "" {

@@ -52,7 +52,7 @@ func ttcpBulk(b testing.TB, machineFile string, writes int) *machine.Experiment 
 		b.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	w := &exp.Workload.TTCP
+	w := ttcpParams(exp)
 	found := false
 	for _, c := range w.Cases {
 		if c.Name == "mtu-1500" {
@@ -99,16 +99,16 @@ func ttcpBulk(b testing.TB, machineFile string, writes int) *machine.Experiment 
 
 // tcpSweep1KiB loads configs/tcp-ne2000.toml with only the TCP sweep, at
 // 1 KiB, long enough for a stable rate.
-func tcpSweep1KiB(b *testing.B) *machine.Experiment {
+func tcpSweep1KiB(b testing.TB) *machine.Experiment {
 	b.Helper()
 	exp, err := machine.LoadExperiment("../configs/tcp-ne2000.toml")
 	if err != nil {
 		b.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	exp.Workload.TCP.CompareUDP = false
-	exp.Workload.TCP.Sizes = []int{1024}
-	exp.Workload.TCP.Messages = 1000
+	tcpParams(exp).CompareUDP = false
+	tcpParams(exp).Sizes = []int{1024}
+	tcpParams(exp).Messages = 1000
 	return exp
 }
 
@@ -129,13 +129,13 @@ func benchTCPSegments(b *testing.B, exp *machine.Experiment) {
 		}
 		switch exp.Workload.Type {
 		case "ttcp":
-			c := res.TTCP[0]
+			c := ttcpResults(res)[0]
 			if c.Bytes != ttcpBenchWrites*ttcpBenchSize || c.Corrupt != 0 || !strings.HasPrefix(c.Verdict, "streaming") {
 				b.Fatalf("ttcp: %d bytes, %d corrupt: %s", c.Bytes, c.Corrupt, c.Verdict)
 			}
 		case "tcp":
-			row := res.TCP[0]
-			if row.Messages != exp.Workload.TCP.Messages || row.Lost != 0 || row.Corrupt != 0 {
+			row := tcpRows(res)[0]
+			if row.Messages != tcpParams(exp).Messages || row.Lost != 0 || row.Corrupt != 0 {
 				b.Fatalf("tcp: %d messages, %d lost, %d corrupt", row.Messages, row.Lost, row.Corrupt)
 			}
 		}

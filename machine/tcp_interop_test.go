@@ -95,7 +95,7 @@ func newTCPInterop(t *testing.T, faults ethersim.FaultParams) (*machine.Run, *ma
 	}
 	exp.Hosts = exp.Hosts[:1]
 	exp.Workload.Type = "membench"
-	exp.Workload.Membench = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
+	*membenchParams(exp) = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
 	exp.Hosts[0].NICs[0].Faults = faults
 	ownMachine(exp, 0).Inet.TCPMSL = 500 * sim.Millisecond
 	r, err := machine.New(exp, machine.Options{})

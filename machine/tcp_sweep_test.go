@@ -37,10 +37,10 @@ func TestTCPSweep(t *testing.T) {
 	}
 	exp.Segments[0].Pcap = false
 	sizes := []int{4, 1460, 1461, 8192, 32768}
-	exp.Workload.TCP.Sizes = sizes
-	exp.Workload.TCP.Messages = 5
-	exp.Workload.UDP.Sizes = sizes
-	exp.Workload.UDP.Messages = 5
+	tcpParams(exp).Sizes = sizes
+	tcpParams(exp).Messages = 5
+	udpParams(exp).Sizes = sizes
+	udpParams(exp).Messages = 5
 	r, err := machine.New(exp, machine.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +49,13 @@ func TestTCPSweep(t *testing.T) {
 	if err != nil || !res.Complete {
 		t.Fatal(err, res.Incomplete)
 	}
-	if len(res.UDP) != len(sizes) || len(res.TCP) != len(sizes) {
-		t.Fatalf("%d UDP rows and %d TCP rows, want %d each", len(res.UDP), len(res.TCP), len(sizes))
+	if len(udpRows(res)) != len(sizes) || len(tcpRows(res)) != len(sizes) {
+		t.Fatalf("%d UDP rows and %d TCP rows, want %d each", len(udpRows(res)), len(tcpRows(res)), len(sizes))
 	}
-	for i, row := range res.TCP {
+	for i, row := range tcpRows(res) {
 		t.Logf("TCP %5d B: %d segs, send %.0f (TCP %.0f IP %.0f), recv %.0f, rtt %.0f us; UDP send %.0f recv %.0f",
 			row.Size, row.Packets, row.Send.Mean, layerOf(row.SendLayers, "TCP"), layerOf(row.SendLayers, "IP"),
-			row.Receive.Mean, row.RTTMicros, res.UDP[i].Send.Mean, res.UDP[i].Receive.Mean)
+			row.Receive.Mean, row.RTTMicros, udpRows(res)[i].Send.Mean, udpRows(res)[i].Receive.Mean)
 		if row.Messages != 5 || row.Lost != 0 || row.Corrupt != 0 {
 			t.Errorf("%d B: %d messages, %d lost, %d corrupt", row.Size, row.Messages, row.Lost, row.Corrupt)
 		}
@@ -83,11 +83,11 @@ func TestTCPSweep(t *testing.T) {
 	}
 	// 23 segments of 1460 bytes on a 10 Mbit/s wire take at least 27 ms to
 	// arrive; the receive latency of 32 KiB covers them (33 MHz clock).
-	if last := res.TCP[len(sizes)-1]; last.Receive.Min < 0.027*33e6 {
+	if last := tcpRows(res)[len(sizes)-1]; last.Receive.Min < 0.027*33e6 {
 		t.Errorf("32 KiB received in %.0f cycles: faster than the wire", last.Receive.Min)
 	}
 	// One byte past the MSS costs a second segment.
-	if a, b := res.TCP[1], res.TCP[2]; b.Receive.Median <= a.Receive.Median {
+	if a, b := tcpRows(res)[1], tcpRows(res)[2]; b.Receive.Median <= a.Receive.Median {
 		t.Errorf("receive 1461 B (%.0f) not above 1460 B (%.0f)", b.Receive.Median, a.Receive.Median)
 	}
 }

@@ -199,7 +199,7 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 	for _, h := range tr.r.Hosts {
 		// The checks take a frame that reached the card intact to have
 		// reached the stack.
-		card, port := h.NICs[0].Card.Stats(), h.NICs[0].Port.Stats()
+		card, port := ne2k(h.NICs[0]).Stats(), h.NICs[0].Port.Stats()
 		if card.RxFrames != port.RxFrames-port.Corrupted {
 			t.Fatalf("%s: the card stored %d frames of the %d that reached it intact: %+v", h.Name, card.RxFrames, port.RxFrames-port.Corrupted, card)
 		}

@@ -73,11 +73,11 @@ func ttcpStallRun(t *testing.T) ttcpStallOutput {
 func ttcpRuns(t *testing.T, res *report.Result) map[string]ttcp.Result {
 	t.Helper()
 	want := []string{"fddi-stall", "mtu-1500", "nodelay", "sndbuf-16k", "no-delack"}
-	if len(res.TTCP) != len(want) {
-		t.Fatalf("%d ttcp runs, want %d", len(res.TTCP), len(want))
+	if len(ttcpResults(res)) != len(want) {
+		t.Fatalf("%d ttcp runs, want %d", len(ttcpResults(res)), len(want))
 	}
 	runs := map[string]ttcp.Result{}
-	for i, r := range res.TTCP {
+	for i, r := range ttcpResults(res) {
 		if r.Name != want[i] {
 			t.Fatalf("run %d is %q, want %q", i, r.Name, want[i])
 		}
@@ -92,7 +92,7 @@ func ttcpRuns(t *testing.T, res *report.Result) map[string]ttcp.Result {
 func TestTTCPStallResults(t *testing.T) {
 	out := ttcpStallRun(t)
 	runs := ttcpRuns(t, out.res)
-	for _, r := range out.res.TTCP {
+	for _, r := range ttcpResults(out.res) {
 		t.Logf("%-10s mtu %4d mss %4d %7.1f KB/s %4d segs %v stalls %3d max gap %6.1f ms held %4d delack %3d",
 			r.Name, r.IfMTU, r.MSS, r.KBps, r.DataSegments, r.Sizes, r.Gaps.Stalls, r.Gaps.MaxMS, r.Held, r.DelAckTimeouts)
 		if r.Error != "" {
@@ -414,10 +414,10 @@ func TestTTCPStallDeterministic(t *testing.T) {
 func TestTTCPTwoTransmitSlots(t *testing.T) {
 	exp := ttcpBulk(t, "../configs/machines/r4000.toml", 300)
 	res := execute(t, build(t, exp, machine.Options{}))
-	if !res.Complete || len(res.TTCP) != 1 {
+	if !res.Complete || len(ttcpResults(res)) != 1 {
 		t.Fatalf("incomplete: %s", res.Incomplete)
 	}
-	if c := res.TTCP[0]; c.Bytes != 300*ttcpBenchSize || c.Corrupt != 0 || c.Retransmits != 0 {
+	if c := ttcpResults(res)[0]; c.Bytes != 300*ttcpBenchSize || c.Corrupt != 0 || c.Retransmits != 0 {
 		t.Errorf("%d bytes, %d corrupt, %d retransmissions", c.Bytes, c.Corrupt, c.Retransmits)
 	}
 }
@@ -450,14 +450,14 @@ func TestTTCPStallConditions(t *testing.T) {
 				t.Fatal(err)
 			}
 			exp.Segments[0].Pcap = false
-			c := exp.Workload.TTCP.Cases[0]
+			c := ttcpParams(exp).Cases[0]
 			if c.Name != "fddi-stall" {
 				t.Fatalf("first run %q, want fddi-stall", c.Name)
 			}
 			c.Writes = 300
 			tc.edit(exp, &c)
-			exp.Workload.TTCP.Cases = []ttcp.Case{c}
-			r := execute(t, build(t, exp, machine.Options{})).TTCP[0]
+			ttcpParams(exp).Cases = []ttcp.Case{c}
+			r := ttcpResults(execute(t, build(t, exp, machine.Options{})))[0]
 			t.Logf("%.1f KB/s, %d stalls, %d delayed-ACK timeouts: %s", r.KBps, r.Gaps.Stalls, r.DelAckTimeouts, r.Verdict)
 			if r.Bytes != 300*2048 || strings.HasPrefix(r.Verdict, "STALLED") != tc.stalled {
 				t.Errorf("%d bytes, %q; want stalled %v", r.Bytes, r.Verdict, tc.stalled)

@@ -16,15 +16,23 @@ func BenchmarkUDPRoundTrips1KiB(b *testing.B) {
 	}
 }
 
-func benchUDP(b *testing.B, path string) {
+// udpBench1KiB loads the sweep at path cut to 500 round trips of 1 KiB,
+// without capture.
+func udpBench1KiB(tb testing.TB, path string) *machine.Experiment {
+	tb.Helper()
 	exp, err := machine.LoadExperiment(path)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	exp.Workload.UDP.Sizes = []int{1024}
-	exp.Workload.UDP.Warmup = 1
-	exp.Workload.UDP.Messages = 500
+	udpParams(exp).Sizes = []int{1024}
+	udpParams(exp).Warmup = 1
+	udpParams(exp).Messages = 500
+	return exp
+}
+
+func benchUDP(b *testing.B, path string) {
+	exp := udpBench1KiB(b, path)
 	trips := 0
 	b.ReportAllocs()
 	for b.Loop() {
@@ -33,10 +41,10 @@ func benchUDP(b *testing.B, path string) {
 			b.Fatal(err)
 		}
 		res, err := r.Execute(machine.Options{})
-		if err != nil || !res.Complete || res.UDP[0].Messages != 500 {
+		if err != nil || !res.Complete || udpRows(res)[0].Messages != 500 {
 			b.Fatal(err, res.Incomplete)
 		}
-		trips += res.UDP[0].Messages + exp.Workload.UDP.Warmup
+		trips += udpRows(res)[0].Messages + udpParams(exp).Warmup
 	}
 	b.ReportMetric(float64(trips)/b.Elapsed().Seconds(), "round-trips/s")
 }

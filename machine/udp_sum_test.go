@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"simkron/machine"
-	"simkron/stack/apps/udpbench"
+	"simkron/stack/apps/latency"
 )
 
 // The layers of each latency add up to it exactly: the send split to the
@@ -17,8 +17,8 @@ func TestUDPLayersSumToLatency(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	exp.Workload.UDP.Sizes = []int{4, 1472, 4096, 16384}
-	exp.Workload.UDP.Messages = 5
+	udpParams(exp).Sizes = []int{4, 1472, 4096, 16384}
+	udpParams(exp).Messages = 5
 	r, err := machine.New(exp, machine.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -27,14 +27,14 @@ func TestUDPLayersSumToLatency(t *testing.T) {
 	if err != nil || !res.Complete {
 		t.Fatal(err, res.Incomplete)
 	}
-	sum := func(ls []udpbench.LayerCost) float64 {
+	sum := func(ls []latency.LayerCost) float64 {
 		var s float64
 		for _, l := range ls {
 			s += l.Cycles
 		}
 		return s
 	}
-	for _, row := range res.UDP {
+	for _, row := range udpRows(res) {
 		if got, want := sum(row.SendLayers), row.Send.Mean; math.Abs(got-want) > 1e-6*want {
 			t.Errorf("size %d: send layers sum to %.3f, send latency %.3f", row.Size, got, want)
 		}
@@ -44,7 +44,7 @@ func TestUDPLayersSumToLatency(t *testing.T) {
 	}
 	// Fragmented messages wait for the wire between fragments: DMA grows.
 	var dma4, dma16 float64
-	for _, row := range res.UDP {
+	for _, row := range udpRows(res) {
 		for _, l := range row.RecvLayers {
 			if l.Layer == "DMA" && row.Size == 4 {
 				dma4 = l.Cycles

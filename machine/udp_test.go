@@ -31,7 +31,7 @@ import (
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
-	"simkron/stack/apps/udpbench"
+	"simkron/stack/apps/latency"
 	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
@@ -53,9 +53,9 @@ func loadUDP(t testing.TB, sizes []int, messages, warmup int) *machine.Experimen
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Workload.UDP.Sizes = sizes
-	exp.Workload.UDP.Messages = messages
-	exp.Workload.UDP.Warmup = warmup
+	udpParams(exp).Sizes = sizes
+	udpParams(exp).Messages = messages
+	udpParams(exp).Warmup = warmup
 	return exp
 }
 
@@ -63,7 +63,7 @@ func loadUDP(t testing.TB, sizes []int, messages, warmup int) *machine.Experimen
 // with a 1500-byte MTU: 1480 bytes of IP payload each.
 func fragsFor(n int) int { return (n + header.UDPMinimumSize + 1479) / 1480 }
 
-func layerCycles(ls []udpbench.LayerCost, layer string) float64 {
+func layerCycles(ls []latency.LayerCost, layer string) float64 {
 	for _, l := range ls {
 		if l.Layer == layer {
 			return l.Cycles
@@ -164,7 +164,7 @@ func udpChecksumOK(src, dst inet.Addr, u []byte) bool {
 // result's JSON, the result and the capture of lan0.
 func sweepRun(t testing.TB) ([]byte, *report.Result, []byte) {
 	t.Helper()
-	exp := loadUDP(t, udpbench.DefaultParams().Sizes, 3, 1)
+	exp := loadUDP(t, latency.DefaultUDPParams().Sizes, 3, 1)
 	r := build(t, exp, machine.Options{})
 	res := execute(t, r)
 	var js bytes.Buffer
@@ -185,12 +185,12 @@ func sweepRun(t testing.TB) ([]byte, *report.Result, []byte) {
 // 1480 bytes), and the run must depend on nothing but its seed.
 func TestUDPSweep(t *testing.T) {
 	js, res, capture := sweepRun(t)
-	sizes := udpbench.DefaultParams().Sizes
-	if len(res.UDP) != len(sizes) {
-		t.Fatalf("%d rows, want %d", len(res.UDP), len(sizes))
+	sizes := latency.DefaultUDPParams().Sizes
+	if len(udpRows(res)) != len(sizes) {
+		t.Fatalf("%d rows, want %d", len(udpRows(res)), len(sizes))
 	}
-	bySize := map[int]udpbench.Row{}
-	for i, row := range res.UDP {
+	bySize := map[int]latency.Row{}
+	for i, row := range udpRows(res) {
 		bySize[row.Size] = row
 		t.Logf("%5d B: %2d frags, send %8.0f (IP %7.0f), receive %8.0f cycles, rtt %8.1f us",
 			row.Size, row.Packets, row.Send.Mean, layerCycles(row.SendLayers, "IP"), row.Receive.Mean, row.RTTMicros)
@@ -207,7 +207,7 @@ func TestUDPSweep(t *testing.T) {
 		// measured message.
 		for _, s := range []struct {
 			name string
-			sum  udpbench.Summary
+			sum  latency.Summary
 		}{{"send", row.Send}, {"receive", row.Receive}} {
 			if s.sum.N != 2*row.Messages || s.sum.Min <= 0 || s.sum.Min > s.sum.Median || s.sum.Median > s.sum.Max || s.sum.Mean < s.sum.Min || s.sum.Mean > s.sum.Max {
 				t.Errorf("%d B: %s summary %+v; want %d positive, ordered samples", row.Size, s.name, s.sum, 2*row.Messages)
@@ -218,8 +218,8 @@ func TestUDPSweep(t *testing.T) {
 		}
 	}
 	// Beyond the MTU, a larger message costs more to send.
-	var prev udpbench.Row
-	for _, row := range res.UDP {
+	var prev latency.Row
+	for _, row := range udpRows(res) {
 		if row.Size > 1472 && prev.Size > 1472 && row.Send.Mean <= prev.Send.Mean {
 			t.Errorf("send latency %.0f cycles at %d B, not above %.0f at %d B", row.Send.Mean, row.Size, prev.Send.Mean, prev.Size)
 		}
@@ -354,7 +354,7 @@ func TestUDPPcapTshark(t *testing.T) {
 	// Every fragmented message, both ways, reassembled and dissected as
 	// UDP with the right length.
 	want := map[string]int{}
-	for _, row := range res.UDP {
+	for _, row := range udpRows(res) {
 		if row.Packets > 1 {
 			want[fmt.Sprint(row.Size+header.UDPMinimumSize)] += 2 * (row.Messages + 1)
 		}
@@ -489,7 +489,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 	exp := loadUDP(t, []int{4096, 8192}, messages, 1)
 	// The client waits longer for an echo than pcB keeps fragments, so
 	// that every incomplete datagram has expired when the run ends.
-	exp.Workload.UDP.Timeout = 1500 * sim.Millisecond
+	udpParams(exp).Timeout = 1500 * sim.Millisecond
 	ownMachine(exp, 1).Inet.FragTimeout = sim.Second
 	exp.Hosts[1].NICs[0].Faults.Drop = 0.2
 	r := build(t, exp, machine.Options{})
@@ -499,7 +499,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 	res := execute(t, r)
 
 	lost := 0
-	for _, row := range res.UDP {
+	for _, row := range udpRows(res) {
 		t.Logf("%d B: %d echoed, %d lost, %d corrupt", row.Size, row.Messages, row.Lost, row.Corrupt)
 		lost += row.Lost
 		if row.Corrupt != 0 || row.Messages+row.Lost != messages {
@@ -513,7 +513,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 	if d := nic.Port.Stats().Dropped; d == 0 {
 		t.Fatal("the link dropped nothing")
 	}
-	if c := nic.Card.Stats(); c.Missed != 0 || c.CRCErrors != 0 {
+	if c := ne2k(nic).Stats(); c.Missed != 0 || c.CRCErrors != 0 {
 		t.Fatalf("pcB's card missed %d frames and saw %d CRC errors: the accounting below needs 0", c.Missed, c.CRCErrors)
 	}
 	whole, partial, frames, _, _ := fl.tally()
@@ -548,7 +548,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 func TestUDPReassemblyHeapDrains(t *testing.T) {
 	inUse := func(drop float64) (uint64, inet.Stats) {
 		exp := loadUDP(t, []int{4096}, 8, 1)
-		exp.Workload.UDP.Timeout = 1500 * sim.Millisecond
+		udpParams(exp).Timeout = 1500 * sim.Millisecond
 		ownMachine(exp, 1).Inet.FragTimeout = sim.Second
 		exp.Hosts[1].NICs[0].Faults.Drop = drop
 		r := build(t, exp, machine.Options{})
@@ -575,7 +575,7 @@ func TestUDPReassemblyHeapDrains(t *testing.T) {
 func TestUDPDuplicateFragments(t *testing.T) {
 	const messages = 10
 	exp := loadUDP(t, []int{2048, 4096, 8192}, messages, 1)
-	exp.Workload.UDP.Timeout = 1500 * sim.Millisecond
+	udpParams(exp).Timeout = 1500 * sim.Millisecond
 	ownMachine(exp, 1).Inet.FragTimeout = sim.Second
 	exp.Hosts[1].NICs[0].Faults.Duplicate = 0.3
 	r := build(t, exp, machine.Options{})
@@ -584,7 +584,7 @@ func TestUDPDuplicateFragments(t *testing.T) {
 	delivered := watchDeliveries(b)
 	res := execute(t, r)
 
-	for _, row := range res.UDP {
+	for _, row := range udpRows(res) {
 		if row.Messages != messages || row.Lost != 0 || row.Corrupt != 0 {
 			t.Errorf("%d B: %d echoed, %d lost, %d corrupt; want %d, 0, 0", row.Size, row.Messages, row.Lost, row.Corrupt, messages)
 		}
@@ -593,7 +593,7 @@ func TestUDPDuplicateFragments(t *testing.T) {
 	if nic.Port.Stats().Duplicated == 0 {
 		t.Fatal("the link duplicated nothing")
 	}
-	if c := nic.Card.Stats(); c.Missed != 0 || c.CRCErrors != 0 {
+	if c := ne2k(nic).Stats(); c.Missed != 0 || c.CRCErrors != 0 {
 		t.Fatalf("pcB's card missed %d frames and saw %d CRC errors: the accounting below needs 0", c.Missed, c.CRCErrors)
 	}
 	whole, partial, frames, dupFirst, dupOther := fl.tally()
@@ -630,7 +630,7 @@ func TestUDPDuplicateFragments(t *testing.T) {
 func TestUDPCorruptFramesDropped(t *testing.T) {
 	const messages = 20
 	exp := loadUDP(t, []int{64, 1472, 4096}, messages, 1)
-	exp.Workload.UDP.Timeout = 100 * sim.Millisecond
+	udpParams(exp).Timeout = 100 * sim.Millisecond
 	exp.Hosts[1].NICs[0].Faults.Corrupt = 0.2
 	r := build(t, exp, machine.Options{})
 	b := host(t, r, "pcB")
@@ -638,7 +638,7 @@ func TestUDPCorruptFramesDropped(t *testing.T) {
 	res := execute(t, r)
 
 	lost := 0
-	for _, row := range res.UDP {
+	for _, row := range udpRows(res) {
 		t.Logf("%d B: %d echoed, %d lost, %d corrupt", row.Size, row.Messages, row.Lost, row.Corrupt)
 		lost += row.Lost
 		if row.Corrupt != 0 || row.Messages+row.Lost != messages {
@@ -646,7 +646,7 @@ func TestUDPCorruptFramesDropped(t *testing.T) {
 		}
 	}
 	nic := b.NICs[0]
-	port, card := nic.Port.Stats(), nic.Card.Stats()
+	port, card := nic.Port.Stats(), ne2k(nic).Stats()
 	if port.Corrupted == 0 || lost == 0 {
 		t.Fatalf("%d frames corrupted, %d messages lost: want some of each", port.Corrupted, lost)
 	}

@@ -175,6 +175,11 @@ type Cache struct {
 	ways      []way
 	flags     []uint8
 	clock     uint64
+	// gen counts, per set, the changes to which lines it holds and their
+	// flags (an install, a drop, a stale mark); epoch counts them over
+	// the whole cache. A hit changes neither. FetchMemo relies on them.
+	gen   []uint32
+	epoch uint64
 
 	// Per access kind (index Read, Write, Fetch), so the hit path needs no
 	// branch on the kind.
@@ -203,6 +208,7 @@ func NewCache(name string, p CacheParams) *Cache {
 		hit:       p.HitLatency,
 		ways:      make([]way, lines),
 		flags:     make([]uint8, lines),
+		gen:       make([]uint32, sets),
 		staleOn:   [3]uint8{Read: lineStale, Fetch: lineStale},
 	}
 	if p.WritePolicy == WriteBack {
@@ -284,6 +290,8 @@ func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicte
 	c.clock++
 	set[v] = way{tag: line + 1, stamp: c.clock}
 	c.flags[i] = 0
+	c.gen[line&c.setMask]++
+	c.epoch++
 	return i, victim, vflags, evicted
 }
 
@@ -292,6 +300,13 @@ func (c *Cache) drop(i int) {
 	c.ways[i] = way{}
 	c.flags[i] = 0
 	c.stats.Invalidations++
+	c.changed(i)
+}
+
+// changed notes a change to entry i's line or flags.
+func (c *Cache) changed(i int) {
+	c.gen[i/c.assoc]++
+	c.epoch++
 }
 
 func (c *Cache) countHit(k AccessKind)  { c.hits[k]++ }

@@ -127,8 +127,9 @@ func fetchDiff(want, got *fetchTwin) string {
 	return ""
 }
 
-// FetchLines costs, counts and leaves behind exactly what referencing each
-// line with Reference(line, Fetch) does, step after step of random mixed
+// FetchLines and FetchLinesMemo (a memo per function, as the CPU keeps
+// them) cost, count and leave behind exactly what referencing each line
+// with Reference(line, Fetch) does, step after step of random mixed
 // traffic: word accesses, ranges, copies, flushes, invalidations, coherent
 // and non-coherent DMA (stale lines, reported when fetched), with and
 // without uncached regions.
@@ -152,6 +153,7 @@ func TestFetchLinesMatchesPerLine(t *testing.T) {
 				var fetches, fetchedLines int
 				var lastA memory.Addr // the last function fetched
 				var lastN uint64
+				memos := map[[2]uint64]*memory.FetchMemo{}
 				for step := range 20000 {
 					var got, want int64
 					op := rng.IntN(100)
@@ -163,7 +165,19 @@ func TestFetchLinesMatchesPerLine(t *testing.T) {
 							a, n = lastA, lastN
 						}
 						lastA, lastN = a, n
-						got, want = fast.sys.FetchLines(a, n), slow.perLine(a, n)
+						if rng.IntN(3) == 0 {
+							got = fast.sys.FetchLines(a, n)
+						} else {
+							line := uint64(fast.sys.Cache.L1I().Params().Line)
+							a = a &^ memory.Addr(line-1)
+							m := memos[[2]uint64{uint64(a), n}]
+							if m == nil {
+								m = &memory.FetchMemo{}
+								memos[[2]uint64{uint64(a), n}] = m
+							}
+							got = fast.sys.FetchLinesMemo(a, n, m)
+						}
+						want = slow.perLine(a, n)
 						fetches++
 						fetchedLines += int(n)
 					case op < 65:

@@ -63,6 +63,7 @@ func (p HierarchyParams) Validate() error {
 type Hierarchy struct {
 	l1i, l1d, l2 *Cache
 	l1           [3]*Cache // first level by access kind
+	direct       []*Cache  // the direct-mapped data caches (CopyRange)
 	memLat       int64
 	memWriteLat  int64
 	memReads     uint64
@@ -91,6 +92,11 @@ func NewHierarchy(p HierarchyParams) (*Hierarchy, error) {
 		h.l2 = NewCache("l2", *p.L2)
 	}
 	h.l1 = [3]*Cache{Read: h.l1d, Write: h.l1d, Fetch: h.l1i}
+	for _, c := range h.dataCaches() {
+		if c.assoc == 1 {
+			h.direct = append(h.direct, c)
+		}
+	}
 	return h, nil
 }
 
@@ -200,7 +206,10 @@ func (h *Hierarchy) Access(a Addr, kind AccessKind) int64 {
 // calling Access(line, Fetch) for each line address in turn (addresses
 // wrap as that sum would); it is faster because the walk is one loop with
 // Access's fetch hit inline.
-func (h *Hierarchy) FetchLines(a Addr, n uint64) int64 {
+func (h *Hierarchy) FetchLines(a Addr, n uint64) int64 { return h.fetchWalk(a, n, nil) }
+
+// fetchWalk is FetchLines; with m, it notes each line's entry in m.idx.
+func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 	c := h.l1i
 	shift := c.lineShift
 	step := uint64(1) << shift
@@ -227,23 +236,105 @@ func (h *Hierarchy) FetchLines(a Addr, n uint64) int64 {
 			}
 			cost += c.hit
 		} else {
-			cost += h.fetchMiss(c, line, Addr(addr))
+			var add int64
+			add, i = h.fetchMiss(c, line, Addr(addr))
+			cost += add
+		}
+		if m != nil {
+			m.idx = append(m.idx, int32(i))
 		}
 		addr += step
 	}
 	return cost
 }
 
+// FetchMemo remembers where the lines of one code range sat in the
+// instruction cache after they were last fetched, so that fetching them
+// again while nothing has changed in their sets costs one check per line
+// instead of a lookup. The zero value is empty; a CPU keeps one per
+// modelled function.
+type FetchMemo struct {
+	addr  Addr
+	n     uint64
+	epoch uint64   // the cache's epoch when the memo was made or last checked
+	idx   []int32  // the entry of each line
+	sets  []int32  // its set
+	gen   []uint32 // the set's generation then
+	ok    bool
+	// fails counts the memo's failures in a row; skip how many walks to
+	// make before recording it again.
+	fails, skip uint8
+}
+
+// FetchLinesMemo is FetchLines(a, n) with memo m: the result, every
+// counter and every LRU stamp are exactly FetchLines's. When m holds this
+// range and no set of its lines has changed since (no install, drop or
+// stale mark; hits do not count), every line is a hit at the entry m
+// remembers, and only the hits and the stamps are charged; otherwise the
+// walk runs and m is made anew.
+func (h *Hierarchy) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
+	c := h.l1i
+	if m.skip > 0 {
+		m.skip--
+		return h.fetchWalk(a, n, nil)
+	}
+	if m.ok && m.addr == a && m.n == n {
+		valid := m.epoch == c.epoch
+		if !valid {
+			valid = true
+			for k, s := range m.sets {
+				if c.gen[s] != m.gen[k] {
+					valid = false
+					break
+				}
+			}
+		}
+		if valid {
+			m.fails = 0
+			m.epoch = c.epoch
+			c.hits[Fetch] += n
+			for _, i := range m.idx {
+				c.clock++
+				c.ways[i].stamp = c.clock
+			}
+			return int64(n) * c.hit
+		}
+		// The memo did not hold. One that keeps failing (its sets are busy
+		// with other lines, as in a unified cache) is made again only now
+		// and then, so that it costs little.
+		m.ok = false
+		m.fails = min(m.fails+1, 6)
+		if m.skip = 1<<m.fails - 1; m.skip > 0 {
+			m.skip--
+			return h.fetchWalk(a, n, nil)
+		}
+	}
+	m.addr, m.n = a, n
+	m.idx, m.sets, m.gen = m.idx[:0], m.sets[:0], m.gen[:0]
+	cost := h.fetchWalk(a, n, m)
+	line := uint64(a) >> c.lineShift
+	for k, i := range m.idx {
+		if c.ways[i].tag != line+uint64(k)+1 {
+			return cost // a line of the range evicted another: no memo
+		}
+		s := int(i) / c.assoc
+		m.sets = append(m.sets, int32(s))
+		m.gen = append(m.gen, c.gen[s])
+	}
+	m.ok, m.epoch = true, c.epoch
+	return cost
+}
+
 // fetchMiss is Access's fetch miss of line in the first-level cache c,
 // referenced at a: miss and read with kind Fetch, which never pass a
-// stale line up, with the step through L2 inline.
-func (h *Hierarchy) fetchMiss(c *Cache, line uint64, a Addr) int64 {
+// stale line up, with the step through L2 inline. It returns the cost and
+// the line's new entry.
+func (h *Hierarchy) fetchMiss(c *Cache, line uint64, a Addr) (int64, int) {
 	c.misses[Fetch]++
 	n := h.l2
 	if n == nil {
 		h.memReads++
-		h.fill(c, line)
-		return h.memLat
+		return h.memLat, h.fill(c, line)
 	}
 	var cost int64
 	l := uint64(a) >> n.lineShift
@@ -260,8 +351,7 @@ func (h *Hierarchy) fetchMiss(c *Cache, line uint64, a Addr) int64 {
 		cost = h.memLat
 		h.fill(n, l)
 	}
-	h.fill(c, line)
-	return cost
+	return cost, h.fill(c, line)
 }
 
 // fillKind is the demand kind a write-allocate fill presents below: it is
@@ -398,7 +488,7 @@ func (h *Hierarchy) staleRead(c *Cache, i int, a Addr) {
 // AccessRange references every word (4 bytes) touching [a, a+n) in address
 // order and returns the total cycles. The result and all counters are
 // exactly those of calling Access for each word address; it is faster
-// because the words after the first in an L1 line are known hits.
+// because each first-level line is looked up once (lineRun).
 func (h *Hierarchy) AccessRange(a Addr, n uint64, kind AccessKind) int64 {
 	if n == 0 {
 		return 0
@@ -410,84 +500,108 @@ func (h *Hierarchy) AccessRange(a Addr, n uint64, kind AccessKind) int64 {
 	}
 	c := h.l1[kind]
 	lineBytes := uint64(c.p.Line)
-	fast := kind != Write || c.p.WritePolicy == WriteBack
 	var cost int64
 	for {
-		cost += h.Access(Addr(w), kind)
-		// Last word of this line within the range.
-		lineLast := w | (lineBytes - 1)
-		stop := min(lineLast&^3, last)
-		if stop > w {
-			more := (stop - w) / 4
-			i := -1
-			if fast {
-				i = c.find(w >> c.lineShift)
-			}
-			if i >= 0 {
-				// The same line again: hits, and Access would do exactly
-				// this more times (a stale mark was cleared by the first).
-				c.hits[kind] += more
-				c.clock += more
-				c.ways[i].stamp = c.clock
-				cost += int64(more) * c.hit
-			} else if add, ok := h.writeThroughRun(c, w, more); ok {
-				cost += add
-			} else {
-				for x := range more {
-					cost += h.Access(Addr(w+4+4*x), kind)
-				}
-			}
-			w = stop
-		}
-		if w >= last {
+		// The words of this line within the range.
+		stop := min((w|(lineBytes-1))&^3, last)
+		cost += h.lineRun(c, kind, w, (stop-w)/4+1)
+		if stop >= last {
 			return cost
 		}
-		w += 4
+		w = stop + 4
 	}
 }
 
-// writeThroughRun charges more further word writes to the L1 line of w
-// (just written) in a write-through first-level cache c, when the outcome
-// of each is known: the L1 line stays as it is (present: a hit; absent
-// without write-allocate: a miss) and every word goes on to the same line
-// below, which the first word left present and write-back, or to memory.
-// It reports false when a word-by-word walk is needed.
-func (h *Hierarchy) writeThroughRun(c *Cache, w, more uint64) (int64, bool) {
-	if !c.through[Write] {
-		return 0, false
-	}
-	i := c.find(w >> c.lineShift)
-	if i < 0 && c.p.WriteAllocate {
-		return 0, false
-	}
-	var per int64
-	n := h.below(c)
+// lineRun references words consecutive words from w, all in one line of
+// the first-level cache c (the one for kind), and returns the cycles:
+// exactly Access for each in turn. The line is looked up once; after the
+// first word the outcome of each is known (a hit in the line, or, for a
+// write that does not allocate, a miss again), and the writes a
+// write-through cache passes on go below as one run (writeRun).
+func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
+	line := w >> c.lineShift
+	i := c.find(line)
+	var cost int64
 	switch {
-	case n == nil:
-		h.memWrites += more
-		per = h.memWriteLat
-	case n.lineShift >= c.lineShift && n.p.WritePolicy == WriteBack:
-		j := n.find(w >> n.lineShift)
-		if j < 0 {
-			return 0, false
-		}
-		n.hits[Write] += more
-		n.clock += more
-		n.ways[j].stamp = n.clock
-		n.flags[j] |= lineDirty
-		per = n.hit
-	default:
-		return 0, false
-	}
-	if i >= 0 {
-		c.hits[Write] += more
-		c.clock += more
+	case i >= 0: // Access's hit, words times
+		c.hits[kind] += words
+		c.clock += words
 		c.ways[i].stamp = c.clock
-		per += c.hit
-	} else {
-		c.misses[Write] += more
+		f := c.flags[i] | c.dirtyOn[kind]
+		c.flags[i] = f
+		if f&c.staleOn[kind] != 0 {
+			h.staleRead(c, i, Addr(w))
+		}
+		cost = int64(words) * c.hit
+		if c.through[kind] {
+			cost += h.writeRun(h.below(c), w, words)
+		}
+		return cost
+	case kind != Write:
+		cost, _ = h.miss(c, line, Addr(w), kind)
+	case !c.p.WriteAllocate:
+		// Every word misses and goes on below.
+		c.misses[Write] += words
+		return h.writeRun(h.below(c), w, words)
+	default:
+		cost = h.writeMiss(c, line, Addr(w))
 	}
-	return int64(more) * per, true
+	if words == 1 {
+		return cost
+	}
+	// The first word filled the line: the others hit it.
+	more := words - 1
+	i = c.find(line)
+	c.hits[kind] += more
+	c.clock += more
+	c.ways[i].stamp = c.clock
+	c.flags[i] |= c.dirtyOn[kind]
+	cost += int64(more) * c.hit
+	if c.through[kind] {
+		cost += h.writeRun(h.below(c), w+4, more)
+	}
+	return cost
+}
+
+// writeRun serves words consecutive demand writes of words from w at
+// level c (nil = memory), as write for each in turn would, and returns
+// their cost. It takes them a line of c at a time.
+func (h *Hierarchy) writeRun(c *Cache, w, words uint64) int64 {
+	if c == nil {
+		h.memWrites += words
+		return int64(words) * h.memWriteLat
+	}
+	var cost int64
+	for words > 0 {
+		k := min(words, ((w|(uint64(c.p.Line)-1))-w)/4+1)
+		line := w >> c.lineShift
+		i := c.find(line)
+		if i < 0 {
+			cost += h.writeMiss(c, line, Addr(w))
+			if !c.p.WriteAllocate {
+				// The line is still absent: the rest miss too.
+				c.misses[Write] += k - 1
+				cost += h.writeRun(h.below(c), w+4, k-1)
+				w, words = w+4*k, words-k
+				continue
+			}
+			i = c.find(line)
+			w, words, k = w+4, words-1, k-1
+		}
+		if k > 0 {
+			c.hits[Write] += k
+			c.clock += k
+			c.ways[i].stamp = c.clock
+			cost += int64(k) * c.hit
+			if c.p.WritePolicy == WriteBack {
+				c.flags[i] |= lineDirty
+			} else {
+				cost += h.writeRun(h.below(c), w, k)
+			}
+		}
+		w, words = w+4*k, words-k
+	}
+	return cost
 }
 
 // Flush writes back the dirty lines of [a, a+n) and invalidates every
@@ -549,7 +663,7 @@ func (h *Hierarchy) MarkStale(a Addr, n uint64) {
 		return
 	}
 	for _, c := range h.caches() {
-		c.eachPresent(a, n, func(i int) { c.flags[i] |= lineStale })
+		c.eachPresent(a, n, func(i int) { c.flags[i] |= lineStale; c.changed(i) })
 	}
 }
 
@@ -585,6 +699,7 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 	if h.l2 != nil {
 		step = min(step, uint64(h.l2.p.Line))
 	}
+	c := h.l1d
 	var cost int64
 	for off := uint64(0); off < n; {
 		s, d := uint64(src)+off, uint64(dst)+off
@@ -595,8 +710,9 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 				cost += h.Access(Addr(d+x), Write)
 			}
 		} else {
-			cost += h.AccessRange(Addr(s), k, Read)
-			cost += h.AccessRange(Addr(d), k, Write)
+			// Each piece lies in one line of every data cache.
+			cost += h.lineRun(c, Read, s&^3, ((s+k-1)&^3-s&^3)/4+1)
+			cost += h.lineRun(c, Write, d&^3, ((d+k-1)&^3-d&^3)/4+1)
 		}
 		off += k
 	}
@@ -606,9 +722,9 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 // conflict reports whether the lines holding a and b are different lines
 // of one set in a direct-mapped data cache, where they evict each other.
 func (h *Hierarchy) conflict(a, b uint64) bool {
-	for _, c := range h.dataCaches() {
+	for _, c := range h.direct {
 		la, lb := a>>c.lineShift, b>>c.lineShift
-		if c.assoc == 1 && la != lb && la&c.setMask == lb&c.setMask {
+		if la != lb && la&c.setMask == lb&c.setMask {
 			return true
 		}
 	}

@@ -82,6 +82,11 @@ type BusParams struct {
 	Name       string   `toml:"name" help:"bus name, e.g. isa"`
 	AccessTime sim.Time `toml:"access_time" help:"time of one bus cycle of up to width bytes"`
 	Width      int      `toml:"width" min:"1" max:"8" help:"bytes moved per bus cycle"`
+	// ReadTime serves buses where the CPU waits longer for a read than a
+	// write costs it: a store to a device is posted in the CPU's write
+	// buffer and retires at the bus's write rate, a load stalls the CPU
+	// for the whole read transaction (the R3000 and its TURBOchannel).
+	ReadTime sim.Time `toml:"read_time" help:"time of one bus read cycle, when a read costs the CPU more than access_time (a load waits for the whole transaction, a store is posted); 0: access_time"`
 }
 
 // Validate checks p; errors name the TOML key at fault.
@@ -91,6 +96,8 @@ func (p BusParams) Validate() error {
 		return fmt.Errorf("name: must not be empty")
 	case p.AccessTime < 0:
 		return fmt.Errorf("access_time: %v must not be negative", p.AccessTime)
+	case p.ReadTime < 0:
+		return fmt.Errorf("read_time: %v must not be negative", p.ReadTime)
 	case p.Width < 1 || p.Width > 8:
 		return fmt.Errorf("width: %d must be between 1 and 8", p.Width)
 	}
@@ -125,6 +132,18 @@ func (b *Bus) Cost(bytes int) sim.Time {
 		return 0
 	}
 	return sim.Time((bytes+b.p.Width-1)/b.p.Width) * b.p.AccessTime
+}
+
+// ReadCost returns the time of a read of bytes: ceil(bytes/width) read
+// cycles, each ReadTime (AccessTime when ReadTime is 0).
+func (b *Bus) ReadCost(bytes int) sim.Time {
+	if b.p.ReadTime == 0 {
+		return b.Cost(bytes)
+	}
+	if bytes <= 0 {
+		return 0
+	}
+	return sim.Time((bytes+b.p.Width-1)/b.p.Width) * b.p.ReadTime
 }
 
 // Mapping places a device (or a named region without a device model) at

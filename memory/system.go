@@ -152,6 +152,15 @@ func (s *System) FetchLines(a Addr, n uint64) int64 {
 	return cost
 }
 
+// FetchLinesMemo is FetchLines with the hierarchy's memo m (see
+// Hierarchy.FetchLinesMemo) when no uncached region is in the way.
+func (s *System) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
+	if len(s.uncached) == 0 {
+		return s.Cache.FetchLinesMemo(a, n, m)
+	}
+	return s.FetchLines(a, n)
+}
+
 // ReferenceRange charges a reference to every word (4 bytes) touching
 // [a, a+n), in order, exactly as Reference per word would, and returns the
 // total cycles.

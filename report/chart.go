@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -15,9 +16,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"simkron/report/shape"
 )
 
-// Chart names one of the charts of a result.
+// Chart names one of the charts of a result: a built-in one drawn from
+// its breakdowns or splits, or one the workload defined (such as ttcp's
+// "progress").
 type Chart string
 
 const (
@@ -28,13 +33,31 @@ const (
 	// ChartLatency is the mean latency against message size (log scale),
 	// a line per protocol and direction.
 	ChartLatency Chart = "latency"
-	// ChartProgress is the time-sequence graph of each ttcp run: bytes
-	// received against time, over the whole transfer and its first second.
-	ChartProgress Chart = "progress"
+	// ChartSplits is a pie chart of each cost split.
+	ChartSplits Chart = "splits"
 )
 
-// Charts lists the charts, the default first.
-var Charts = []Chart{ChartLayers, ChartLatency, ChartProgress}
+// Charts lists the built-in charts, the default first.
+var Charts = []Chart{ChartLayers, ChartLatency, ChartSplits}
+
+// ChartNames returns the charts r has data for: the built-in ones it can
+// draw, then the workload's own, in order.
+func ChartNames(r *Result) []Chart {
+	var out []Chart
+	if len(breakdowns(r)) > 0 {
+		out = append(out, ChartLayers, ChartLatency)
+	}
+	if len(r.Figures.Splits) > 0 {
+		out = append(out, ChartSplits)
+	}
+	for _, c := range r.Figures.Charts {
+		out = append(out, Chart(c.Name))
+	}
+	for _, c := range r.Figures.Bars {
+		out = append(out, Chart(c.Name))
+	}
+	return out
+}
 
 // ChartSize is the size of a rendered chart in pixels at 96 dots per
 // inch (an SVG's size is the same in points, scaled by 3/4). A zero field
@@ -74,8 +97,11 @@ var layerColors = map[string]color.RGBA{
 	"IDLE":  {0xba, 0xb0, 0xac, 0xff},
 }
 
-func layerColor(layer string, i int) color.Color {
-	if c, ok := layerColors[layer]; ok {
+func layerColor(layer string, i int) color.Color { return fixedColor(layerColors, layer, i) }
+
+// fixedColor returns name's colour in m, or plotutil's i-th colour.
+func fixedColor(m map[string]color.RGBA, name string, i int) color.Color {
+	if c, ok := m[name]; ok {
 		return c
 	}
 	return plotutil.Color(i)
@@ -84,27 +110,55 @@ func layerColor(layer string, i int) color.Color {
 // chartGrid returns the plots of chart c laid out in rows and columns;
 // a nil plot leaves its cell empty.
 func chartGrid(r *Result, c Chart, size ChartSize) ([][]*plot.Plot, error) {
-	if c == ChartProgress {
-		if len(r.TTCP) == 0 {
-			return nil, fmt.Errorf("%w: %s needs ttcp runs (workload %q)", ErrNoChartData, c, r.Workload)
+	for _, ch := range r.Figures.Charts {
+		if Chart(ch.Name) == c {
+			var row []*plot.Plot
+			for _, p := range ch.Plots {
+				pl, err := linePlot(p)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", c, err)
+				}
+				row = append(row, pl)
+			}
+			return [][]*plot.Plot{row}, nil
 		}
-		return [][]*plot.Plot{{progressPlot(r, 0), progressPlot(r, 1)}}, nil
 	}
-	bs := breakdowns(r)
-	if len(bs) == 0 {
-		return nil, fmt.Errorf("%w: %s needs per-layer measurements (workload %q)", ErrNoChartData, c, r.Workload)
+	for _, ch := range r.Figures.Bars {
+		if Chart(ch.Name) == c {
+			w, _ := size.dims(1)
+			var row []*plot.Plot
+			for _, p := range ch.Plots {
+				pl, err := barsPlot(p, w/vg.Length(max(len(ch.Plots), 1)))
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", c, err)
+				}
+				row = append(row, pl)
+			}
+			return [][]*plot.Plot{row}, nil
+		}
 	}
 	switch c {
-	case ChartLayers:
+	case ChartLayers, ChartLatency:
+		bs := breakdowns(r)
+		if len(bs) == 0 {
+			return nil, fmt.Errorf("%w: %s needs per-layer measurements (workload %q)", ErrNoChartData, c, r.Workload)
+		}
+		if c == ChartLatency {
+			p, err := latencyPlot(bs)
+			if err != nil {
+				return nil, err
+			}
+			return [][]*plot.Plot{{p}}, nil
+		}
 		var grid [][]*plot.Plot
 		var protocols []string
 		for _, b := range bs {
-			if len(protocols) == 0 || protocols[len(protocols)-1] != b.protocol {
-				protocols = append(protocols, b.protocol)
+			if len(protocols) == 0 || protocols[len(protocols)-1] != b.Protocol {
+				protocols = append(protocols, b.Protocol)
 				grid = append(grid, make([]*plot.Plot, 2))
 			}
 			col := 0
-			if b.direction == dirReceive {
+			if b.Direction == shape.Receive {
 				col = 1
 			}
 			w, _ := size.dims(1)
@@ -115,46 +169,64 @@ func chartGrid(r *Result, c Chart, size ChartSize) ([][]*plot.Plot, error) {
 			grid[len(grid)-1][col] = p
 		}
 		return grid, nil
-	case ChartLatency:
-		p, err := latencyPlot(bs)
-		if err != nil {
-			return nil, err
+	case ChartSplits:
+		if len(r.Figures.Splits) == 0 {
+			return nil, fmt.Errorf("%w: %s needs cost splits (workload %q)", ErrNoChartData, c, r.Workload)
 		}
-		return [][]*plot.Plot{{p}}, nil
+		var grid [][]*plot.Plot
+		for i, sp := range r.Figures.Splits {
+			if i%2 == 0 {
+				grid = append(grid, nil)
+			}
+			grid[len(grid)-1] = append(grid[len(grid)-1], piePlot(sp))
+		}
+		return grid, nil
 	}
-	return nil, fmt.Errorf("unknown chart %q (want one of %v)", c, Charts)
+	return nil, fmt.Errorf("unknown chart %q (this result has: %s)", c, chartList(ChartNames(r)))
+}
+
+// chartList writes chart names for messages.
+func chartList(cs []Chart) string {
+	if len(cs) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, c := range cs {
+		out = append(out, string(c))
+	}
+	return strings.Join(out, ", ")
 }
 
 // layersPlot draws b as bars of cycles stacked by layer, a bar per
 // message size; panel is the width of the plot's cell.
-func layersPlot(b breakdown, panel vg.Length) (*plot.Plot, error) {
+func layersPlot(b shape.Breakdown, panel vg.Length) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s %s: mean cycles per %s by layer", b.protocol, b.direction, b.unit)
-	p.X.Label.Text = b.sizeName + " (bytes)"
-	p.Y.Label.Text = "cycles per " + b.unit
+	p.Title.Text = fmt.Sprintf("%s %s: mean cycles per %s by layer", b.Protocol, b.Direction, b.Unit)
+	p.X.Label.Text = b.SizeName + " (bytes)"
+	p.Y.Label.Text = "cycles per " + b.Unit
 	p.Y.Tick.Marker = cycleTicks{}
 	p.Add(plotter.NewGrid())
-	names := make([]string, len(b.points))
+	names := make([]string, len(b.Points))
 	var top float64
-	for i, pt := range b.points {
-		names[i] = strconv.Itoa(pt.size)
+	for i, pt := range b.Points {
+		names[i] = strconv.Itoa(pt.Size)
 		var t float64
-		for _, l := range pt.layers {
-			t += l.cycles
+		for _, l := range pt.Layers {
+			t += l.Cycles
 		}
 		top = math.Max(top, t)
 	}
-	width := min(vg.Points(28), panel*0.55/vg.Length(max(len(b.points), 1)))
-	layers := b.layers()
+	width := min(vg.Points(28), panel*0.55/vg.Length(max(len(b.Points), 1)))
+	layers := b.LayerNames()
 	bars := make([]*plotter.BarChart, len(layers))
 	for i, l := range layers {
-		vals := make(plotter.Values, len(b.points))
-		for j, pt := range b.points {
-			vals[j] = pt.cycles(l)
+		vals := make(plotter.Values, len(b.Points))
+		for j, pt := range b.Points {
+			vals[j] = pt.Cycles(l)
 		}
 		bar, err := plotter.NewBarChart(vals, width)
 		if err != nil {
-			return nil, fmt.Errorf("%s %s %s: %w", b.protocol, b.direction, l, err)
+			return nil, fmt.Errorf("%s %s %s: %w", b.Protocol, b.Direction, l, err)
 		}
 		bar.Color = layerColor(l, i)
 		bar.LineStyle.Width = 0
@@ -177,9 +249,70 @@ func layersPlot(b breakdown, panel vg.Length) (*plot.Plot, error) {
 	return p, nil
 }
 
+// barsPlot draws one panel of grouped, stacked bars; panel is the width of
+// the plot's cell. Parts of one label have one colour in every group (a
+// layer's); the legend lists each label once.
+func barsPlot(bp shape.BarPlot, panel vg.Length) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = bp.Title
+	p.X.Label.Text = bp.XLabel
+	p.Y.Label.Text = bp.YLabel
+	p.Y.Tick.Marker = cycleTicks{}
+	p.Add(plotter.NewGrid())
+	ng := max(len(bp.Groups), 1)
+	width := min(vg.Points(16), panel*0.7/vg.Length(max(len(bp.Categories), 1)*ng))
+	var top float64
+	seen := map[string]bool{}
+	var legend []string
+	byLabel := map[string]*plotter.BarChart{}
+	for gi, g := range bp.Groups {
+		var below *plotter.BarChart
+		totals := make([]float64, len(bp.Categories))
+		for si, part := range g.Parts {
+			vals := make(plotter.Values, len(bp.Categories))
+			for k := range vals {
+				if k < len(part.Values) {
+					vals[k] = part.Values[k]
+					totals[k] += part.Values[k]
+				}
+			}
+			bar, err := plotter.NewBarChart(vals, width)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", g.Label, part.Label, err)
+			}
+			bar.Color = layerColor(part.Label, si)
+			bar.LineStyle.Width = 0
+			bar.Offset = (vg.Length(gi) - vg.Length(ng-1)/2) * width * 1.15
+			if below != nil {
+				bar.StackOn(below)
+			}
+			below = bar
+			p.Add(bar)
+			if !seen[part.Label] {
+				seen[part.Label] = true
+				legend = append(legend, part.Label)
+				byLabel[part.Label] = bar
+			}
+		}
+		for _, t := range totals {
+			top = math.Max(top, t)
+		}
+	}
+	shape.SortLayers(legend)
+	for i := len(legend) - 1; i >= 0; i-- {
+		p.Legend.Add(legend[i], byLabel[legend[i]])
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.NominalX(bp.Categories...)
+	p.Y.Min = 0
+	p.Y.Max = math.Max(top, 1) * (1 + 0.07*float64(len(legend)))
+	return p, nil
+}
+
 // latencyPlot draws the mean latency of each breakdown against message
 // size on a log scale.
-func latencyPlot(bs []breakdown) (*plot.Plot, error) {
+func latencyPlot(bs []shape.Breakdown) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Mean latency against message size"
 	p.X.Label.Text = "message size (bytes, log scale)"
@@ -190,9 +323,9 @@ func latencyPlot(bs []breakdown) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid())
 	for i, b := range bs {
 		var xys plotter.XYs
-		for _, pt := range b.points {
-			if pt.size > 0 {
-				xys = append(xys, plotter.XY{X: float64(pt.size), Y: pt.total()})
+		for _, pt := range b.Points {
+			if pt.Size > 0 {
+				xys = append(xys, plotter.XY{X: float64(pt.Size), Y: pt.Total()})
 			}
 		}
 		if len(xys) == 0 {
@@ -200,19 +333,19 @@ func latencyPlot(bs []breakdown) (*plot.Plot, error) {
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.label(), err)
+			return nil, fmt.Errorf("%s: %w", b.Label(), err)
 		}
 		c := plotutil.Color(i)
 		line.Color = c
 		line.Width = vg.Points(1.5)
-		if b.direction == dirReceive {
+		if b.Direction == shape.Receive {
 			line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 		}
 		points.Color = c
 		points.Shape = plotutil.Shape(i)
 		points.Radius = vg.Points(3)
 		p.Add(line, points)
-		p.Legend.Add(b.label(), line, points)
+		p.Legend.Add(b.Label(), line, points)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(6)
@@ -221,46 +354,74 @@ func latencyPlot(bs []breakdown) (*plot.Plot, error) {
 	return p, nil
 }
 
-// progressPlot draws each ttcp run's bytes received against time, up to
-// limit seconds (0: the whole transfer).
-func progressPlot(r *Result, limit float64) *plot.Plot {
+// linePlot draws one panel of a workload's chart: each line in the
+// colour of its position, a line without points left out.
+func linePlot(sp shape.Plot) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = "ttcp: bytes at the receiver's card against time"
-	if limit > 0 {
-		p.Title.Text = fmt.Sprintf("ttcp: the first %g s", limit)
+	p.Title.Text = sp.Title
+	p.X.Label.Text = sp.XLabel
+	p.Y.Label.Text = sp.YLabel
+	if sp.XLog {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = sizeTicks{}
 	}
-	p.X.Label.Text = "seconds since the first data segment"
-	p.Y.Label.Text = "bytes"
 	p.Y.Tick.Marker = cycleTicks{}
 	p.Add(plotter.NewGrid())
-	for i, c := range r.TTCP {
-		var xys plotter.XYs
-		for _, pt := range c.Progress {
-			if limit > 0 && pt.Seconds > limit {
-				break
+	for i, l := range sp.Lines {
+		xys := make(plotter.XYs, 0, len(l.Points))
+		for _, pt := range l.Points {
+			if sp.XLog && pt.X <= 0 {
+				continue
 			}
-			xys = append(xys, plotter.XY{X: pt.Seconds, Y: float64(pt.Bytes)})
+			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
 		}
 		if len(xys) == 0 {
 			continue
 		}
+		c := plotutil.Color(i)
+		if l.Marks {
+			line, points, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", l.Label, err)
+			}
+			styleLine(line, l, c)
+			points.Color = c
+			points.Shape = plotutil.Shape(i)
+			points.Radius = vg.Points(3)
+			p.Add(line, points)
+			p.Legend.Add(l.Label, line, points)
+			continue
+		}
 		line, err := plotter.NewLine(xys)
 		if err != nil {
-			continue // no point is NaN or infinite: cannot happen
+			return nil, fmt.Errorf("%s: %w", l.Label, err)
 		}
-		line.Color = plotutil.Color(i)
-		line.Width = vg.Points(1.5)
-		line.StepStyle = plotter.PreStep
+		styleLine(line, l, c)
 		p.Add(line)
-		p.Legend.Add(c.Name, line)
+		p.Legend.Add(l.Label, line)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(6)
-	p.X.Min, p.Y.Min = 0, 0
-	if limit > 0 {
-		p.X.Max = limit
+	for _, b := range []struct {
+		v   *float64
+		dst *float64
+	}{{sp.XMin, &p.X.Min}, {sp.XMax, &p.X.Max}, {sp.YMin, &p.Y.Min}, {sp.YMax, &p.Y.Max}} {
+		if b.v != nil {
+			*b.dst = *b.v
+		}
 	}
-	return p
+	return p, nil
+}
+
+func styleLine(line *plotter.Line, l shape.Line, c color.Color) {
+	line.Color = c
+	line.Width = vg.Points(1.5)
+	if l.Step {
+		line.StepStyle = plotter.PreStep
+	}
+	if l.Dashed {
+		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	}
 }
 
 // cycleTicks labels a cycle count axis compactly: 500, 20k, 1.5M.

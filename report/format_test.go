@@ -17,37 +17,51 @@ import (
 	"golang.org/x/net/html"
 
 	"simkron/report"
-	"simkron/stack/apps/macbench"
-	"simkron/stack/apps/membench"
-	"simkron/stack/apps/ttcp"
-	"simkron/stack/apps/udpbench"
+	"simkron/report/shape"
 )
 
 // sweep is a result with a UDP sweep of three sizes split by layer both
-// ways, a MAC table and a membench table.
+// ways, a MAC table split by layer and a membench table, as a workload
+// gives them: tables and breakdowns.
 func sweep() *report.Result {
 	r := sample()
 	r.Experiment = "sweep"
 	r.Description = "a synthetic sweep"
-	r.UDP = nil
+	udp := [2]shape.Breakdown{
+		{Protocol: "UDP", Direction: shape.Send, SizeName: "size", Unit: "message", What: "inside sendto"},
+		{Protocol: "UDP", Direction: shape.Receive, SizeName: "size", Unit: "message", What: "card to recvfrom"},
+	}
 	for i, size := range []int{4, 1024, 8192} {
 		f := float64(i + 1)
-		r.UDP = append(r.UDP, udpbench.Row{
-			Size: size, Packets: 1 + i, Messages: 10, RTTMicros: 100 * f,
-			Send:    udpbench.Summary{N: 10, Mean: 1000 * f, Min: 900 * f, Median: 1000 * f, Max: 1200 * f},
-			Receive: udpbench.Summary{N: 10, Mean: 2000 * f, Min: 1900 * f, Median: 2000 * f, Max: 2500 * f},
-			// In the result's (alphabetical) order, not the stack's.
-			SendLayers: []udpbench.LayerCost{{Layer: "APPL", Cycles: 100 * f}, {Layer: "DEV", Cycles: 200 * f},
-				{Layer: "DMA", Cycles: 300 * f}, {Layer: "IP", Cycles: 250 * f}, {Layer: "UDP", Cycles: 150 * f}},
-			RecvLayers: []udpbench.LayerCost{{Layer: "DEV", Cycles: 400 * f}, {Layer: "DMA", Cycles: 700 * f},
-				{Layer: "IP", Cycles: 300 * f}, {Layer: "KERN", Cycles: 350 * f}, {Layer: "UDP", Cycles: 250 * f}},
-		})
+		// In the result's (alphabetical) order, not the stack's.
+		udp[0].Points = append(udp[0].Points, shape.Point{Size: size,
+			Latency: &shape.Summary{N: 10, Mean: 1000 * f, Min: 900 * f, Median: 1000 * f, Max: 1200 * f},
+			Layers: []shape.LayerCycles{{Layer: "APPL", Cycles: 100 * f}, {Layer: "DEV", Cycles: 200 * f},
+				{Layer: "DMA", Cycles: 300 * f}, {Layer: "IP", Cycles: 250 * f}, {Layer: "UDP", Cycles: 150 * f}}})
+		udp[1].Points = append(udp[1].Points, shape.Point{Size: size,
+			Latency: &shape.Summary{N: 10, Mean: 2000 * f, Min: 1900 * f, Median: 2000 * f, Max: 2500 * f},
+			Layers: []shape.LayerCycles{{Layer: "DEV", Cycles: 400 * f}, {Layer: "DMA", Cycles: 700 * f},
+				{Layer: "IP", Cycles: 300 * f}, {Layer: "KERN", Cycles: 350 * f}, {Layer: "UDP", Cycles: 250 * f}}})
 	}
-	r.Mac = []macbench.Row{{Size: 128, Sent: 2, Received: 2,
-		Send:    []macbench.LayerCost{{Layer: "APPL", CyclesPerFrame: 50}, {Layer: "DEV", CyclesPerFrame: 70}},
-		Receive: []macbench.LayerCost{{Layer: "DEV", CyclesPerFrame: 90}}}}
-	r.Membench = []membench.Row{{Host: "a", Op: "memcpy", Size: 1024, ColdCycles: 5000, WarmCycles: 2500, CyclesPerByte: 2.441,
-		Levels: []membench.Level{{Name: "L1", Misses: 64}}}}
+	mac := [2]shape.Breakdown{
+		{Protocol: "MAC", Direction: shape.Send, SizeName: "payload", Unit: "frame", What: "per frame",
+			Points: []shape.Point{{Size: 128, Layers: []shape.LayerCycles{{Layer: "APPL", Cycles: 50}, {Layer: "DEV", Cycles: 70}}}}},
+		{Protocol: "MAC", Direction: shape.Receive, SizeName: "payload", Unit: "frame", What: "per frame",
+			Points: []shape.Point{{Size: 128, Layers: []shape.LayerCycles{{Layer: "DEV", Cycles: 90}}}}},
+	}
+	r.Figures = shape.Figures{
+		Breakdowns: []shape.Breakdown{mac[0], mac[1], udp[0], udp[1]},
+		Tables: []shape.Table{
+			{Title: "membench memcpy on a (warm passes; misses per pass)",
+				Columns: append(shape.Cols("size", "cold cycles", "warm cycles", "cycles/byte"), shape.Column{Name: "L1 misses"}),
+				Rows:    [][]string{{"1KiB", "5000", "2500", "2.441", "64.0"}}},
+			{Title: "MAC-level frames", Columns: shape.Cols("payload", "sent", "received"), Rows: [][]string{{"128", "2", "2"}}},
+			shape.LayerTable(mac[0]), shape.LayerTable(mac[1]),
+			{Title: "UDP echo sweep (cycles)", Columns: []shape.Column{{Name: "size"}, {Name: "rtt", Unit: "us"}},
+				Rows: [][]string{{"4", "100.0"}, {"1024", "200.0"}, {"8192", "300.0"}}},
+			shape.LayerTable(udp[0]), shape.LayerTable(udp[1]),
+		},
+	}
 	return r
 }
 
@@ -77,6 +91,7 @@ func TestTableFormat(t *testing.T) {
 		"membench memcpy on a",
 		"L1 misses",
 		"UDP echo sweep",
+		"size  rtt us", // a column's unit follows its name
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -127,7 +142,7 @@ func TestJSONFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(sweep(), got); diff != "" {
+	if diff := cmp.Diff(string(out), string(render(t, got, report.Options{Format: report.FormatJSON}))); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 	if !bytes.HasPrefix(out, []byte("{\n  \"schema\"")) {
@@ -297,25 +312,109 @@ func TestHTMLFormat(t *testing.T) {
 	}
 }
 
-// The progress chart draws each ttcp run's time-sequence graph, whole and
-// over its first second, named in the legend.
-func TestProgressChart(t *testing.T) {
-	r := &report.Result{Schema: report.Schema, Workload: "ttcp", Complete: true}
-	for i, name := range []string{"stall", "stream"} {
-		c := ttcp.Result{Case: ttcp.Case{Name: name}}
-		for j := range 50 {
-			c.Progress = append(c.Progress, ttcp.Point{Seconds: float64(j) * 0.05 * float64(1+9*(1-i)), Bytes: int64(j) * 6144})
+// A chart the workload defines is drawn under its name: here a
+// time-sequence graph of two runs, whole and over its first second.
+func TestWorkloadChart(t *testing.T) {
+	r := &report.Result{Header: report.Header{Schema: report.Schema, Workload: "ttcp", Complete: true}}
+	ch := shape.Chart{Name: "progress", Caption: "bytes against time"}
+	for _, limit := range []float64{0, 1} {
+		p := shape.Plot{Title: "bytes at the receiver", XLabel: "seconds", YLabel: "bytes", XMin: shape.Ptr(0), YMin: shape.Ptr(0)}
+		if limit > 0 {
+			p.Title, p.XMax = "the first 1 s", shape.Ptr(limit)
 		}
-		r.TTCP = append(r.TTCP, c)
+		for i, name := range []string{"stall", "stream"} {
+			l := shape.Line{Label: name, Step: true}
+			for j := range 50 {
+				if x := float64(j) * 0.05 * float64(1+9*(1-i)); limit == 0 || x <= limit {
+					l.Points = append(l.Points, shape.XY{X: x, Y: float64(j * 6144)})
+				}
+			}
+			p.Lines = append(p.Lines, l)
+		}
+		ch.Plots = append(ch.Plots, p)
 	}
-	out := render(t, r, report.Options{Format: report.FormatSVG, Chart: report.ChartProgress})
+	r.Figures.Charts = []shape.Chart{ch}
+	if got := report.ChartNames(r); !slices.Equal(got, []report.Chart{"progress"}) {
+		t.Errorf("charts %v", got)
+	}
+	out := render(t, r, report.Options{Format: report.FormatSVG, Chart: "progress"})
 	text, elems := xmlText(t, out)
 	if elems["path"] == 0 || !strings.Contains(text, "stall") || !strings.Contains(text, "stream") || !strings.Contains(text, "first 1 s") {
 		t.Errorf("progress chart: elements %v, text %q", elems, text)
 	}
-	err := report.Write(io.Discard, &report.Result{Schema: report.Schema, Workload: "udp"}, report.Options{Format: report.FormatSVG, Chart: report.ChartProgress})
-	if !errors.Is(err, report.ErrNoChartData) {
-		t.Errorf("progress chart of a result without ttcp runs: %v", err)
+	// The default chart is the result's first.
+	if def := render(t, r, report.Options{Format: report.FormatSVG}); !bytes.Equal(def, out) {
+		t.Error("the default chart is not the result's own")
+	}
+	html := string(render(t, r, report.Options{Format: report.FormatHTML}))
+	if !strings.Contains(html, `<figure id="chart-progress"`) || !strings.Contains(html, "<figcaption>bytes against time</figcaption>") {
+		t.Errorf("HTML lacks the chart and its caption")
+	}
+	err := report.Write(io.Discard, &report.Result{Header: report.Header{Schema: report.Schema, Workload: "udp"}}, report.Options{Format: report.FormatSVG, Chart: "progress"})
+	if err == nil || !strings.Contains(err.Error(), `unknown chart "progress"`) {
+		t.Errorf("progress chart of a result without it: %v", err)
+	}
+}
+
+// Grouped stacked bars: a bar per group side by side in each category,
+// each a stack of its parts, one legend entry per part label.
+func TestBarsChart(t *testing.T) {
+	r := &report.Result{Header: report.Header{Schema: report.Schema, Workload: "compare", Complete: true}}
+	bp := shape.BarPlot{Title: "send: UDP | TCP", XLabel: "message size (bytes)", YLabel: "cycles", Categories: []string{"4", "1024"}}
+	for i, proto := range []string{"UDP", "TCP"} {
+		bp.Groups = append(bp.Groups, shape.BarGroup{Label: proto, Parts: []shape.BarStack{
+			{Label: proto, Values: []float64{100, 900 + float64(i)*100}}, {Label: "IP", Values: []float64{300, 400}}}})
+	}
+	r.Figures.Bars = []shape.Bars{{Name: "compare", Caption: "protocols side by side", Plots: []shape.BarPlot{bp}}}
+	if got := report.ChartNames(r); !slices.Equal(got, []report.Chart{"compare"}) {
+		t.Errorf("charts %v", got)
+	}
+	text, elems := xmlText(t, render(t, r, report.Options{Format: report.FormatSVG, Chart: "compare"}))
+	for _, want := range []string{"send: UDP | TCP", "UDP", "TCP", "IP", "1024"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("bars lack %q", want)
+		}
+	}
+	// Two groups of two parts in two categories: eight bars, and three
+	// legend swatches (UDP, TCP, IP once each).
+	if elems["path"] < 8+3 {
+		t.Errorf("elements %v", elems)
+	}
+	html := string(render(t, r, report.Options{Format: report.FormatHTML}))
+	if !strings.Contains(html, `<figure id="chart-compare"`) || !strings.Contains(html, "<figcaption>protocols side by side</figcaption>") {
+		t.Errorf("HTML lacks the bars and their caption")
+	}
+}
+
+// Cost splits are tabulated by their workload and drawn as pies, with
+// each category's share.
+func TestSplitsChart(t *testing.T) {
+	r := &report.Result{Header: report.Header{Schema: report.Schema, Workload: "top", Complete: true}}
+	for _, who := range []string{"originator", "recipient"} {
+		r.Figures.Splits = append(r.Figures.Splits, shape.Split{Title: "LLC at the " + who, Unit: "cycles",
+			Categories: []shape.Category{{Name: "memory copy", Value: 500}, {Name: "checksum", Value: 0},
+				{Name: "memory management", Value: 250}, {Name: "task scheduling", Value: 150}, {Name: "others", Value: 100}}})
+	}
+	if got := report.ChartNames(r); !slices.Equal(got, []report.Chart{report.ChartSplits}) {
+		t.Errorf("charts %v", got)
+	}
+	out := render(t, r, report.Options{Format: report.FormatSVG, Chart: report.ChartSplits})
+	text, elems := xmlText(t, out)
+	for _, want := range []string{"LLC at the originator", "LLC at the recipient", "memory copy (50.0%)", "checksum (0.0%)", "25%", "15%"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("pie lacks %q", want)
+		}
+	}
+	if elems["path"] < 8 { // four wedges with a value, twice
+		t.Errorf("elements %v", elems)
+	}
+	png := render(t, r, report.Options{Format: report.FormatPNG, Chart: report.ChartSplits, Size: report.ChartSize{Width: 800, Height: 400}})
+	if len(png) < 1000 {
+		t.Errorf("PNG of %d bytes", len(png))
+	}
+	tab := r.Figures.Splits[0].Table()
+	if got := tab.Rows[0]; !slices.Equal(got, []string{"memory copy", "500", "50.0"}) {
+		t.Errorf("split table row %q", got)
 	}
 }
 
@@ -323,10 +422,13 @@ func TestProgressChart(t *testing.T) {
 // say so, the others still render.
 func TestNoChartData(t *testing.T) {
 	r := sweep()
-	r.UDP, r.Mac = nil, nil
+	r.Figures.Breakdowns = nil
 	for _, f := range []report.Format{report.FormatSVG, report.FormatPNG} {
 		if err := report.Write(io.Discard, r, report.Options{Format: f}); !errors.Is(err, report.ErrNoChartData) {
 			t.Errorf("%s: %v, want ErrNoChartData", f, err)
+		}
+		if err := report.Write(io.Discard, r, report.Options{Format: f, Chart: report.ChartLayers}); !errors.Is(err, report.ErrNoChartData) {
+			t.Errorf("%s layers: %v, want ErrNoChartData", f, err)
 		}
 	}
 	out := string(render(t, r, report.Options{Format: report.FormatHTML}))
@@ -354,6 +456,7 @@ func TestReadFile(t *testing.T) {
 		"missing.json":  "",
 		"other.json":    `{"name": "x"}`,
 		"schema.json":   `{"schema": "other/1"}`,
+		"v2.json":       `{"schema": "simkron.result/2", "udp": []}`,
 		"trailing.json": b.String() + "{}",
 		"text.json":     "hello",
 	} {

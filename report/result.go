@@ -3,47 +3,177 @@
 // and PNG charts (gonum.org/v1/plot) and a self-contained HTML page.
 // DESIGN.md names it as the home for tables and charts; it reads results,
 // it never runs a simulation.
+//
+// The report knows no workload. A result holds each workload's own
+// sections, opaque here, and the figures the workload made in the generic
+// shapes of package report/shape: tables, layer breakdowns, line charts
+// and cost splits, which every format renders.
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 
-	"simkron/stack/apps/latency"
-	"simkron/stack/apps/macbench"
-	"simkron/stack/apps/membench"
-	"simkron/stack/apps/ping"
-	"simkron/stack/apps/ttcp"
-	"simkron/stack/apps/udpbench"
+	"simkron/report/shape"
 )
 
 // Schema identifies the result format; it changes only when a field
 // changes meaning or disappears.
-const Schema = "simkron.result/2"
+const Schema = "simkron.result/3"
 
 // Result is everything a run produced. Every field is derived from the
 // simulation alone, so the same config and seed give the same bytes.
+//
+// In JSON the fields come in a fixed order: the header (what ran),
+// "sections" (the names of the workload's sections), each section under
+// its name, then the trailer (segments, annotations and figures).
 type Result struct {
-	Schema      string         `json:"schema"`
-	Version     string         `json:"simkron_version"`
-	Experiment  string         `json:"experiment"`
-	Description string         `json:"description,omitempty"`
-	Seed        uint64         `json:"seed"`
-	Complete    bool           `json:"complete"`
-	Incomplete  string         `json:"incomplete_reason,omitempty"`
-	SimTimePS   int64          `json:"sim_time_ps"`
-	Events      uint64         `json:"events"`
-	Hosts       []Host         `json:"hosts"`
-	Workload    string         `json:"workload"`
-	Membench    []membench.Row `json:"membench,omitempty"`
-	Mac         []macbench.Row `json:"mac,omitempty"`
-	UDP         []udpbench.Row `json:"udp,omitempty"`
-	TCP         []latency.Row  `json:"tcp,omitempty"`
-	TTCP        []ttcp.Result  `json:"ttcp,omitempty"`
-	Ping        *ping.Result   `json:"ping,omitempty"`
-	Segments    []Segment      `json:"segments,omitempty"`
-	Annotations *Annotations   `json:"annotations,omitempty"`
+	Header
+	// Sections are the workload's own results, each under its name.
+	Sections []Section
+	Trailer
+}
+
+// Header says what ran and how far it got.
+type Header struct {
+	Schema      string `json:"schema"`
+	Version     string `json:"simkron_version"`
+	Experiment  string `json:"experiment"`
+	Description string `json:"description,omitempty"`
+	Seed        uint64 `json:"seed"`
+	Complete    bool   `json:"complete"`
+	Incomplete  string `json:"incomplete_reason,omitempty"`
+	SimTimePS   int64  `json:"sim_time_ps"`
+	Events      uint64 `json:"events"`
+	Hosts       []Host `json:"hosts"`
+	Workload    string `json:"workload"`
+}
+
+// Trailer is what follows the workload's sections.
+type Trailer struct {
+	Segments    []Segment    `json:"segments,omitempty"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+	// Figures are what the report draws.
+	Figures shape.Figures `json:"figures"`
+}
+
+// Section is one named part of a workload's result: a Go value when the
+// run made it, the JSON it was read from when read back.
+type Section struct {
+	Name  string
+	Value any
+}
+
+// fixed is a result's JSON without its sections.
+type fixed struct {
+	Header
+	Names []string `json:"sections"`
+	Trailer
+}
+
+// fixedKeys are the JSON keys of fixed's fields.
+var fixedKeys = []string{"schema", "simkron_version", "experiment", "description", "seed", "complete",
+	"incomplete_reason", "sim_time_ps", "events", "hosts", "workload", "sections", "segments", "annotations", "figures"}
+
+// MarshalJSON writes the fields in their fixed order.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	hb, err := json.Marshal(r.Header)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := json.Marshal(r.Trailer)
+	if err != nil {
+		return nil, err
+	}
+	names := []string{}
+	for _, s := range r.Sections {
+		names = append(names, s.Name)
+	}
+	nb, _ := json.Marshal(names)
+	var b bytes.Buffer
+	b.Write(hb[:len(hb)-1])
+	b.WriteString(`,"sections":`)
+	b.Write(nb)
+	for _, s := range r.Sections {
+		if slices.Contains(fixedKeys, s.Name) {
+			return nil, fmt.Errorf("section %q has the name of a fixed field", s.Name)
+		}
+		v, err := json.Marshal(s.Value)
+		if err != nil {
+			return nil, fmt.Errorf("section %q: %w", s.Name, err)
+		}
+		k, _ := json.Marshal(s.Name)
+		b.WriteByte(',')
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte(',')
+	b.Write(tb[1:])
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a result strictly: the fixed fields with no field
+// the schema lacks, and exactly the sections "sections" names.
+func (r *Result) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	known := map[string]json.RawMessage{}
+	for _, k := range fixedKeys {
+		if v, ok := raw[k]; ok {
+			known[k] = v
+		}
+	}
+	kb, err := json.Marshal(known)
+	if err != nil {
+		return err
+	}
+	var f fixed
+	dec := json.NewDecoder(bytes.NewReader(kb))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return err
+	}
+	*r = Result{Header: f.Header, Trailer: f.Trailer}
+	for _, name := range f.Names {
+		v, ok := raw[name]
+		if !ok || slices.Contains(fixedKeys, name) {
+			return fmt.Errorf("section %q is listed but not there", name)
+		}
+		r.Sections = append(r.Sections, Section{Name: name, Value: v})
+	}
+	for k := range raw {
+		if !slices.Contains(fixedKeys, k) && !slices.Contains(f.Names, k) {
+			return fmt.Errorf("json: unknown field %q", k)
+		}
+	}
+	return nil
+}
+
+// Section decodes the section called name into v, strictly.
+func (r *Result) Section(name string, v any) error {
+	for _, s := range r.Sections {
+		if s.Name != name {
+			continue
+		}
+		data, ok := s.Value.(json.RawMessage)
+		if !ok {
+			var err error
+			if data, err = json.Marshal(s.Value); err != nil {
+				return err
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		return dec.Decode(v)
+	}
+	return fmt.Errorf("the result has no section %q", name)
 }
 
 // Annotations is what the run's Tcl annotation scripts produced.
@@ -167,7 +297,6 @@ func (r *Result) WriteJSON(w io.Writer) error {
 func ReadJSON(rd io.Reader) (*Result, error) {
 	var r Result
 	dec := json.NewDecoder(rd)
-	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		return nil, err
 	}

@@ -53,22 +53,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		ew.printf("\nsegment %s: %s %s, %d frames, %d bytes, %d collisions, busy %.1f%% of the run\n",
 			sg.Name, sim.BitRate(sg.Rate), sg.Mode, sg.Frames, sg.Bytes, sg.Collisions, busy)
 	}
-	for _, t := range workloadTables(r) {
-		ew.printf("\n")
-		t.writeText(ew)
-	}
-	if p := r.Ping; p != nil {
-		ew.printf("\nPING %s -> %s: %d data bytes\n", p.From, p.To, p.Size)
-		for _, rp := range p.Replies {
-			if rp.OK {
-				ew.printf("  icmp_seq=%d time=%.1f us\n", rp.Seq, rp.RTTMicro)
-			} else {
-				ew.printf("  icmp_seq=%d no reply\n", rp.Seq)
-			}
-		}
-		ew.printf("  %d sent, %d received, %d bad; rtt min/avg/max = %.1f/%.1f/%.1f us\n",
-			p.Sent, p.Received, p.Bad, p.MinRTTMicro, p.AvgRTTMicro, p.MaxRTTMicro)
-	}
+	writeFigures(ew, r)
 	if a := r.Annotations; a != nil {
 		writeAnnotations(ew, a)
 	}

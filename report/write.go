@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"strings"
 )
 
 // Format names a rendering of a result.
@@ -27,17 +29,18 @@ var Formats = []Format{FormatTable, FormatCSV, FormatJSON, FormatSVG, FormatPNG,
 // Options choose a rendering.
 type Options struct {
 	Format Format    // FormatTable when empty
-	Chart  Chart     // for SVG and PNG; ChartLayers when empty
+	Chart  Chart     // for SVG and PNG; the result's first chart when empty
 	Size   ChartSize // for SVG and PNG
 }
 
 // Write renders r in the chosen format.
 func Write(w io.Writer, r *Result, o Options) error {
-	if o.Chart == "" {
-		o.Chart = ChartLayers
-	}
-	if !slices.Contains(Charts, o.Chart) {
-		return fmt.Errorf("unknown chart %q (want one of %v)", o.Chart, Charts)
+	if o.Chart == "" && (o.Format == FormatSVG || o.Format == FormatPNG) {
+		cs := ChartNames(r)
+		if len(cs) == 0 {
+			return fmt.Errorf("%w (workload %q)", ErrNoChartData, r.Workload)
+		}
+		o.Chart = cs[0]
 	}
 	switch o.Format {
 	case FormatTable, "":
@@ -58,7 +61,8 @@ func Write(w io.Writer, r *Result, o Options) error {
 
 // ReadFile reads the result in the file at path. It must be one JSON
 // object of the current schema with no field the schema lacks; every
-// error names the file.
+// error names the file. A result of an older schema is refused with what
+// to do.
 func ReadFile(path string) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -69,7 +73,18 @@ func ReadFile(path string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
-	r, err := ReadJSON(f)
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var probe struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(data, &probe) == nil && probe.Schema != Schema && strings.HasPrefix(probe.Schema, "simkron.result/") {
+		return nil, fmt.Errorf("%s: a %s result, from an earlier simkron; this one reads %s: run the experiment again "+
+			"(simkron run CONFIG --out DIR; the same config and seed give the same measurements)", path, probe.Schema, Schema)
+	}
+	r, err := ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a simkron result: %w", path, err)
 	}

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"simkron/annotations"
 	"simkron/machine"
 	"simkron/report"
+	"simkron/sim"
 )
 
 // listFlag is a repeatable string flag.
@@ -50,7 +52,11 @@ func startAnnotations(r *machine.Run, exp *machine.Experiment, extra []string, o
 		sources = append(sources, annotations.Source{Name: p, Text: string(text)})
 	}
 	// `source` may read files beside the experiment.
-	eng, err := annotations.New(annotations.FromRun(r), sources, filepath.Dir(exp.Path))
+	eng, err := annotations.New(r.AnnotationTarget(), sources, annotations.Options{
+		Dir:      filepath.Dir(exp.Path),
+		Commands: exp.Info.AnnotationCommands,
+		Time:     time.Duration(exp.Info.AnnotationHostTime / sim.Nanosecond),
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
+	"strings"
 	"time"
 
 	"simkron/config"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/workload"
 )
 
 func cmdVersion(e *env, args []string) int {
@@ -48,13 +52,18 @@ func cmdRun(e *env, args []string) int {
 With --out, also write DIR/result.json (the machine-readable result),
 DIR/summary.txt and DIR/SEGMENT.pcap for each segment with pcap = true;
 all are byte-identical for the same config and seed.
-Nothing is written when the config is invalid.`)
+Nothing is written when the config is invalid.
+
+Workloads ([workload] type = "NAME", configured in [workload.NAME]):
+`+workloadHelp())
 	var seed seedFlag
 	fs.Var(&seed, "seed", "master seed of every random stream (default: the experiment's seed)")
 	out := fs.String("out", "", "directory for result.json, summary.txt and pcap captures (created if missing)")
 	quiet := fs.Bool("q", false, "do not print the summary on standard output")
 	var annotate listFlag
 	fs.Var(&annotate, "annotate", "run a Tcl annotation script `FILE` with the experiment (repeatable)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the simulation (go tool pprof) to `FILE`")
+	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the simulation ends, to `FILE`")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
@@ -68,17 +77,70 @@ Nothing is written when the config is invalid.`)
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage
 	}
-	e.log.WithField("config", rest[0]).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
-	opt := machine.Options{Seed: seed.v}
+	return runExperiment(e, "run", rest[0], exp, runOptions{seed: seed.v, out: *out, quiet: *quiet,
+		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile})
+}
+
+// runOptions are the choices of a run besides its experiment.
+type runOptions struct {
+	seed                   *uint64
+	out                    string
+	quiet                  bool
+	annotate               []string
+	cpuProfile, memProfile string
+	// files are written into out with the results.
+	files []outFile
+}
+
+// outFile is a file of a run's results.
+type outFile struct {
+	name string
+	data []byte
+}
+
+// runExperiment builds, runs and reports the loaded experiment exp (from
+// file path) as command cmd: what simkron run does after loading.
+func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptions) int {
+	e.log.WithField("config", path).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
+	opt := machine.Options{Seed: o.seed}
 	r, err := machine.New(exp, opt)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
+		fmt.Fprintf(e.stderr, "%s: %v\n", path, err)
 		return exitUsage
 	}
-	ann, err := startAnnotations(r, exp, annotate, &opt)
+	ann, err := startAnnotations(r, exp, o.annotate, &opt)
 	if err != nil {
+		r.Close()
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage
+	}
+	if o.out != "" {
+		if err := prepareOut(o.out); err != nil {
+			r.Close()
+			fmt.Fprintf(e.stderr, "simkron %s: --out %v\n", cmd, err)
+			return exitUsage
+		}
+	}
+	for _, p := range []string{o.cpuProfile, o.memProfile} {
+		if p != "" {
+			if err := checkOutput(p); err != nil {
+				r.Close()
+				fmt.Fprintf(e.stderr, "simkron %s: profile %v\n", cmd, err)
+				return exitUsage
+			}
+		}
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			r.Close()
+			fmt.Fprintf(e.stderr, "simkron %s: --cpuprofile %s: %v\n", cmd, o.cpuProfile, pathErr(err))
+			return exitUsage
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	start := time.Now()
 	if e.stderrTTY {
@@ -89,6 +151,12 @@ Nothing is written when the config is invalid.`)
 		}
 	}
 	res, runErr := r.Execute(opt)
+	if o.memProfile != "" {
+		if err := writeHeapProfile(o.memProfile); err != nil {
+			fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
+			return exitFailed
+		}
+	}
 	ann.record(res)
 	elapsed := time.Since(start)
 	if e.stderrTTY && elapsed > time.Second {
@@ -101,56 +169,90 @@ Nothing is written when the config is invalid.`)
 	}).Info("simulation finished")
 	var summary bytes.Buffer
 	if err := report.WriteSummary(&summary, res); err != nil {
-		fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
 		return exitFailed
 	}
-	if !*quiet {
+	if !o.quiet {
 		e.stdout.Write(summary.Bytes())
 	}
-	if *out != "" {
-		if err := writeResults(*out, res, summary.Bytes(), r.Net.Captures()); err != nil {
-			fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+	if o.out != "" {
+		if err := writeResults(o.out, res, summary.Bytes(), r.Net.Captures(), o.files...); err != nil {
+			fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
 			return exitFailed
 		}
-		e.log.Debugf("wrote %s", *out)
+		e.log.Debugf("wrote %s", o.out)
 	}
 	if runErr != nil {
-		fmt.Fprintf(e.stderr, "simkron run: %v\n", runErr)
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, runErr)
 		return exitFailed
 	}
 	if !res.Complete {
-		fmt.Fprintf(e.stderr, "simkron run: %s\n", res.Incomplete)
+		fmt.Fprintf(e.stderr, "simkron %s: %s\n", cmd, res.Incomplete)
 		return exitFailed
 	}
 	return exitOK
 }
 
+// writeHeapProfile writes the heap profile (live and allocated objects
+// since the start) to path.
+func writeHeapProfile(path string) error {
+	runtime.GC()
+	var b bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&b, 0); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b.Bytes())
+}
+
+// prepareOut makes sure the results can be written to dir before the run
+// starts: it creates the folder if missing and writes (and removes) a
+// file in it. The error names dir as the user gave it.
+func prepareOut(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s: is a file, not a folder", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %v", dir, pathErr(err))
+	}
+	f, err := os.CreateTemp(dir, ".simkron-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %v", dir, pathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// pathErr returns the cause of a path error, without the path (which
+// may be a temporary file the user never named).
+func pathErr(err error) error {
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
+
 // writeResults writes the result files, each through a temporary file so
 // that a failed run never leaves half a file.
-func writeResults(dir string, res *report.Result, summary []byte, captures []machine.Capture) error {
+func writeResults(dir string, res *report.Result, summary []byte, captures []machine.Capture, more ...outFile) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %v", dir, pathErr(err))
 	}
 	var js bytes.Buffer
 	if err := res.WriteJSON(&js); err != nil {
 		return err
 	}
-	type file struct {
-		name string
-		data []byte
-	}
-	files := []file{{"result.json", js.Bytes()}, {"summary.txt", summary}}
+	files := append([]outFile{{"result.json", js.Bytes()}, {"summary.txt", summary}}, more...)
 	for _, c := range captures {
-		files = append(files, file{c.Segment + ".pcap", c.Data})
+		files = append(files, outFile{c.FileName(), c.Data})
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
 		tmp := path + ".tmp"
 		if err := os.WriteFile(tmp, f.data, 0o644); err != nil {
-			return err
+			return fmt.Errorf("writing %s: %v", path, pathErr(err))
 		}
 		if err := os.Rename(tmp, path); err != nil {
-			return err
+			return fmt.Errorf("writing %s: %v", path, pathErr(err))
 		}
 	}
 	return nil
@@ -242,7 +344,20 @@ experiment files, with type, default, range and meaning.`)
 	exp := machine.DefaultExperiment()
 	config.Describe(w, "", &exp)
 	fmt.Fprintf(w, "\n[host.inet]: any key of the machine file's [inet], for that host only\n")
+	for _, t := range workload.Types() {
+		fmt.Fprintf(w, "\n[workload.%s] (type = %q): %s\n\n", t.Name, t.Name, t.Help)
+		config.Describe(w, "workload."+t.Name, t.Params())
+	}
 	return exitOK
+}
+
+// workloadHelp lists the registered workloads, a line each.
+func workloadHelp() string {
+	var b strings.Builder
+	for _, t := range workload.Types() {
+		fmt.Fprintf(&b, "  %-9s %s\n", t.Name, t.Help)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func loadExperimentHosts(e *env, name string, args []string, summary string) (*machine.Run, int) {

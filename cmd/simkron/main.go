@@ -16,13 +16,16 @@ import (
 	"strings"
 
 	"github.com/sirupsen/logrus"
+
+	_ "simkron/stack/apps" // the built-in workloads register themselves
 )
 
-// Exit statuses.
+// Exit statuses: one rule for every command, checked before the
+// simulation starts wherever it can be.
 const (
 	exitOK     = 0
-	exitFailed = 1 // the simulation or writing its results failed
-	exitUsage  = 2 // bad command line or bad configuration: nothing ran
+	exitFailed = 1 // a failure during the run (or writing its results): results so far are written, marked incomplete
+	exitUsage  = 2 // bad input: arguments, config, script, output path; nothing ran and nothing was written
 )
 
 type command struct {
@@ -34,6 +37,9 @@ type command struct {
 
 var commands = []command{
 	{"run", "CONFIG", "run an experiment and report what the machines did", cmdRun},
+	{"compare", "CONFIG", "run the same exchange over several protocol paths on two hosts, side by side", cmdCompare},
+	{"sweep", "CONFIG", "run an experiment over a grid of values of its keys, on all cores or a shard", cmdSweep},
+	{"merge", "DIR...", "merge the shards of a sweep into one result", cmdMerge},
 	{"validate", "FILE...", "check experiment or machine files and explain every problem", cmdValidate},
 	{"params", "", "list every configuration parameter with its default, range and meaning", cmdParams},
 	{"symbols", "CONFIG", "list each host's modelled functions: layer, code address, instructions", cmdSymbols},
@@ -77,6 +83,15 @@ Global flags:
   -v    verbose: log what simkron does (to standard error)
 
 "simkron COMMAND --help" describes a command's flags.
+
+Exit status:
+  0  success
+  1  a failure during the run: stop_at reached, a program failed, an
+     annotation script failed while running (results so far are written,
+     marked incomplete), or writing the results failed
+  2  bad input, found before anything runs: a bad argument or flag, a
+     config or script that does not load, an output path that cannot be
+     written; nothing is written
 `)
 }
 
@@ -117,36 +132,48 @@ func run(e *env, args []string) int {
 	return exitUsage
 }
 
-// newFlags returns a flag set for a command whose --help prints usage to
-// stdout, and whose errors go to stderr.
-func newFlags(e *env, name, args, summary string) *flag.FlagSet {
+// cmdFlags is a command's flag set with its usage text.
+type cmdFlags struct {
+	*flag.FlagSet
+	args, summary string
+}
+
+// newFlags returns a flag set for a command. parseFlags prints its usage
+// once: on stdout for --help, on stderr after a mistake.
+func newFlags(e *env, name, args, summary string) *cmdFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: simkron %s [flags] %s\n\n%s\n", name, args, summary)
-		var flags bool
-		fs.VisitAll(func(*flag.Flag) { flags = true })
-		if flags {
-			fmt.Fprintf(fs.Output(), "\nFlags:\n")
-			fs.PrintDefaults()
-		}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &cmdFlags{FlagSet: fs, args: args, summary: summary}
+}
+
+// usage writes the command's usage and flags to w.
+func (fs *cmdFlags) usage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: simkron %s [flags] %s\n\n%s\n", fs.Name(), fs.args, fs.summary)
+	var flags bool
+	fs.VisitAll(func(*flag.Flag) { flags = true })
+	if flags {
+		fmt.Fprintf(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
-	return fs
 }
 
 // parseFlags parses a command's flags; -v may follow the command too. It
 // returns the exit status to use when the command should stop.
-func parseFlags(e *env, fs *flag.FlagSet, args []string) (rest []string, stop bool, status int) {
+func parseFlags(e *env, fs *cmdFlags, args []string) (rest []string, stop bool, status int) {
 	verbose := fs.Bool("v", false, "verbose: log what simkron does (to standard error)")
 	// Flags may come after the arguments too ("run CONFIG --seed 2").
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(e.stdout)
-				fs.Usage()
+				fs.usage(e.stdout)
 				return nil, true, exitOK
 			}
+			fmt.Fprintf(e.stderr, "simkron %s: %v\n\n", fs.Name(), err)
+			fs.usage(e.stderr)
 			return nil, true, exitUsage
 		}
 		if fs.NArg() == 0 {

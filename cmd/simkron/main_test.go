@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"simkron/stack/apps/membench"
 )
 
 // simkron runs the command line in-process and returns its exit status
@@ -171,8 +173,12 @@ func TestQuickstartKnees(t *testing.T) {
 		t.Fatalf("summary lacks the membench table:\n%s", out)
 	}
 	res := readResult(t, filepath.Join(dir, "result.json"))
+	var rows []membench.Row
+	if err := res.Section("membench", &rows); err != nil {
+		t.Fatal(err)
+	}
 	cpb := func(host, op string, size int) float64 {
-		for _, r := range res.Membench {
+		for _, r := range rows {
 			if r.Host == host && r.Op == op && r.Size == size {
 				return r.CyclesPerByte
 			}

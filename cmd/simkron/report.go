@@ -49,14 +49,16 @@ func cmdReport(e *env, args []string) int {
   csv    one tidy table: protocol, direction, size, layer, stat, cycles
   json   the result itself, indented
   svg    a chart (--chart): layers = stacked bars of cycles by layer per
-         message size, latency = mean latency against message size
+         message size, latency = mean latency against message size,
+         splits = a pie of each cost split, or a chart the workload
+         defines (ttcp: progress); the default is the result's first
   png    the same chart as an image
   html   one self-contained page with the tables and every chart
 Output goes to standard output, or with --output to FILE, written whole
 or not at all. A file that is not a result exits with status 2.`)
 	format := fs.String("format", string(report.FormatTable), "output format: "+names(report.Formats))
 	output := fs.String("output", "", "write to `FILE` instead of standard output")
-	chart := fs.String("chart", string(report.ChartLayers), "chart for svg and png: "+names(report.Charts))
+	chart := fs.String("chart", "", "chart for svg and png: "+names(report.Charts)+" or one the result defines (default: the result's first)")
 	var size sizeFlag
 	fs.Var(&size, "size", "chart size for svg and png in pixels, `WIDTHxHEIGHT` (default 1200 wide, 450 high per row of charts)")
 	rest, stop, st := parseFlags(e, fs, args)
@@ -72,13 +74,19 @@ or not at all. A file that is not a result exits with status 2.`)
 		fmt.Fprintf(e.stderr, "simkron report: unknown format %q (want %s)\n", *format, names(report.Formats))
 		return exitUsage
 	}
-	if !slices.Contains(report.Charts, opt.Chart) {
-		fmt.Fprintf(e.stderr, "simkron report: unknown chart %q (want %s)\n", *chart, names(report.Charts))
-		return exitUsage
-	}
 	res, err := report.ReadFile(rest[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "simkron report: %v\n", err)
+		return exitUsage
+	}
+	if *output != "" {
+		if err := checkOutput(*output); err != nil {
+			fmt.Fprintf(e.stderr, "simkron report: --output %v\n", err)
+			return exitUsage
+		}
+	}
+	if err := checkChart(res, opt); err != nil {
+		fmt.Fprintf(e.stderr, "simkron report: %s: %v\n", rest[0], err)
 		return exitUsage
 	}
 	var out bytes.Buffer
@@ -104,12 +112,43 @@ or not at all. A file that is not a result exits with status 2.`)
 	return exitOK
 }
 
+// checkChart checks the chart --chart names: a built-in chart, or one the
+// result defines; for svg and png, one the result has data for.
+func checkChart(res *report.Result, opt report.Options) error {
+	have := report.ChartNames(res)
+	if opt.Chart == "" || slices.Contains(have, opt.Chart) {
+		return nil
+	}
+	if !slices.Contains(report.Charts, opt.Chart) {
+		return fmt.Errorf("unknown chart %q (this result has: %s)", opt.Chart, names(have))
+	}
+	if opt.Format == report.FormatSVG || opt.Format == report.FormatPNG {
+		return fmt.Errorf("%w: %s needs measurements this result lacks (its charts: %s)", report.ErrNoChartData, opt.Chart, names(have))
+	}
+	return nil
+}
+
+// checkOutput makes sure a file can be written at path before anything
+// is rendered: its folder exists and takes a new file, and path is not a
+// folder. The error names path as the user gave it.
+func checkOutput(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a folder", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %v", path, pathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // writeFileAtomic writes data to path through a temporary file in the
 // same directory, renamed into place, so that path is never half written.
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %v", path, pathErr(err))
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
@@ -124,7 +163,7 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %v", path, pathErr(err))
 	}
 	return nil
 }

@@ -8,22 +8,25 @@ import (
 	"testing"
 
 	"simkron/report"
-	"simkron/stack/apps/udpbench"
+	"simkron/report/shape"
 )
 
 // writeSweep writes a small result with a UDP sweep split by layer.
 func writeSweep(t *testing.T, dir string) string {
 	t.Helper()
-	r := &report.Result{Schema: report.Schema, Version: "test", Experiment: "sweep", Seed: 5, Complete: true, Workload: "udp"}
+	r := &report.Result{Header: report.Header{Schema: report.Schema, Version: "test", Experiment: "sweep", Seed: 5, Complete: true, Workload: "udp"}}
+	bs := []shape.Breakdown{{Protocol: "UDP", Direction: shape.Send, SizeName: "size", Unit: "message"},
+		{Protocol: "UDP", Direction: shape.Receive, SizeName: "size", Unit: "message"}}
 	for i, size := range []int{4, 256, 4096} {
 		f := float64(i + 1)
-		r.UDP = append(r.UDP, udpbench.Row{Size: size, Messages: 4,
-			Send:       udpbench.Summary{N: 4, Mean: 600 * f, Min: 500 * f, Median: 600 * f, Max: 700 * f},
-			Receive:    udpbench.Summary{N: 4, Mean: 900 * f, Min: 800 * f, Median: 900 * f, Max: 990 * f},
-			SendLayers: []udpbench.LayerCost{{Layer: "APPL", Cycles: 100 * f}, {Layer: "IP", Cycles: 200 * f}, {Layer: "UDP", Cycles: 300 * f}},
-			RecvLayers: []udpbench.LayerCost{{Layer: "DEV", Cycles: 500 * f}, {Layer: "KERN", Cycles: 400 * f}},
-		})
+		bs[0].Points = append(bs[0].Points, shape.Point{Size: size,
+			Latency: &shape.Summary{N: 4, Mean: 600 * f, Min: 500 * f, Median: 600 * f, Max: 700 * f},
+			Layers:  []shape.LayerCycles{{Layer: "APPL", Cycles: 100 * f}, {Layer: "IP", Cycles: 200 * f}, {Layer: "UDP", Cycles: 300 * f}}})
+		bs[1].Points = append(bs[1].Points, shape.Point{Size: size,
+			Latency: &shape.Summary{N: 4, Mean: 900 * f, Min: 800 * f, Median: 900 * f, Max: 990 * f},
+			Layers:  []shape.LayerCycles{{Layer: "DEV", Cycles: 500 * f}, {Layer: "KERN", Cycles: 400 * f}}})
 	}
+	r.Figures = shape.Figures{Breakdowns: bs, Tables: []shape.Table{shape.LayerTable(bs[0]), shape.LayerTable(bs[1])}}
 	var b bytes.Buffer
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
@@ -92,7 +95,9 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
 		{[]string{notResult}, notResult + ": not a simkron result"},
 		{[]string{unknown}, unknown + `: not a simkron result: json: unknown field "sead"`},
-		{[]string{"--format", "svg", membench}, membench + ": the result has no measurements for this chart: layers needs per-layer measurements"},
+		{[]string{"--format", "svg", membench}, membench + `: the result has no measurements for this chart (workload "membench")`},
+		{[]string{"--format", "svg", "--chart", "layers", membench}, membench + ": the result has no measurements for this chart: layers needs measurements this result lacks"},
+		{[]string{"--chart", "progress", res}, `unknown chart "progress" (this result has: layers|latency)`},
 		{[]string{"--format", "pdf", res}, `unknown format "pdf"`},
 		{[]string{"--chart", "pie", res}, `unknown chart "pie"`},
 		{[]string{"--size", "10", res}, "WIDTHxHEIGHT"},

@@ -875,9 +875,13 @@ func (n *NE2000) transmit() {
 	if !n.wireBusy {
 		buf = n.txBuf[:0]
 	}
-	for a := start; a < end; a++ {
-		v, _ := n.peek(uint16(a))
-		buf = append(buf, v)
+	if start >= RAMStart && end <= RAMEnd {
+		buf = append(buf, n.ram[start-RAMStart:end-RAMStart]...)
+	} else {
+		for a := start; a < end; a++ {
+			v, _ := n.peek(uint16(a))
+			buf = append(buf, v)
+		}
 	}
 	n.clda = uint16(end)
 	if n.tcr&TcrCRC == 0 {

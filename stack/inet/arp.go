@@ -99,6 +99,29 @@ func (s *Stack) linkOutput(t *kernel.Thread, b netdev.Buf, dst [6]byte, etherTyp
 	var eh [header.EthernetHeaderLen]byte
 	header.Ethernet(eh[:]).Encode(&header.EthernetFields{Dst: dst, Src: s.mac(), Type: etherType})
 	s.write(b.Addr, eh[:])
+	s.queueXmit(t, b)
+}
+
+// framedOutput sends the IP packet in b to the neighbour next through a
+// device that frames it itself (netdev.Framer): no ARP, the device's
+// table gives the link header. A neighbour the table lacks is dropped and
+// counted as no route.
+func (s *Stack) framedOutput(t *kernel.Thread, b netdev.Buf, next Addr) {
+	n := s.framer.HeaderLen()
+	b.Push(n)
+	var hdr [64]byte
+	if n > len(hdr) || !s.framer.Frame(hdr[:n], header.EtherTypeIPv4, next[:]) {
+		s.stats.IPOutNoRoute++
+		b.Free(s.k)
+		return
+	}
+	s.write(b.Addr, hdr[:n])
+	s.queueXmit(t, b)
+}
+
+// queueXmit queues a finished frame on the device, sleeping for room when
+// t may (nil, or in interrupt context: a full queue drops it).
+func (s *Stack) queueXmit(t *kernel.Thread, b netdev.Buf) {
 	for !s.nd.Transmit(s.dev, b) {
 		if t == nil || s.c.InInterrupt() {
 			s.stats.NoBuffers++

@@ -17,6 +17,10 @@
 // The receive path never returns errors: every packet it drops bumps a
 // named counter in Stats.
 //
+// The interface is Ethernet (with ARP) or a device that frames packets
+// itself from a static table (netdev.Framer: ATM, classical IP over AAL5
+// with RFC 2684 LLC/SNAP), which the receive path learns from Buf.Proto.
+//
 // Simplifications: one interface per host and no routing (every
 // destination is on the link, or reached through the configured gateway's
 // MAC); IP options are accepted and skipped, never acted on; no IP
@@ -59,7 +63,7 @@ type Params struct {
 	TCPKeepIntvl   sim.Time `toml:"tcp_keepalive_intvl" min:"100ms" help:"time between unanswered keep-alive probes (Linux: 75 s)"`
 	TCPKeepProbes  int      `toml:"tcp_keepalive_probes" min:"1" max:"100" help:"unanswered keep-alive probes before the connection is dropped with ETIMEDOUT (Linux: 9)"`
 	TCPMSL         sim.Time `toml:"tcp_msl" min:"1ms" help:"maximum segment lifetime; TIME_WAIT lasts twice this (RFC 793: 2 min)"`
-	TCPMinRTO      sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout (Linux TCP_RTO_MIN: 200 ms)"`
+	TCPMinRTO      sim.Time `toml:"tcp_min_rto" min:"1ms" help:"lower bound of the retransmission timeout's variance term: RTO = SRTT + max(tcp_min_rto, 4 RTTVAR) (Linux TCP_RTO_MIN: 200 ms)"`
 	TCPInitialRTO  sim.Time `toml:"tcp_initial_rto" min:"10ms" help:"retransmission timeout before the first RTT sample (RFC 6298 2.1: 1 s)"`
 }
 
@@ -154,15 +158,21 @@ var (
 
 // Stack is one host's Internet layer.
 type Stack struct {
-	k     *kernel.Kernel
-	c     *cpu.CPU
-	nd    *netdev.Stack
-	dev   int // device queue index
-	p     Params
-	mtu0  int // the configured MTU, before SetMTU
-	addr  Addr
-	mask  Addr
-	stats Stats
+	k   *kernel.Kernel
+	c   *cpu.CPU
+	nd  *netdev.Stack
+	dev int // device queue index
+	// framer is the device when its link layer is not Ethernet (ATM):
+	// it frames datagrams itself from a static table, and there is no
+	// ARP. linkHdr is the link header IP leaves room for: 14 on
+	// Ethernet, the framer's HeaderLen otherwise.
+	framer  netdev.Framer
+	linkHdr int
+	p       Params
+	mtu0    int // the configured MTU, before SetMTU
+	addr    Addr
+	mask    Addr
+	stats   Stats
 
 	arp   arpCache
 	ipID  uint16
@@ -194,7 +204,10 @@ func New(k *kernel.Kernel, nd *netdev.Stack, dev int, addr, mask Addr, p Params)
 		return nil, fmt.Errorf("mtu: %d is larger than device %s's %d", p.MTU, d.Name(), d.MTU())
 	}
 	s := &Stack{k: k, c: k.CPU(), nd: nd, dev: dev, p: p, mtu0: p.MTU, addr: addr, mask: mask,
-		ports: map[uint16]*Socket{}, nextPort: 32768, ipID: 1}
+		ports: map[uint16]*Socket{}, nextPort: 32768, ipID: 1, linkHdr: header.EthernetHeaderLen}
+	if f, ok := d.(netdev.Framer); ok {
+		s.framer, s.linkHdr = f, f.HeaderLen()
+	}
 	syms := k.Symbols()
 	for _, x := range []struct {
 		s **cpu.Symbol
@@ -216,6 +229,9 @@ func New(k *kernel.Kernel, nd *netdev.Stack, dev int, addr, mask Addr, p Params)
 	s.tcpInit()
 	if err := nd.Register(header.EtherTypeIPv4, s.ipRcv); err != nil {
 		return nil, err
+	}
+	if s.framer != nil {
+		return s, nil // no ARP: the device's table maps addresses
 	}
 	if err := nd.Register(header.EtherTypeARP, s.arpRcv); err != nil {
 		return nil, err
@@ -278,7 +294,7 @@ func (s *Stack) write(a memory.Addr, p []byte) { s.c.Write(a, p) }
 // alloc returns a buffer for size bytes of data after headroom for the
 // link and IP headers, or counts the failure.
 func (s *Stack) alloc(size int) (netdev.Buf, bool) {
-	b, ok := netdev.Alloc(s.k, header.EthernetHeaderLen+header.IPv4MaximumHeaderSize, size)
+	b, ok := netdev.Alloc(s.k, s.linkHdr+header.IPv4MaximumHeaderSize, size)
 	if !ok {
 		s.stats.NoBuffers++
 	}

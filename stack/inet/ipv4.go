@@ -87,6 +87,10 @@ func (s *Stack) ipOutput(t *kernel.Thread, b netdev.Buf, dst Addr) {
 		b.Free(s.k)
 		return
 	}
+	if s.framer != nil {
+		s.framedOutput(t, b, dst)
+		return
+	}
 	s.neighOutput(t, b, dst)
 }
 
@@ -107,7 +111,9 @@ func (s *Stack) ipRcv(b netdev.Buf) {
 	c.Enter(s.sym.ipRcv)
 	defer c.Exit(s.sym.ipRcv)
 	s.stats.IPInReceives++
-	b.Pull(header.EthernetHeaderLen)
+	if b.Proto == 0 {
+		b.Pull(header.EthernetHeaderLen)
+	}
 	if b.Len < header.IPv4MinimumSize {
 		s.stats.IPInTruncated++
 		b.Free(s.k)

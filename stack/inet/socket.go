@@ -253,9 +253,7 @@ func (s *Stack) RecvFrom(t *kernel.Thread, fd int, buf memory.Addr, n int, timeo
 			}
 			t.SleepTimeout(&so.wait, left)
 		}
-		d := so.queue[0]
-		so.queue[0] = dgram{}
-		so.queue = so.queue[1:]
+		d := kernel.PopFront(&so.queue)
 		so.queued -= d.n
 		got = min(n, d.n)
 		s.k.Bcopy(buf, d.data, got)

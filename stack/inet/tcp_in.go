@@ -247,7 +247,13 @@ func (s *Stack) tcpSynSentInput(tp *tcb, g *tcpSeg) {
 }
 
 // rttSample folds a measurement into the estimator (Jacobson/Karels,
-// RFC 6298 section 2) and recomputes the timeout.
+// RFC 6298 section 2) and recomputes the timeout: RTO = SRTT +
+// max(tcp_min_rto, 4 RTTVAR), RFC 6298 2.3's SRTT + max(G, K*RTTVAR) with
+// the lower bound in G's place, as Linux does it (tcp_rtt_estimator keeps
+// the variance term at least TCP_RTO_MIN, so the timeout is at least the
+// round trip plus 200 ms). A bound on the sum instead (max(SRTT + 4
+// RTTVAR, 200 ms)) lets a timeout of 200 ms race the peer's 200 ms
+// delayed-ACK timer on a lossless path: a spurious retransmission.
 func (tp *tcb) rttSample(m sim.Time) {
 	tp.timing = false
 	if m <= 0 {
@@ -263,7 +269,7 @@ func (tp *tcb) rttSample(m sim.Time) {
 		}
 		tp.rttvar += (e - tp.rttvar) / 4
 	}
-	tp.rto = min(max(tp.srtt+4*tp.rttvar, tp.s.p.TCPMinRTO), tcpMaxRTO)
+	tp.rto = min(tp.srtt+max(4*tp.rttvar, tp.s.p.TCPMinRTO), tcpMaxRTO)
 }
 
 // tcpSyncInput handles a segment for a connection past SYN_SENT (RFC 793

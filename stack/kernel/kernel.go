@@ -63,6 +63,10 @@ type Thread struct {
 	state threadState
 	// timedOut is set when a timed sleep ended by its timer.
 	timedOut bool
+	// sleep is the timer of a timed sleep, and sleepQ the queue it sleeps
+	// on: one per thread, reused.
+	sleep  Timer
+	sleepQ *WaitQueue
 }
 
 // Name returns the thread's name.
@@ -173,7 +177,12 @@ func (k *Kernel) Jiffies() uint64 { return k.jiffies }
 // Current returns the running thread, or nil when idle.
 func (k *Kernel) Current() *Thread { return k.cur }
 
-// Spawn creates a runnable thread that runs body.
+// Threads returns how many threads have not ended yet.
+func (k *Kernel) Threads() int { return k.live }
+
+// Spawn creates a runnable thread that runs body. A thread spawned while
+// the core is halted in the idle loop starts when the core next wakes (at
+// the latest, the next clock tick).
 func (k *Kernel) Spawn(name string, body func(t *Thread)) *Thread {
 	t := &Thread{k: k, name: name, state: stateRunnable}
 	t.ctx = k.cpu.NewContext(k.name+"."+name, cpu.KindThread, func(*cpu.Context) { body(t) })
@@ -188,6 +197,9 @@ func (k *Kernel) Spawn(name string, body func(t *Thread)) *Thread {
 // runnable thread or halts until an interrupt.
 func (k *Kernel) idleLoop() {
 	c := k.cpu
+	// A thread an interrupt wakes while the loop catches up on its way
+	// into the halt is scheduled at once, not at the next interrupt.
+	ready := func() bool { return len(k.runq) > 0 }
 	for {
 		c.Enter(k.sym.idle)
 		if len(k.runq) > 0 {
@@ -196,7 +208,7 @@ func (k *Kernel) idleLoop() {
 			continue
 		}
 		c.Exit(k.sym.idle)
-		c.Halt()
+		c.HaltUnless(ready)
 	}
 }
 
@@ -283,16 +295,21 @@ func (t *Thread) Sleep(q *WaitQueue) {
 // reports whether the timeout ended the sleep.
 func (t *Thread) SleepTimeout(q *WaitQueue, d sim.Time) bool {
 	k := t.k
-	tm := &Timer{Name: "sleep." + t.name}
-	t.timedOut = false
-	tm.Func = func() {
-		t.timedOut = true
-		q.remove(t)
-		k.makeRunnable(t)
+	tm := &t.sleep
+	if tm.Func == nil {
+		tm.Name = "sleep." + t.name
+		tm.Func = func() {
+			t.timedOut = true
+			t.sleepQ.remove(t)
+			k.makeRunnable(t)
+		}
 	}
+	t.timedOut = false
+	t.sleepQ = q
 	k.AddTimer(tm, k.TicksFor(d))
 	t.Sleep(q)
 	k.DelTimer(tm)
+	t.sleepQ = nil
 	return t.timedOut
 }
 
@@ -334,4 +351,18 @@ func (k *Kernel) makeRunnable(t *Thread) {
 	k.stats.Wakeups++
 	t.state = stateRunnable
 	k.runq = append(k.runq, t)
+}
+
+// PopFront removes and returns the first element of the queue q, moving
+// the rest down so that the slice keeps its whole capacity: a queue that
+// fills and drains as it runs allocates nothing once it has grown to its
+// largest. Queues here are short (a backlog, a socket's datagrams).
+func PopFront[T any](q *[]T) T {
+	s := *q
+	v := s[0]
+	copy(s, s[1:])
+	var zero T
+	s[len(s)-1] = zero
+	*q = s[:len(s)-1]
+	return v
 }

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"encoding/binary"
+
 	"simkron/cpu"
 	"simkron/memory"
 )
@@ -118,6 +120,20 @@ func SumBytes(sum uint32, b []byte, odd bool) (uint32, bool) {
 		sum += uint32(b[0])
 		i = 1
 		odd = false
+	}
+	// Four 16-bit words at a time into a 64-bit sum, folded back into 32
+	// bits afterwards: the same one's-complement sum (RFC 1071 sec. 2(A):
+	// deferred carries).
+	if len(b)-i >= 8 {
+		acc := uint64(sum)
+		for ; i+8 <= len(b); i += 8 {
+			x := binary.BigEndian.Uint64(b[i:])
+			acc += x>>48 + x>>32&0xffff + x>>16&0xffff + x&0xffff
+		}
+		for acc >= 1<<31 {
+			acc = acc&0xffff + acc>>16
+		}
+		sum = uint32(acc)
 	}
 	for ; i+1 < len(b); i += 2 {
 		sum += uint32(b[i])<<8 | uint32(b[i+1])

@@ -77,3 +77,22 @@ func TestCksumAndBcopy(t *testing.T) {
 		}
 	}
 }
+
+// SumBytes over any split of any bytes folds to RFC 1071's sum, however
+// the pieces fall against the 8-byte steps and odd ends.
+func FuzzSumBytesSplits(f *testing.F) {
+	f.Add([]byte{0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7, 0xff, 0xff, 0x01}, uint8(3))
+	f.Add(bytes.Repeat([]byte{0xff}, 300), uint8(17))
+	f.Fuzz(func(t *testing.T, b []byte, cut uint8) {
+		var sum uint32
+		odd := false
+		for rest := b; len(rest) > 0; {
+			k := min(len(rest), int(cut%23)+1)
+			sum, odd = kernel.SumBytes(sum, rest[:k], odd)
+			rest = rest[k:]
+		}
+		if got, want := ^kernel.Fold(sum), refCksum(b); got != want {
+			t.Fatalf("checksum %#04x, want %#04x", got, want)
+		}
+	})
+}

@@ -32,7 +32,15 @@ type wheel struct {
 	count int
 }
 
-func (w *wheel) init(n int) { w.slots = make([][]*Timer, n) }
+// init makes n slots, each with room for a few timers so that arming
+// timers allocates nothing in a steady state.
+func (w *wheel) init(n int) {
+	w.slots = make([][]*Timer, n)
+	room := make([]*Timer, 4*n)
+	for i := range w.slots {
+		w.slots[i] = room[4*i : 4*i : 4*i+4]
+	}
+}
 
 func (w *wheel) add(t *Timer) {
 	i := int(t.expires % uint64(len(w.slots)))

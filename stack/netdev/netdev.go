@@ -35,6 +35,13 @@ type Buf struct {
 	Len  int
 	// Dev is the device a received frame came in on.
 	Dev Device
+	// Proto, when not 0, is the EtherType of a received packet whose
+	// driver has already taken its link header off (Linux's skb->protocol
+	// after the driver pulled its header): the data starts at the network
+	// header and the receive softirq dispatches on Proto without reading
+	// a header. Drivers of non-Ethernet devices (Framer) set it. 0 is an
+	// Ethernet frame, header first, as every Ethernet driver delivers.
+	Proto uint16
 }
 
 // Alloc returns a buffer of size bytes of data with headroom bytes before
@@ -99,6 +106,26 @@ type Device interface {
 	// Busy reports whether frames handed to the driver are still on their
 	// way out (loaded on the card or on the wire).
 	Busy() bool
+}
+
+// Framer is implemented by a device whose link layer is not Ethernet and
+// which maps a neighbour's network address to its link address itself,
+// without ARP: ATM with a static table of virtual channels (classical IP
+// over AAL5, RFC 2225, without ATMARP). A protocol sending through it
+// reserves HeaderLen bytes of headroom, has Frame write the link header
+// there and queues the frame with Transmit; the device's StartXmit reads
+// what Frame wrote. On receive the driver takes its header off and sets
+// Buf.Proto.
+type Framer interface {
+	Device
+	// HeaderLen is the length of the link header Frame writes.
+	HeaderLen() int
+	// Frame writes into hdr (HeaderLen bytes) the link header of a packet
+	// of protocol etherType for the neighbour whose network address is
+	// next, charging its lookup on the host's core. It reports false when
+	// the device has no path to next; the caller drops and counts the
+	// packet.
+	Frame(hdr []byte, etherType uint16, next []byte) bool
 }
 
 // Handler receives frames of one EtherType. It runs in the receive softirq
@@ -255,8 +282,7 @@ func (s *Stack) runQueue(q *txQueue) {
 			q.stopped = true
 			return
 		}
-		q.frames[0] = Buf{}
-		q.frames = q.frames[1:]
+		kernel.PopFront(&q.frames)
 		s.k.Wakeup(&q.Room)
 	}
 	q.stopped = false
@@ -299,10 +325,19 @@ func (s *Stack) rxAction() {
 	c := s.k.CPU()
 	var hdr [14]byte
 	for len(s.backlog) > 0 {
-		b := s.backlog[0]
-		s.backlog[0] = Buf{}
-		s.backlog = s.backlog[1:]
+		b := kernel.PopFront(&s.backlog)
 		s.stats.RxFrames++
+		if b.Proto != 0 {
+			// The driver took the link header off and said what follows.
+			h, ok := s.handlers[b.Proto]
+			if !ok {
+				s.stats.RxUnknown++
+				b.Free(s.k)
+				continue
+			}
+			h(b)
+			continue
+		}
 		if b.Len < 14 {
 			s.stats.RxUnknown++
 			b.Free(s.k)

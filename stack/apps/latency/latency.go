@@ -1,19 +1,52 @@
-// Package latency holds what the measuring programs over IP (the UDP and
-// TCP latency sweeps, ttcp) share: the host they run on, the hooks they
-// measure through, a row per message size with the send and receive
-// latency statistics and their splits by layer, and the arithmetic on the
-// CPU's per-layer counters that produces them.
+// Package latency is the request/response latency sweep of the
+// Linux/SimOS study, written once over a transport: a client sends
+// messages of each size to an echo server on another host and waits for
+// each to come back, and the simulator measures, per size, the send
+// latency (the sending thread's cycles inside the send call) and the
+// receive latency (from the arrival at the receiving card of the first
+// frame of the message until the receive call that completes it
+// returns), each split by layer, over both hosts' sends and receives.
+// UDP (sendto/recvfrom) and TCP (send/recv) implement the transport here;
+// other protocol paths join by implementing Transport (VIA's is in
+// stack/apps/vpingpong), and compare.go sets several sweeps' results side
+// by side. Layer APPL.
+//
+// The measurement is the simulator's: hooks on the measured calls'
+// kernel symbols and an observer on each card; the programs read no
+// clock. The send latency is the sending thread's own cycles inside the
+// call (for a TCP message larger than the send buffer that includes the
+// cycles of the call's later rounds, not the time spent waiting for
+// ACKs), and its split by layer sums to it exactly. The receive latency
+// runs from the arrival of the message's first frame at the card (or, if
+// the core is busy then, from the end of the work it is doing) until the
+// receive call returns; its split counts every cycle of the receiving
+// host in that span (interrupts, softirqs, ACKs sent, the woken thread)
+// by layer, with the time the core waits for the rest of the message —
+// the wire and the card — counted as DMA, and sums to it exactly.
+//
+// Two settings choose other definitions, for comparisons that need them
+// (the Linux/SimOS study's). send_span = "host" makes the send latency
+// every cycle of the sending host from the call's entry to its return, by
+// layer, idle counted as DMA as on receive: the interrupts and deferred
+// work that run while the call waits (a VIA post waiting for the NIC's
+// DMA) are then in it. receive_busy = true adds the receive latency as
+// the receiving host's busy cycles only — the span less the cycles the
+// core was idle, which excludes the wire's and the card's time as the
+// study's measurements exclude MAC and physical-layer effects.
+//
+// The package also holds what the other measuring programs over IP (ttcp)
+// share with the sweep: the host they run on and the hooks they measure
+// through.
 package latency
 
 import (
-	"slices"
-	"strings"
-
-	"gonum.org/v1/gonum/stat"
+	"fmt"
 
 	"simkron/cpu"
+	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
+	"simkron/workload"
 )
 
 // Host is what a measuring program needs of a host.
@@ -24,6 +57,100 @@ type Host struct {
 	// Observe installs an observer of the frames reaching the host's
 	// card; observers installed earlier keep seeing them.
 	Observe func(func(frame []byte))
+	// Link is how the card frames what it carries: LinkEthernet or
+	// LinkLLCSNAP.
+	Link string
+}
+
+// Links: what a card's frames are, for IPv4 to find its packets in them.
+const (
+	// LinkEthernet: Ethernet II frames (IPv4 under EtherType 0x0800),
+	// whole, FCS included.
+	LinkEthernet = "ethernet"
+	// LinkLLCSNAP: AAL5 PDUs carrying RFC 2684 routed LLC/SNAP
+	// encapsulation, handed over when their first cell arrives: the
+	// frame may end after the first cell's 48 bytes.
+	LinkLLCSNAP = "llc-snap"
+)
+
+// Card is what the measuring programs need of a host's network card: a
+// way to watch the frames that reach it (when the last bit of an Ethernet
+// frame, the first cell of an ATM PDU, arrives). The observer only looks.
+// A card that frames other than Ethernet says how with LinkType.
+type Card interface {
+	ObserveReceive(fn func(frame []byte))
+}
+
+// llcSNAPIPv4 is the RFC 2684 routed LLC/SNAP header of an IPv4 packet.
+var llcSNAPIPv4 = [8]byte{0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00}
+
+// IPv4 returns the IPv4 packet a frame from the host's card carries, as
+// far as the frame has it: its header and what follows, which may end
+// before the packet does (IPv4.Payload clamps); false when it carries
+// none.
+func (h *Host) IPv4(frame []byte) (header.IPv4, bool) {
+	var ip header.IPv4
+	switch h.Link {
+	case LinkLLCSNAP:
+		if len(frame) < len(llcSNAPIPv4)+header.IPv4MinimumSize || [8]byte(frame[:8]) != llcSNAPIPv4 {
+			return nil, false
+		}
+		ip = header.IPv4(frame[len(llcSNAPIPv4):])
+	default:
+		if len(frame) < header.EthernetHeaderLen+header.IPv4MinimumSize || header.Ethernet(frame).Type() != header.EtherTypeIPv4 {
+			return nil, false
+		}
+		ip = header.IPv4(frame[header.EthernetHeaderLen:])
+	}
+	if !ip.IsValid(int(ip.TotalLength())) {
+		return nil, false
+	}
+	return ip, true
+}
+
+// FindHost returns the host called name as the measuring programs see it:
+// its kernel, its Internet protocols and its first card. role is the key
+// that named the host, for errors.
+func FindHost(env workload.Env, role, name string) (*Host, error) {
+	h, err := FindCardHost(env, role, name)
+	if err == nil && h.Inet == nil {
+		err = fmt.Errorf("%s: host %q has no card with an IP address", role, name)
+	}
+	return h, err
+}
+
+// FindCardHost is FindHost for a program that may run without the
+// Internet protocols: Inet is nil on a host without them.
+func FindCardHost(env workload.Env, role, name string) (*Host, error) {
+	wh, err := env.Host(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", role, err)
+	}
+	k, _ := workload.Find[*kernel.Kernel](wh)
+	in, _ := workload.Find[*inet.Stack](wh)
+	cards := workload.FindAll[Card](wh)
+	if k == nil || len(cards) == 0 {
+		return nil, fmt.Errorf("%s: host %q has no network card", role, name)
+	}
+	link := LinkEthernet
+	if l, ok := cards[0].(interface{ LinkType() string }); ok {
+		link = l.LinkType()
+	}
+	return &Host{Name: name, Kernel: k, Inet: in, Observe: cards[0].ObserveReceive, Link: link}, nil
+}
+
+// Pair returns the two different hosts a two-party program names; roles
+// are the keys that named them ("client", "server"), for errors.
+func Pair(env workload.Env, roles, names [2]string) (hs [2]*Host, err error) {
+	for i := range hs {
+		if hs[i], err = FindHost(env, roles[i], names[i]); err != nil {
+			return hs, err
+		}
+	}
+	if hs[0].Name == hs[1].Name {
+		return hs, fmt.Errorf("%s: the %s and the %s must be different hosts", roles[1], roles[0], roles[1])
+	}
+	return hs, nil
 }
 
 // Watch adds enter and exit (either may be nil) to the function-entry and
@@ -41,88 +168,4 @@ func Watch(c *cpu.CPU, enter, exit func(c *cpu.CPU, s *cpu.Symbol)) {
 	}
 	c.Hooks.Enter = chain(c.Hooks.Enter, enter)
 	c.Hooks.Exit = chain(c.Hooks.Exit, exit)
-}
-
-// Summary is a sample's statistics, in cycles.
-type Summary struct {
-	N      int     `json:"n"`
-	Mean   float64 `json:"mean"`
-	Min    float64 `json:"min"`
-	Median float64 `json:"median"`
-	Max    float64 `json:"max"`
-}
-
-// Summarise returns the statistics of xs (zero when empty).
-func Summarise(xs []float64) Summary {
-	if len(xs) == 0 {
-		return Summary{}
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return Summary{N: len(s), Mean: stat.Mean(s, nil), Min: s[0], Median: stat.Quantile(0.5, stat.Empirical, s, nil), Max: s[len(s)-1]}
-}
-
-// LayerCost is the mean cycles of one layer per message.
-type LayerCost struct {
-	Layer  string  `json:"layer"`
-	Cycles float64 `json:"cycles"`
-}
-
-// Row is one message size's result.
-type Row struct {
-	Size int `json:"size"`
-	// Packets is how many IP datagrams carry one message on the wire:
-	// UDP fragments, or TCP data segments of the maximum segment size.
-	Packets    int         `json:"packets"`
-	Messages   int         `json:"messages"`
-	Lost       int         `json:"lost"`
-	Corrupt    int         `json:"corrupt"`
-	RTTMicros  float64     `json:"rtt_us"`         // mean round trip seen by the client
-	Send       Summary     `json:"send_cycles"`    // the sending thread's cycles inside the send call
-	Receive    Summary     `json:"receive_cycles"` // first frame at the card to the receive call returning
-	SendLayers []LayerCost `json:"send_layers"`
-	RecvLayers []LayerCost `json:"receive_layers"`
-}
-
-// Layers accumulates cycles by layer over the messages of one size.
-type Layers map[cpu.Layer]float64
-
-// Add adds after minus before, layer by layer.
-func (m Layers) Add(before, after []cpu.LayerCycles) {
-	for i, l := range after {
-		c := l.Cycles
-		if i < len(before) {
-			c -= before[i].Cycles
-		}
-		m[l.Layer] += float64(c)
-	}
-}
-
-// AddReceive adds a receiving host's counters between two readings: every
-// cycle by layer, with the idle loop's (the core waiting for the rest of
-// the message: the wire and the card) counted as DMA.
-func (m Layers) AddReceive(before, after cpu.Account) {
-	m.Add(before.Layers, after.Layers)
-	m[cpu.LayerDMA] += m[cpu.LayerIDLE] + float64(after.Idle-before.Idle)
-	delete(m, cpu.LayerIDLE)
-}
-
-// Means returns the mean cycles per message of every layer that has any,
-// sorted by layer name; nil when n is 0.
-func (m Layers) Means(n int) []LayerCost {
-	if n == 0 {
-		return nil
-	}
-	var out []LayerCost
-	for l, v := range m {
-		if v != 0 {
-			name := string(l)
-			if name == "" {
-				name = "-"
-			}
-			out = append(out, LayerCost{Layer: name, Cycles: v / float64(n)})
-		}
-	}
-	slices.SortFunc(out, func(a, b LayerCost) int { return strings.Compare(a.Layer, b.Layer) })
-	return out
 }

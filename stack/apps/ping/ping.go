@@ -69,9 +69,6 @@ func New(p Params, k *kernel.Kernel, in *inet.Stack, dst inet.Addr) *Program {
 // Start spawns the program.
 func (pr *Program) Start() { pr.k.Spawn("ping", pr.run) }
 
-// Result returns the summary once the program ended.
-func (pr *Program) Result() Result { return pr.res }
-
 func (pr *Program) run(t *kernel.Thread) {
 	c := pr.k.CPU()
 	c.Enter(pr.sym)

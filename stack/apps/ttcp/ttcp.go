@@ -102,6 +102,9 @@ type Gaps struct {
 	// is their sum.
 	Stalls  int     `json:"stalls"`
 	StallMS float64 `json:"stall_ms"`
+	// LossStalls are the stalls that end with data arriving a second
+	// time: a segment (or its ACK) was lost and resent.
+	LossStalls int `json:"loss_stalls,omitempty"`
 }
 
 // TraceEvent is one segment of the connection as it reached a card.
@@ -414,16 +417,16 @@ func (t *Test) finish() {
 // frame records a segment of the current run's connection reaching a
 // card: data at the receiver, ACKs at the transmitter.
 func (t *Test) frame(f []byte, atReceiver bool) {
-	if t.cur >= len(t.p.Cases) || len(f) < header.EthernetHeaderLen+header.IPv4MinimumSize || header.Ethernet(f).Type() != header.EtherTypeIPv4 {
-		return
-	}
-	ip := header.IPv4(f[header.EthernetHeaderLen:])
-	if !ip.IsValid(len(ip)) || ip.Protocol() != header.IPv4ProtocolTCP || ip.FragmentOffset() != 0 {
+	if t.cur >= len(t.p.Cases) {
 		return
 	}
 	h := t.tx
 	if atReceiver {
 		h = t.rx
+	}
+	ip, ok := h.IPv4(f)
+	if !ok || ip.Protocol() != header.IPv4ProtocolTCP || ip.FragmentOffset() != 0 {
+		return
 	}
 	if ip.Dst() != h.Inet.Addr() {
 		return
@@ -444,7 +447,7 @@ func (t *Test) frame(f []byte, atReceiver bool) {
 		}
 		return
 	}
-	n := len(tcp) - tcp.DataOffset()
+	n := ip.PayloadLength() - tcp.DataOffset()
 	ev := rawEvent{at: h.Kernel.CPU().Kernel().Now(), data: atReceiver, seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())}
 	if atReceiver {
 		if n == 0 {
@@ -470,18 +473,21 @@ func (t *Test) summarise(i int) {
 		r.Mbps = float64(r.Bytes) * 8 / 1e6 / r.Seconds
 	}
 	sizes := map[int]int{}
-	var gaps []float64
+	var gaps []gap
 	var last sim.Time
+	var high int64 // the end of the highest data seen
 	first := -1
 	for j, ev := range t.trace {
 		if !ev.data {
 			continue
 		}
+		end := int64(ev.seq) + int64(ev.n)
 		if first < 0 {
 			first = j
 		} else {
-			gaps = append(gaps, float64(ev.at-last)/float64(sim.Millisecond))
+			gaps = append(gaps, gap{ms: float64(ev.at-last) / float64(sim.Millisecond), resent: end <= high})
 		}
+		high = max(high, end)
 		last = ev.at
 		r.DataSegments++
 		sizes[ev.n]++
@@ -557,13 +563,28 @@ func progress(trace []rawEvent) []Point {
 	return out
 }
 
-func gapStats(gaps []float64, stall float64) Gaps {
+// gap is the time between two data segments at the receiver, and
+// whether the second one resent data that had arrived before it (the gap
+// was a loss's recovery).
+type gap struct {
+	ms     float64
+	resent bool
+}
+
+func gapStats(gaps []gap, stall float64) Gaps {
 	if len(gaps) == 0 {
 		return Gaps{}
 	}
-	s := slices.Clone(gaps)
+	s := make([]float64, len(gaps))
+	g := Gaps{N: len(s)}
+	for i, x := range gaps {
+		s[i] = x.ms
+		if x.ms >= stall && x.resent {
+			g.LossStalls++
+		}
+	}
 	slices.Sort(s)
-	g := Gaps{N: len(s), MedianMS: s[len(s)/2], MaxMS: s[len(s)-1]}
+	g.MedianMS, g.MaxMS = s[len(s)/2], s[len(s)-1]
 	var sum float64
 	for _, x := range s {
 		sum += x
@@ -582,12 +603,20 @@ func stalled(r *Result) bool {
 	return r.Gaps.Stalls > 0 && r.Gaps.StallMS > r.Seconds*1000/2
 }
 
+// lossStalled reports whether most of r's stalls ended with a resent
+// segment: loss recovery, not the delayed-ACK timer, made them.
+func lossStalled(r *Result) bool { return r.Gaps.LossStalls*2 > r.Gaps.Stalls }
+
 // verdict says in words how the run advanced, from its measurements.
 func verdict(r *Result, delackMS float64) string {
 	if r.Error != "" {
 		return "failed: " + r.Error
 	}
 	total := r.Seconds * 1000
+	if stalled(r) && lossStalled(r) {
+		return fmt.Sprintf("STALLED by losses: %d gaps of at least %.0f ms hold %.0f%% of the time, %d of them ended by data resent "+
+			"(%d retransmissions in all)", r.Gaps.Stalls, delackMS/2, 100*r.Gaps.StallMS/total, r.Gaps.LossStalls, r.Retransmits)
+	}
 	if stalled(r) {
 		per := float64(r.Bytes) / float64(r.Gaps.Stalls+1)
 		return fmt.Sprintf("STALLED: %d gaps of at least %.0f ms hold %.0f%% of the time; about %.0f bytes move per gap, "+
@@ -616,6 +645,9 @@ func explain(r *Result, sndbuf, rcvbuf int, delackMS float64) string {
 	switch {
 	case r.Error != "" || m == 0:
 		return ""
+	case stalled(r) && lossStalled(r):
+		return fmt.Sprintf("segments or their ACKs were lost on the wire: %d of the %d stalls end with data resent, after the "+
+			"retransmission timeout or three duplicate ACKs (%d retransmissions); the BSD sender and receiver rules do not explain them", r.Gaps.LossStalls, r.Gaps.Stalls, r.Retransmits)
 	case stalled(r):
 		per := float64(r.Bytes) / float64(r.Gaps.Stalls+1)
 		return fmt.Sprintf("about %.0f bytes arrive per period: less than 2·MSS (%d) and half the receive buffer (%d), so reading them "+

@@ -223,6 +223,10 @@ func (d *Driver) Queue() int { return d.qi }
 // Stats returns the driver's counters.
 func (d *Driver) Stats() Stats { return d.stats }
 
+// TxTime returns the accumulated time from loading the card to the
+// transmit-done interrupt, and how many transmissions it covers.
+func (d *Driver) TxTime() (sim.Time, uint64) { return d.stats.TxTime, d.stats.TxTimed }
+
 // SetLoopback switches loopback mode on or off; it takes effect for the
 // next frame (set it before Init to leave the card untouched).
 func (d *Driver) SetLoopback(on bool) { d.p.Loopback = on }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSweepOnSlurm submits a sweep to a Slurm cluster as a job array, one
+// shard a task, waits for it, merges the shards and compares the merged
+// result byte for byte with the same sweep run here. It needs a running
+// cluster: .ci/run starts one (.ci/slurm start) and sets SIMKRON_SLURM=1.
+func TestSweepOnSlurm(t *testing.T) {
+	if os.Getenv("SIMKRON_SLURM") != "1" {
+		t.Skip("no Slurm cluster: run .ci/slurm install && .ci/slurm start, then SIMKRON_SLURM=1 go test -run Slurm ./cmd/simkron")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "simkron")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	run := func(name string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	cfg, err := filepath.Abs("../../configs/udp-r4000.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"sweep", cfg, "-q", "--set", "host.inet.mtu=576,1000,1500", "--set", "workload.udp.sizes=[1024],[8192]", "--set", "workload.udp.messages=5"}
+	local := filepath.Join(dir, "local")
+	run(bin, append(args, "--out", local)...)
+	study := filepath.Join(dir, "study")
+	run(bin, append(args, "--slurm", "4", "--out", study)...)
+	id := strings.TrimSpace(run("sbatch", "--parsable", filepath.Join(study, "sweep.sbatch")))
+	id, _, _ = strings.Cut(id, ";")
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		states := strings.Fields(run("squeue", "-h", "-t", "all", "-j", id, "-o", "%T"))
+		done := len(states) > 0
+		for _, s := range states {
+			switch s {
+			case "COMPLETED":
+			case "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY":
+				logs, _ := filepath.Glob(filepath.Join(study, "slurm-*.out"))
+				var b bytes.Buffer
+				for _, l := range logs {
+					c, _ := os.ReadFile(l)
+					b.Write(c)
+				}
+				t.Fatalf("job %s: a task ended %s\n%s", id, s, b.String())
+			default:
+				done = false
+			}
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s still running: %v", id, states)
+		}
+		time.Sleep(time.Second)
+	}
+	// Trust the files, not only the states: every shard wrote its points.
+	shards, _ := filepath.Glob(filepath.Join(study, "shard-*"))
+	if len(shards) != 4 {
+		t.Fatalf("%d shard folders, want 4", len(shards))
+	}
+	all := filepath.Join(study, "all")
+	run(bin, append([]string{"merge", "-q", "--out", all}, shards...)...)
+	want, _ := os.ReadFile(filepath.Join(local, "result.json"))
+	got, err := os.ReadFile(filepath.Join(all, "result.json"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the merged Slurm sweep differs from the local one (%v)", err)
+	}
+}

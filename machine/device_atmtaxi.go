@@ -1,0 +1,131 @@
+package machine
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	devatm "simkron/devices/atmtaxi"
+	"simkron/memory"
+	"simkron/sim"
+	drvatm "simkron/stack/driver/atmtaxi"
+)
+
+func init() {
+	registerDevice(DeviceType{
+		Name:           "atmtaxi",
+		Help:           "Yes V2 TURBOchannel ATM interface on a 100 Mbit/s TAXI line (devices/atmtaxi), with its driver (stack/driver/atmtaxi): raw ATM sockets and classical IP over AAL5",
+		Defaults:       func() any { p := devatm.DefaultParams(); return &p },
+		DriverDefaults: func() any { p := drvatm.DefaultParams(); return &p },
+		Size:           devatm.Size,
+		build:          buildATMTaxi,
+		setMTU:         atmMTU,
+		check:          checkATMTaxi,
+		cable:          atmCable,
+	})
+}
+
+// atmCable connects two hosts' ATM cards as configs/atm-ip.toml does:
+// each on a TAXI link to one switch, which routes VC 0/100 of the first to
+// 0/200 of the second both ways, classical IP over that VC paced at 30000
+// cells/s and the receive interrupt on every cell (the base programmed-I/O
+// receive path overruns its FIFO on unpaced PDUs, and a header-flag
+// interrupt cannot serve IP; see atm-ip.toml).
+func atmCable(d *DeviceSpec) cable {
+	links := [2]string{"a", "b"}
+	vcis := [2]int{100, 200}
+	return cable{
+		network: `[[atm_link]]
+name = "a"
+
+[[atm_link]]
+name = "b"
+
+[[atm_switch]]
+name = "sw0"
+ports = ["a", "b"]
+[[atm_switch.route]]
+in = "a"
+vc = "0/100"
+out = "b"
+out_vc = "0/200"
+duplex = true
+`,
+		host: func(i int) string {
+			return fmt.Sprintf("[[host.atm]]\ndevice = %q\nlink = %q\nip = %q\n[[host.atm.vc]]\nip = %q\nvpi = 0\nvci = %d\npcr = 30000\n[host.atm.driver]\nrx_interrupt = \"cell\"\n",
+				d.Name, links[i], PairHosts[i].IP, PairHosts[1-i].IP, vcis[i])
+		},
+	}
+}
+
+// atmMTU sets the IP interface's MTU: an AAL5 PDU carries it with the 8
+// bytes of LLC/SNAP, so any MTU the driver accepts fits the line.
+func atmMTU(d *DeviceSpec, mtu int) error {
+	drv := d.Driver.(*drvatm.Params)
+	drv.MTU = mtu
+	return drv.Validate()
+}
+
+// checkATMTaxi finds what neither the board's nor the driver's table
+// shows alone: the driver must not start a DMA longer than the board
+// takes, and may use an assist only where the board has it fitted.
+func checkATMTaxi(d *DeviceSpec) []DeviceProblem {
+	card, drv := d.Params.(*devatm.Params), d.Driver.(*drvatm.Params)
+	var out []DeviceProblem
+	add := func(key, format string, args ...any) {
+		out = append(out, DeviceProblem{Key: []string{"driver", key}, Msg: fmt.Sprintf(format, args...)})
+	}
+	if drv.DMAMaxBytes > card.DMAMaxBytes {
+		add("dma_max_bytes", "%v is longer than the board's DMA limit, params.dma_max_bytes = %v: the driver would start transfers the board refuses",
+			drv.DMAMaxBytes, card.DMAMaxBytes)
+	}
+	if drv.HeaderInsertion && !card.HeaderInsertion {
+		add("header_insertion", "the board has no header insertion fitted (params.header_insertion = false)")
+	}
+	if drv.CRCAssist && !card.AAL5CRC {
+		add("crc_assist", "the board has no AAL5 CRC assist fitted (params.aal5_crc = false)")
+	}
+	if drv.Rx == drvatm.Sort && !card.VCISort {
+		add("rx", "%q needs the board's VCI sorter (params.vci_sort = false)", drvatm.Sort)
+	}
+	return out
+}
+
+// buildATMTaxi builds the board and its driver and plugs the board into
+// the link the experiment's [[host.atm]] names (none: unplugged).
+func buildATMTaxi(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+	if irq == nil {
+		return nil, fmt.Errorf("an atmtaxi needs an irq")
+	}
+	if prs := checkATMTaxi(d); len(prs) > 0 {
+		return nil, fmt.Errorf("driver.%s: %s", prs[0].Key[1], prs[0].Msg)
+	}
+	p := *d.Params.(*devatm.Params)
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	dp := *d.Driver.(*drvatm.Params)
+	bind := h.atmSpec(d.Name)
+	if bind != nil {
+		dp.VCs = append(dp.VCs, bind.VCs...)
+	}
+	dev := devatm.New(k, h.Name+"."+d.Name, p, irq, h.Sys)
+	ifname := fmt.Sprintf("atm%d", len(h.ATMCards))
+	drv, err := drvatm.New(h.Kernel, h.netStack(), ifname, d.Space, memory.Addr(d.Base), d.IRQ, dp)
+	if err != nil {
+		return nil, err
+	}
+	card := &ATMCard{Name: d.Name, Dev: dev, Driver: drv, Spec: bind}
+	if bind != nil {
+		end, err := h.net.atmEnd(bind.Link)
+		if err != nil {
+			return nil, err
+		}
+		dev.SetLine(end)
+		end.SetReceiver(card) // the card's observers look, then the board
+		card.End = end
+		card.port = h.net.atmPort(bind.Link)
+	}
+	h.inits = append(h.inits, drv.Init)
+	h.ATMCards = append(h.ATMCards, card)
+	return atmDevice{card}, nil
+}

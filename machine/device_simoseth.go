@@ -1,0 +1,127 @@
+package machine
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/devices/simoseth"
+	"simkron/ethersim"
+	"simkron/memory"
+	"simkron/report"
+	"simkron/sim"
+	drvsimoseth "simkron/stack/driver/simoseth"
+)
+
+func init() {
+	registerDevice(DeviceType{
+		Name:           "simoseth",
+		Help:           "bus-master descriptor-DMA Ethernet NIC of the Linux/SimOS study (devices/simoseth), with its Linux-2.x-style ring driver (stack/driver/simoseth)",
+		Defaults:       func() any { p := simoseth.DefaultParams(); return &p },
+		DriverDefaults: func() any { p := drvsimoseth.DefaultParams(); return &p },
+		Size:           simoseth.Size,
+		build:          checkSimoseth,
+		setMTU:         simosethMTU,
+		// The study's hosts share a gigabit switch.
+		cable: func(d *DeviceSpec) cable { return etherCable(d.Name, sim.Gbps, ethersim.ModeSwitch) },
+	})
+}
+
+// simosethMTU sets the driver's MTU and lets the card carry its frames
+// (past 1518 bytes the card's max_frame stands in for jumbo frames).
+func simosethMTU(d *DeviceSpec, mtu int) error {
+	card, drv := d.Params.(*simoseth.Params), d.Driver.(*drvsimoseth.Params)
+	drv.MTU = mtu
+	if err := drv.Validate(); err != nil {
+		return err
+	}
+	card.MaxFrame = max(card.MaxFrame, sim.Size(drv.MaxFrame()))
+	return nil
+}
+
+// checkSimoseth builds the NIC after checking what neither parameter
+// table can check alone, against the card and the machine:
+//
+//   - the driver's frames (mtu + 18 bytes) must be ones the card sends;
+//   - the driver's coherence must be the platform's: a driver that takes
+//     the card's DMA for coherent when it does not snoop reads stale
+//     lines, and one that flushes for a card that snoops is a different
+//     platform from the one the machine file describes;
+//   - the uncached region the driver takes its rings (and, with
+//     uncached_buffers, its buffers) from must be one of the machine's
+//     [[uncached]] ranges: otherwise it is cached memory, and a
+//     non-coherent card would read stale rings;
+//   - the driver reaches the card through memory-mapped registers only.
+func checkSimoseth(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+	card, drv := d.Params.(*simoseth.Params), d.Driver.(*drvsimoseth.Params)
+	if drv.MaxFrame() > int(card.MaxFrame) {
+		return nil, fmt.Errorf("driver.mtu: %d needs frames of %d bytes (header and FCS included), longer than params.max_frame (%v) lets the card send",
+			drv.MTU, drv.MaxFrame(), card.MaxFrame)
+	}
+	if drv.Coherent != card.Coherent {
+		if card.Coherent {
+			return nil, fmt.Errorf("driver.coherent: false, but the card's DMA snoops the caches (params.coherent = true): the driver would flush and keep its rings uncached on a platform that needs neither; set both the same")
+		}
+		return nil, fmt.Errorf("driver.coherent: true, but the card's DMA does not snoop the caches (params.coherent = false): the driver would read stale lines of what the card wrote; set driver.coherent = false (with dma_base in an [[uncached]] range)")
+	}
+	if drv.DMABase != 0 {
+		if !inUncached(h.Spec.Uncached, drv.DMABase, uint64(drv.DMASize)) {
+			return nil, fmt.Errorf("driver.dma_base: [0x%x, 0x%x) is not inside one [[uncached]] range of the machine: the driver's uncached DMA memory would be cached",
+				drv.DMABase, drv.DMABase+uint64(drv.DMASize))
+		}
+	}
+	if d.Space != memory.SpaceMem {
+		return nil, fmt.Errorf("space: the simoseth's registers are memory-mapped: space must be \"mem\"")
+	}
+	return buildSimoseth(h, k, d, irq)
+}
+
+// inUncached reports whether [base, base+n) lies inside one of us.
+func inUncached(us []UncachedSpec, base, n uint64) bool {
+	for _, u := range us {
+		if base+n >= base && base >= u.Base && base+n <= u.Base+uint64(u.Size) {
+			return true
+		}
+	}
+	return false
+}
+
+func buildSimoseth(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+	if irq == nil {
+		return nil, fmt.Errorf("a simoseth needs an irq")
+	}
+	p := *d.Params.(*simoseth.Params)
+	prom := p.MAC
+	if bind := h.nicSpec(d.Name); bind != nil {
+		p.MAC = bind.MAC
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	card := simoseth.New(k, h.Name+"."+d.Name, p, irq, h.Sys)
+	var drv *drvsimoseth.Driver
+	nic, err := h.addNIC(d, card, prom, func(n *NIC) { card.SetWire(n) },
+		func(ifname string) (NetDriver, error) {
+			var err error
+			drv, err = drvsimoseth.New(h.Kernel, h.netStack(), ifname, memory.Addr(d.Base), d.IRQ, *d.Driver.(*drvsimoseth.Params))
+			return drv, err
+		},
+		func() []report.Counter {
+			c, d := card.Stats(), drv.Stats()
+			return []report.Counter{
+				{Name: "card.tx_frames", Value: c.TxFrames}, {Name: "card.rx_frames", Value: c.RxFrames},
+				{Name: "card.tx_desc_errors", Value: c.TxDescErrors}, {Name: "card.tx_waits", Value: c.TxWaits},
+				{Name: "card.rx_crc_errors", Value: c.RxCRCErrors}, {Name: "card.rx_no_descriptor", Value: c.RxNoDescriptor},
+				{Name: "card.rx_overflow", Value: c.RxOverflow}, {Name: "card.rx_desc_errors", Value: c.RxDescErrors},
+				{Name: "card.dma_transfers", Value: c.DMATransfers}, {Name: "card.dma_bytes", Value: c.DMABytes},
+				{Name: "card.dma_busy_ps", Value: uint64(c.DMABusy)}, {Name: "card.interrupts", Value: c.Interrupts},
+				{Name: "driver.tx_frames", Value: d.TxFrames}, {Name: "driver.rx_frames", Value: d.RxFrames},
+				{Name: "driver.tx_errors", Value: d.TxErrors}, {Name: "driver.tx_busy", Value: d.TxBusy},
+				{Name: "driver.rx_errors", Value: d.RxErrors}, {Name: "driver.rx_no_buffer", Value: d.RxNoBuffer},
+				{Name: "driver.rx_restarts", Value: d.RxRestarts}, {Name: "driver.missed", Value: d.Missed},
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
+	return nic.device(), nil
+}

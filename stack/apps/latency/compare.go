@@ -1,0 +1,542 @@
+package latency
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"simkron/report/shape"
+	"simkron/workload"
+)
+
+// TransportType is a protocol path the compare workload can run. A
+// protocol package registers its type with RegisterTransport in an init
+// function.
+type TransportType struct {
+	Name string // "udp": in protocols lists and [workload.NAME]
+	Help string
+	// New makes the path's Transport for a sweep with the comparison's
+	// settings p (hosts, sizes, counts, what the latencies count); the
+	// path's own settings (its port, timeout and the rest) are those of
+	// its workload's section [workload.NAME] when it has one, its
+	// defaults otherwise. It returns the Transport and the sweep's
+	// Params: p with the path's port and timeout. An error wrapping
+	// ErrUnsupported says the hosts cannot run the path.
+	New    func(env workload.Env, p Params) (Transport, Params, error)
+	compat compat
+}
+
+// ErrUnsupported, wrapped with the reason, is what a TransportType's New
+// returns when the hosts cannot run its path (no such card, agent or
+// socket family): compare leaves the path out and says why.
+var ErrUnsupported = errors.New("not supported by these hosts")
+
+var transports = map[string]*TransportType{}
+
+// RegisterTransport adds a protocol path; a name taken twice is a
+// simulator bug.
+func RegisterTransport(t TransportType) {
+	if _, dup := transports[t.Name]; dup {
+		panic(fmt.Sprintf("latency: transport %q registered twice", t.Name))
+	}
+	transports[t.Name] = &t
+}
+
+// PathOrder is the order of the protocol paths the comparison runs by
+// default, as the Linux/SimOS study sets them; paths not listed follow,
+// sorted by name.
+var PathOrder = []string{"udp", "tcp", "tp4", "via"}
+
+// Transports returns the registered protocol paths' names, in PathOrder.
+func Transports() []string {
+	var out []string
+	for n := range transports {
+		out = append(out, n)
+	}
+	rank := func(n string) int {
+		if i := slices.Index(PathOrder, n); i >= 0 {
+			return i
+		}
+		return len(PathOrder)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// WithOwn returns the comparison's settings p with the port and timeout
+// of a path's own section: the Params a TransportType's New returns.
+func (p Params) WithOwn(own Params) Params {
+	p.Port, p.Timeout = own.Port, own.Timeout
+	return p
+}
+
+func init() {
+	RegisterTransport(TransportType{Name: "udp", Help: "UDP/IP through sendto/recvfrom", compat: udpCompat,
+		New: func(env workload.Env, p Params) (Transport, Params, error) {
+			u := *env.Params("udp").(*UDPParams)
+			u.Params = p.WithOwn(u.Params)
+			return UDP{u}, u.Params, u.Validate()
+		}})
+	RegisterTransport(TransportType{Name: "tcp", Help: "TCP/IP through send/recv ([workload.tcp]'s nodelay, sndbuf, rcvbuf)",
+		New: func(env workload.Env, p Params) (Transport, Params, error) {
+			t := *env.Params("tcp").(*TCPParams)
+			t.Params, t.CompareUDP = p.WithOwn(t.Params), false
+			return TCP{t}, t.Params, t.Validate()
+		}})
+	workload.Register(workload.Type{
+		Name:   "compare",
+		Help:   "the request/response sweep over several protocol paths on the same hosts, side by side: medians by layer, factors against a baseline",
+		Params: func() any { p := DefaultCompareParams(); return &p },
+		Hosts: func(params any) []workload.HostRef {
+			p := params.(*CompareParams)
+			return []workload.HostRef{{Key: "client", Name: p.Client}, {Key: "server", Name: p.Server}}
+		},
+		New: newCompare,
+	})
+}
+
+// CompareParams configures the compare workload: [workload.compare].
+type CompareParams struct {
+	Client      string   `toml:"client" help:"host that sends each message and waits for its echo"`
+	Server      string   `toml:"server" help:"host that echoes each message"`
+	Protocols   []string `toml:"protocols" help:"protocol paths, run in order on the same hosts (default: every registered one, those the hosts cannot run left out with the reason); each path's own settings are its [workload.NAME]'s"`
+	Baseline    string   `toml:"baseline" help:"the protocol the factors are against (default: the first)"`
+	Sizes       []int    `toml:"sizes" min:"4" max:"1048576" help:"message sizes in bytes"`
+	Messages    int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
+	Warmup      int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring"`
+	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"thread\" or \"host\" (see [workload.udp] send_span)"`
+	ReceiveBusy bool     `toml:"receive_busy" help:"also report every path's receive latency as the receiving host's busy cycles only"`
+	Split       int      `toml:"split" min:"0" max:"1048576" help:"the factors' means are over the sizes up to split bytes and over those above it (0: the client's IP MTU, 1500 without IP)"`
+}
+
+// StudySizes are the Linux/SimOS study's message sizes.
+var StudySizes = []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768}
+
+// DefaultCompareParams compares every registered path over the study's
+// sizes.
+func DefaultCompareParams() CompareParams {
+	return CompareParams{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2, SendSpan: SpanThread}
+}
+
+// Validate checks the protocols.
+func (p CompareParams) Validate() error {
+	if err := (Params{SendSpan: p.SendSpan}).Validate(); err != nil {
+		return err
+	}
+	if len(p.Protocols) == 0 {
+		return fmt.Errorf("protocols: name at least one")
+	}
+	seen := map[string]bool{}
+	for _, name := range p.Protocols {
+		if transports[name] == nil {
+			return fmt.Errorf("protocols: %q is not a protocol path (known: %s)", name, strings.Join(Transports(), ", "))
+		}
+		if seen[name] {
+			return fmt.Errorf("protocols: %q twice", name)
+		}
+		seen[name] = true
+	}
+	if p.Baseline != "" && !seen[p.Baseline] {
+		return fmt.Errorf("baseline: %q is not among the protocols", p.Baseline)
+	}
+	return nil
+}
+
+func newCompare(env workload.Env, params any) (workload.Workload, error) {
+	p := *params.(*CompareParams)
+	var hs [2]*Host
+	for i, r := range [2]struct{ role, name string }{{"client", p.Client}, {"server", p.Server}} {
+		h, err := FindCardHost(env, r.role, r.name)
+		if err != nil {
+			return nil, err
+		}
+		hs[i] = h
+	}
+	if hs[0].Name == hs[1].Name {
+		return nil, fmt.Errorf("server: the client and the server must be different hosts")
+	}
+	w := &compare{p: p, sweeps: sweeps{oneThread: true}, split: p.Split}
+	if w.split == 0 {
+		w.split = 1500
+		if hs[0].Inet != nil {
+			w.split = hs[0].Inet.Params().MTU
+		}
+	}
+	common := Params{Client: p.Client, Server: p.Server, Sizes: p.Sizes, Messages: p.Messages, Warmup: p.Warmup,
+		SendSpan: p.SendSpan, ReceiveBusy: p.ReceiveBusy}
+	for _, name := range p.Protocols {
+		tt := transports[name]
+		tr, sp, err := tt.New(env, common)
+		if err == nil && !tr.Info().NoIP {
+			for _, h := range hs {
+				if h.Inet == nil {
+					err = fmt.Errorf("%w: host %q has no IP address", ErrUnsupported, h.Name)
+					break
+				}
+			}
+		}
+		if errors.Is(err, ErrUnsupported) && name != p.Baseline {
+			w.skipped = append(w.skipped, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("protocols: %s: %w", name, err)
+		}
+		s, err := newSweep(sp, tr, tt.compat, hs[0], hs[1])
+		if err != nil {
+			return nil, fmt.Errorf("protocols: %s: %w", name, err)
+		}
+		s.samples.keep = true // for the medians by layer
+		w.runs = append(w.runs, s)
+		w.names = append(w.names, name)
+	}
+	if len(w.runs) == 0 {
+		return nil, fmt.Errorf("protocols: the hosts support none of them (%s)", strings.Join(w.skipped, "; "))
+	}
+	return w, nil
+}
+
+// compare is the compare workload: the sweeps, one after another on the
+// client's thread, and their comparison.
+type compare struct {
+	p CompareParams
+	sweeps
+	split   int      // bytes: the factors' means below and above
+	names   []string // of the paths run, as registered
+	skipped []string // the paths left out, each with why
+}
+
+var _ workload.Workload = (*compare)(nil)
+
+func (w *compare) Start() { w.sweeps.Start() }
+
+func (w *compare) Result() (workload.Result, error) {
+	res := w.sections()
+	f := &res.Figures
+	for _, s := range w.runs {
+		f.Tables = append(f.Tables, s.Table())
+	}
+	for _, dir := range w.dirs() {
+		f.Tables = append(f.Tables, MedianTable(dir, w.runs...))
+	}
+	f.Tables = append(f.Tables, w.factors(), w.factorMeans())
+	f.Bars = append(f.Bars, w.bars())
+	f.Charts = append(f.Charts, MedianChart("medians", w.runs...))
+	if len(w.skipped) > 0 {
+		f.Text = "Not run, the hosts cannot:\n  " + strings.Join(w.skipped, "\n  ") + "\n"
+	}
+	return res, nil
+}
+
+// dirs are the directions the sweeps measured.
+func (w *compare) dirs() []string {
+	if w.p.ReceiveBusy {
+		return []string{shape.Send, shape.Receive, DirBusy}
+	}
+	return []string{shape.Send, shape.Receive}
+}
+
+// baseline returns the sweep the factors are against.
+func (w *compare) baseline() *Sweep {
+	if i := slices.Index(w.names, w.p.Baseline); i >= 0 {
+		return w.runs[i]
+	}
+	return w.runs[0]
+}
+
+// metric is a latency the tables compare: a row's median send, receive
+// or busy receive, or its mean round trip.
+type metric struct {
+	name string
+	get  func(r Row) (float64, bool)
+}
+
+var metrics = []metric{
+	{"send", func(r Row) (float64, bool) { return r.Send.Median, r.Send.N > 0 }},
+	{"receive", func(r Row) (float64, bool) { return r.Receive.Median, r.Receive.N > 0 }},
+	{DirBusy, func(r Row) (float64, bool) {
+		if r.ReceiveBusy == nil {
+			return 0, false
+		}
+		return r.ReceiveBusy.Median, r.ReceiveBusy.N > 0
+	}},
+}
+
+var rtt = metric{"rtt", func(r Row) (float64, bool) { return r.RTTMicros, r.Messages > 0 }}
+
+// compared returns the metrics the factors use.
+func (w *compare) compared() []metric {
+	ms := metrics[:2]
+	if w.p.ReceiveBusy {
+		ms = metrics[:3]
+	}
+	return append(slices.Clone(ms), rtt)
+}
+
+// factor returns a's value over b's, false when either is missing.
+func factor(m metric, a, b Row) (float64, bool) {
+	x, ok := m.get(a)
+	y, okb := m.get(b)
+	if !ok || !okb || y <= 0 {
+		return 0, false
+	}
+	return x / y, true
+}
+
+// factors sets, per size, each protocol's median latencies and round trip
+// beside the baseline's: factor = protocol / baseline, the times the
+// baseline's latency the protocol takes (below 1 when it is faster).
+func (w *compare) factors() shape.Table {
+	base := w.baseline()
+	ms := w.compared()
+	t := shape.Table{
+		Title:   fmt.Sprintf("protocols side by side (median cycles; round trip in us; factor = protocol / %s: below 1 when faster)", base.info.Name),
+		Columns: shape.Cols("size", "protocol"),
+	}
+	for _, m := range ms {
+		c := shape.Column{Name: m.name}
+		if m.name == "rtt" {
+			c.Unit = "us"
+		}
+		t.Columns = append(t.Columns, c)
+	}
+	for _, m := range ms {
+		t.Columns = append(t.Columns, shape.Column{Name: m.name + " factor"})
+	}
+	for i, size := range w.p.Sizes {
+		b := base.rows[i]
+		for _, s := range w.runs {
+			r := s.rows[i]
+			row := []string{fmt.Sprint(size), s.info.Name}
+			for _, m := range ms {
+				v, _ := m.get(r)
+				if m.name == "rtt" {
+					row = append(row, fmt.Sprintf("%.1f", v))
+				} else {
+					row = append(row, fmt.Sprintf("%.0f", v))
+				}
+			}
+			for _, m := range ms {
+				f, ok := factor(m, r, b)
+				row = append(row, formatFactor(f, ok))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+func formatFactor(f float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", f)
+}
+
+// factorMeans gives each protocol's factors against the baseline as
+// means over the sizes up to the split and over those above it: with a
+// fast path as the baseline, the other paths' factors are its
+// improvement over them, as the Linux/SimOS study gives VIA's.
+func (w *compare) factorMeans() shape.Table {
+	base := w.baseline()
+	t := shape.Table{
+		Title: fmt.Sprintf("factors against %s (protocol / %s), mean over the sizes up to %d B and above", base.info.Name, base.info.Name, w.split),
+		Columns: []shape.Column{{Name: "protocol"}, {Name: "latency"},
+			{Name: fmt.Sprintf("<= %d B", w.split)}, {Name: fmt.Sprintf("> %d B", w.split)}},
+		Prose: true,
+	}
+	for _, s := range w.runs {
+		if s == base {
+			continue
+		}
+		for _, m := range w.compared() {
+			var sum [2]float64
+			var n [2]int
+			for i, size := range w.p.Sizes {
+				f, ok := factor(m, s.rows[i], base.rows[i])
+				if !ok {
+					continue
+				}
+				k := 0
+				if size > w.split {
+					k = 1
+				}
+				sum[k] += f
+				n[k]++
+			}
+			row := []string{s.info.Name, m.name}
+			for k := range 2 {
+				row = append(row, formatFactor(sum[k]/float64(max(n[k], 1)), n[k] > 0))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// MedianTable sets the medians by layer of several sweeps side by side in
+// one direction (shape.Send, shape.Receive or DirBusy): a row per size
+// and sweep, a column per layer any of them has, in stack order ("-"
+// where a sweep never has the layer), and the median total. The sweeps
+// must keep their samples.
+func MedianTable(dir string, runs ...*Sweep) shape.Table {
+	meds := make([][][]LayerCost, len(runs))
+	tots := make([][]float64, len(runs))
+	has := make([][]string, len(runs))
+	var layers []string
+	for i, s := range runs {
+		meds[i], tots[i] = s.LayerMedians(dir)
+		for _, row := range meds[i] {
+			for _, l := range row {
+				if !slices.Contains(has[i], l.Layer) {
+					has[i] = append(has[i], l.Layer)
+				}
+			}
+		}
+		for _, l := range has[i] {
+			if !slices.Contains(layers, l) {
+				layers = append(layers, l)
+			}
+		}
+	}
+	shape.SortLayers(layers)
+	what := "send: " + runs[0].sendWhat()
+	switch dir {
+	case shape.Receive:
+		what = "receive: the receiving host's cycles from the first frame's arrival to the receive call returning, the wait for the wire and the card as DMA"
+	case DirBusy:
+		what = "receive, host busy cycles only: the same span without the cycles the host was idle"
+	}
+	t := shape.Table{
+		Title:   fmt.Sprintf("%s by layer, protocols side by side (median cycles per message; %s; each layer's median, and the median total, which they need not add up to)", dir, what),
+		Columns: shape.Cols(append(append([]string{"size", "protocol"}, layers...), "total")...),
+	}
+	for si, size := range runs[0].p.Sizes {
+		for i, s := range runs {
+			if si >= len(meds[i]) {
+				continue
+			}
+			row := []string{fmt.Sprint(size), s.info.Name}
+			for _, l := range layers {
+				if !slices.Contains(has[i], l) {
+					row = append(row, "-")
+					continue
+				}
+				var c float64
+				for _, lc := range meds[i][si] {
+					if lc.Layer == l {
+						c = lc.Cycles
+					}
+				}
+				row = append(row, fmt.Sprintf("%.0f", c))
+			}
+			t.Rows = append(t.Rows, append(row, fmt.Sprintf("%.0f", tots[i][si])))
+		}
+	}
+	return t
+}
+
+// has reports whether s measured metric m at any size.
+func has(s *Sweep, m metric) bool {
+	for _, r := range s.rows {
+		if _, ok := m.get(r); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// MedianChart draws the sweeps' median latencies against message size:
+// one plot per direction (send, receive, and the busy receive when
+// measured), a line per sweep.
+func MedianChart(name string, runs ...*Sweep) shape.Chart {
+	ch := shape.Chart{Name: name, Caption: "Median latency in cycles against message size, per protocol: send, receive with the wait for the wire, and receive as the host's busy cycles only."}
+	for _, m := range metrics {
+		p := shape.Plot{Title: m.name, XLabel: "message size (bytes, log scale)", YLabel: "median cycles", XLog: true, YMin: shape.Ptr(0)}
+		for _, s := range runs {
+			if !has(s, m) {
+				continue
+			}
+			l := shape.Line{Label: s.info.Name, Marks: true}
+			for _, r := range s.rows {
+				if v, ok := m.get(r); ok {
+					l.Points = append(l.Points, shape.XY{X: float64(r.Size), Y: v})
+				}
+			}
+			p.Lines = append(p.Lines, l)
+		}
+		if len(p.Lines) > 0 {
+			ch.Plots = append(ch.Plots, p)
+		}
+	}
+	return ch
+}
+
+// bars draws the protocols' send and receive latencies by layer (means,
+// which stack to the mean latency) side by side for each size, as the
+// Linux/SimOS study's figures do.
+func (w *compare) bars() shape.Bars {
+	var names []string
+	for _, s := range w.runs {
+		names = append(names, s.info.Name)
+	}
+	c := shape.Bars{Name: "compare",
+		Caption: "Mean cycles of each layer, stacked, for each message size: the protocols side by side (left to right " + strings.Join(names, ", ") + "), send and receive."}
+	for _, dir := range []string{shape.Send, shape.Receive} {
+		bp := shape.BarPlot{Title: dir + ": " + strings.Join(names, " | "), XLabel: "message size (bytes)", YLabel: "cycles per message"}
+		for _, size := range w.p.Sizes {
+			bp.Categories = append(bp.Categories, fmt.Sprint(size))
+		}
+		for _, s := range w.runs {
+			g := shape.BarGroup{Label: s.info.Name}
+			for _, b := range s.Breakdowns() {
+				if b.Direction != dir {
+					continue
+				}
+				for _, layer := range b.LayerNames() {
+					part := shape.BarStack{Label: layer}
+					for _, pt := range b.Points {
+						part.Values = append(part.Values, pt.Cycles(layer))
+					}
+					g.Parts = append(g.Parts, part)
+				}
+			}
+			bp.Groups = append(bp.Groups, g)
+		}
+		c.Plots = append(c.Plots, bp)
+	}
+	return c
+}
+
+// sendWhat says what the send latency counts, for titles.
+func (s *Sweep) sendWhat() string {
+	if s.p.hostSpan() {
+		return "all of the sending host's cycles from " + s.info.Send + "'s entry to its return"
+	}
+	return "the sending thread's cycles inside " + s.info.Send
+}
+
+// Name returns the sweep's name in lower case ("udp"): its result
+// section's name and the prefix of its threads' names.
+func (s *Sweep) Name() string { return s.name() }
+
+// Info returns the description of the sweep's transport.
+func (s *Sweep) Info() Info { return s.info }
+
+// InTurn returns a workload that runs the sweeps between the same two
+// hosts one after another, each client in turn on one thread of the
+// client host (each server on a thread of its own from the start), and
+// reports each sweep's section, tables and breakdowns in that order.
+func InTurn(runs ...*Sweep) workload.Workload { return &sweeps{runs: runs, oneThread: true} }
+
+// Index returns the schedule index a message's stamp (its first four
+// bytes, big-endian) names, -1 when it names none: for a transport's
+// Tracker that reads the stamp.
+func (s *Sweep) Index(stamp uint32) int { return s.index(stamp) }

@@ -1,0 +1,691 @@
+package latency
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/report/shape"
+	"simkron/sim"
+	"simkron/stack/kernel"
+)
+
+// Params are the sweep's settings that every transport shares.
+type Params struct {
+	Client   string   `toml:"client" help:"host that sends each message and waits for its echo"`
+	Server   string   `toml:"server" help:"host that echoes each message"`
+	Sizes    []int    `toml:"sizes" min:"4" max:"1048576" help:"message sizes in bytes"`
+	Messages int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
+	Warmup   int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring (the first also resolves ARP)"`
+	Port     uint16   `toml:"port" min:"1" help:"server's port"`
+	Timeout  sim.Time `toml:"timeout" min:"1ms" help:"how long a program waits for a message: an echo not back by then is lost (UDP), or the sweep gives up (TCP)"`
+	// SendSpan and ReceiveBusy choose between the measurement's
+	// definitions (send.go).
+	SendSpan    string `toml:"send_span" help:"what a send's latency counts: \"thread\" (the sending thread's own cycles inside the call) or \"host\" (every cycle of the sending host from the call's entry to its return, by layer: the interrupts and deferred work that run meanwhile too, idle cycles counted as DMA, as receive does)"`
+	ReceiveBusy bool   `toml:"receive_busy" help:"also report the receive latency as the receiving host's busy cycles only (the span's cycles less the idle ones: the wait for later frames on the wire and for the card), beside the latency with the wait"`
+}
+
+// Send spans.
+const (
+	SpanThread = "thread"
+	SpanHost   = "host"
+)
+
+// Validate checks what the field bounds cannot; the Validate of a
+// transport's parameters, which embed these, calls it.
+func (p Params) Validate() error {
+	switch p.SendSpan {
+	case "", SpanThread, SpanHost:
+		return nil
+	}
+	return fmt.Errorf("send_span: %q is neither %q nor %q", p.SendSpan, SpanThread, SpanHost)
+}
+
+// hostSpan reports whether a send counts the whole host's cycles.
+func (p Params) hostSpan() bool { return p.SendSpan == SpanHost }
+
+// maxSize is the largest message.
+func (p Params) maxSize() int { return slices.Max(p.Sizes) }
+
+// Transport is a protocol path the sweep runs over: the calls its two
+// programs make, and the simulator's view of its packets. Its methods
+// run on the simulated hosts' threads or in the simulator's observers.
+type Transport interface {
+	// Info describes the transport.
+	Info() Info
+	// Listen opens the server's end on its thread and returns once a
+	// client can be served.
+	Listen(t *kernel.Thread, e *End) (Conn, error)
+	// Dial opens the client's end to the server on its thread.
+	Dial(t *kernel.Thread, e *End) (Conn, error)
+	// Tracker returns the simulator's view of the transport's packets at
+	// e's host, made when the sweep is prepared (before any frame).
+	Tracker(e *End) Tracker
+}
+
+// Info describes a transport to the sweep and its reports.
+type Info struct {
+	// Name is the protocol's name in reports: "UDP".
+	Name string
+	// Send and Recv name the measured calls as reports name them
+	// ("sendto", "recvfrom"); SendSymbol and RecvSymbol are the modelled
+	// functions whose entry and exit delimit them ("sys_sendto").
+	Send, Recv             string
+	SendSymbol, RecvSymbol string
+	// Unit names the packets that carry a message, for the table's
+	// packets column: "frags", "segs".
+	Unit string
+	// Main is the programs' own function, defined on both hosts.
+	Main cpu.Def
+	// NoIP says that the transport runs without the Internet protocols
+	// (VIA): its hosts need no IP address.
+	NoIP bool
+}
+
+// Conn is one end of an open transport.
+type Conn interface {
+	// Send sends the n bytes at buf as one message.
+	Send(t *kernel.Thread, buf memory.Addr, n int) error
+	// Recv receives one message into buf, which holds the sweep's
+	// largest, waiting at most timeout. n is the size the schedule
+	// expects next, 0 when the schedule has ended. It returns ErrTimeout
+	// when nothing came in time and ErrEnd when a transport that keeps
+	// message boundaries by the schedule has nothing more to receive.
+	Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Time) (int, error)
+	// Packets returns how many packets carry a message of n bytes.
+	Packets(n int) int
+	// Close closes the end.
+	Close(t *kernel.Thread)
+}
+
+// Errors of Conn.Recv.
+var (
+	ErrTimeout = errors.New("timed out")
+	ErrEnd     = errors.New("end of the schedule")
+)
+
+// Tracker is the simulator's view of a transport's packets at one host,
+// for the receive latency: which frame starts a message, and which
+// messages a receive call completes. It only looks; the host is never
+// charged for it.
+type Tracker interface {
+	// Frame sees a frame that has just reached the host's card. now
+	// reads the host's counters at this moment into its argument (whose
+	// array it reuses): the start of a message's arrival.
+	Frame(f []byte, now func(*cpu.Account))
+	// Completed is called when the host's receive call returns, with the
+	// program's receive buffer. It returns the messages the call
+	// completed, with the counters their first frames recorded; the
+	// slice is valid until the next call.
+	Completed(c *cpu.CPU, buf memory.Addr) []Arrival
+}
+
+// Arrival is a message a receive call completed: its index in the
+// schedule and the host's counters when its first frame arrived.
+type Arrival struct {
+	Msg   int
+	Start cpu.Account
+}
+
+// Message is one round trip of the schedule.
+type Message struct {
+	Size     int    // bytes
+	Offset   uint64 // of its first byte in either direction's byte stream
+	sizeIdx  int    // index into Params.Sizes
+	measured bool
+}
+
+// compat holds what the UDP and TCP sweeps did differently before they
+// became this one program, kept so that their results and captures stay
+// byte-identical with earlier releases. A new transport leaves it zero.
+type compat struct {
+	// stampOrigin is the first message's stamp: the UDP sweep numbered
+	// its messages from 1.
+	stampOrigin uint32
+	// restoreStamp rewrites the pattern's first word after each size,
+	// as the UDP client did.
+	restoreStamp bool
+}
+
+// Sweep is the latency sweep over one transport between two hosts.
+type Sweep struct {
+	p        Params
+	tr       Transport
+	info     Info
+	compat   compat
+	ends     [2]*End // client, server
+	sched    []Message
+	rows     []Row
+	sendSamp [][]float64
+	recvSamp [][]float64
+	sendLay  []Layers
+	recvLay  []Layers
+	rttSum   []sim.Time
+	// Per message, for medians by layer and the busy receive (samples.go).
+	samples samples
+	// replied marks the messages the client has had its echo of.
+	replied []bool
+	done    bool
+	failed  string
+}
+
+// End is one host's end of a sweep: what the simulator's measurements
+// know of its program.
+type End struct {
+	Host *Host
+	s    *Sweep
+	main *cpu.Symbol
+	buf  memory.Addr // the program's receive buffer
+	conn Conn
+	tr   Tracker
+	// sending is the schedule index of the message the program is
+	// sending (-1: none).
+	sending  int
+	sendSym  *cpu.Symbol
+	recvSym  *cpu.Symbol
+	sendFrom int64
+	sendLay  []cpu.LayerCycles
+	layBuf   []cpu.LayerCycles // a reading at a send's end
+	sendAcct cpu.Account       // the host's counters at the call's entry (send_span "host")
+	// pending are the receive latencies of the messages the program's
+	// last receive calls completed, until the program knows which message
+	// it has (a duplicate or a stale echo is not measured).
+	pending []recvSample
+	// sendDone and recvDone mark the messages measured at this host: one
+	// sample each, however many copies the faults made.
+	sendDone, recvDone []bool
+}
+
+// recvSample is one message's receive latency at a host: its counters at
+// the first frame and when the receive call completing it returned.
+type recvSample struct {
+	msg        int
+	start, end cpu.Account
+}
+
+// NewSweep prepares the sweep over tr between client and server: it
+// defines the programs' function on both hosts and installs the
+// measurement. Start (or Serve and Client on threads of one's own)
+// runs it.
+func NewSweep(p Params, tr Transport, client, server *Host) (*Sweep, error) {
+	return newSweep(p, tr, compat{}, client, server)
+}
+
+func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, error) {
+	info := tr.Info()
+	if !info.NoIP && (client.Inet == nil || server.Inet == nil) {
+		return nil, fmt.Errorf("both hosts need an IP address on a card")
+	}
+	n := len(p.Sizes)
+	s := &Sweep{p: p, tr: tr, info: info, compat: cp, rows: make([]Row, n), samples: newSamples(n),
+		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
+		sendLay: make([]Layers, n), recvLay: make([]Layers, n), rttSum: make([]sim.Time, n),
+		replied: make([]bool, n*(p.Warmup+p.Messages))}
+	var off uint64
+	for si, size := range p.Sizes {
+		s.sendLay[si], s.recvLay[si] = Layers{}, Layers{}
+		// Each host measures each message once each way.
+		s.sendSamp[si], s.recvSamp[si] = make([]float64, 0, 2*p.Messages), make([]float64, 0, 2*p.Messages)
+		s.rows[si].Size = size
+		for i := range p.Warmup + p.Messages {
+			s.sched = append(s.sched, Message{Size: size, Offset: off, sizeIdx: si, measured: i >= p.Warmup})
+			off += uint64(size)
+		}
+	}
+	for i, h := range []*Host{client, server} {
+		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main),
+			sendDone: make([]bool, len(s.sched)), recvDone: make([]bool, len(s.sched))}
+	}
+	for _, e := range s.ends {
+		e.watch()
+	}
+	return s, nil
+}
+
+// Transport returns the sweep's transport.
+func (s *Sweep) Transport() Transport { return s.tr }
+
+// Params returns the sweep's settings.
+func (s *Sweep) Params() Params { return s.p }
+
+// Schedule returns every round trip in order, warm-up ones included.
+func (s *Sweep) Schedule() []Message { return s.sched }
+
+// Rows returns the results once the client has ended.
+func (s *Sweep) Rows() []Row { return s.rows }
+
+// Failed says why the sweep stopped early ("" when it did not).
+func (s *Sweep) Failed() string { return s.failed }
+
+func (s *Sweep) fail(format string, args ...any) {
+	if s.failed == "" {
+		s.failed = fmt.Sprintf(format, args...)
+	}
+}
+
+// Start spawns the echo server and the client, each on a thread of its
+// own host.
+func (s *Sweep) Start() {
+	name := s.name()
+	s.ends[1].Host.Kernel.Spawn(name+"echo", s.Serve)
+	s.ends[0].Host.Kernel.Spawn(name+"client", s.Client)
+}
+
+// name is the transport's name in lower case: "udp", the sweep's
+// section and the prefix of its threads' names.
+func (s *Sweep) name() string { return strings.ToLower(s.info.Name) }
+
+// Peer returns the other end of e's sweep.
+func (e *End) Peer() *End {
+	if e == e.s.ends[0] {
+		return e.s.ends[1]
+	}
+	return e.s.ends[0]
+}
+
+// Sweep returns the sweep e belongs to.
+func (e *End) Sweep() *Sweep { return e.s }
+
+// Conn returns e's open transport, nil before Listen or Dial returned.
+func (e *End) Conn() Conn { return e.conn }
+
+// Buffer returns the program's receive buffer, allocated from the
+// kernel at the first call: the server's after its transport's Listen,
+// unless the transport asks for it earlier.
+func (e *End) Buffer() memory.Addr {
+	if e.buf == 0 {
+		e.buf = e.Host.Kernel.Kmalloc(e.s.p.maxSize())
+	}
+	return e.buf
+}
+
+// stamp returns the schedule index a message's stamp names, -1 when it
+// names none.
+func (s *Sweep) index(stamp uint32) int {
+	i := int(int64(stamp) - int64(s.compat.stampOrigin))
+	if i < 0 || i >= len(s.sched) {
+		return -1
+	}
+	return i
+}
+
+// Serve is the echo server's program, to run on a thread of the server
+// host: it echoes every message until the sweep has ended.
+func (s *Sweep) Serve(t *kernel.Thread) {
+	e := s.ends[1]
+	h := e.Host
+	c := h.Kernel.CPU()
+	c.Enter(e.main)
+	defer c.Exit(e.main)
+	conn, err := s.tr.Listen(t, e)
+	if err != nil {
+		s.fail("%s: %v", h.Name, err)
+		return
+	}
+	e.conn = conn
+	buf := e.Buffer()
+	var stamp [4]byte
+	for next := 0; !s.done; {
+		n := 0
+		if next < len(s.sched) {
+			n = s.sched[next].Size
+		}
+		got, err := conn.Recv(t, buf, n, s.p.Timeout)
+		if errors.Is(err, ErrTimeout) {
+			continue
+		}
+		if errors.Is(err, ErrEnd) {
+			break
+		}
+		if err != nil {
+			s.fail("%s: %v", h.Name, err)
+			break
+		}
+		next++
+		// Which message this is, for the measurement (not charged): its
+		// first copy's receive is measured, and the echo it gets.
+		i := -1
+		if got >= len(stamp) {
+			c.System().Phys.Read(buf, stamp[:])
+			i = s.index(binary.BigEndian.Uint32(stamp[:]))
+		}
+		e.commit(i)
+		e.sending = i
+		if err := conn.Send(t, buf, got); err != nil {
+			s.fail("%s: %v", h.Name, err)
+			break
+		}
+	}
+	conn.Close(t)
+}
+
+func payloadByte(i int) byte { return byte(i*7 + i>>8 + 1) }
+
+// Client is the client's program, to run on a thread of the client host.
+func (s *Sweep) Client(t *kernel.Thread) {
+	e := s.ends[0]
+	h := e.Host
+	k := h.Kernel
+	c := k.CPU()
+	c.Enter(e.main)
+	defer c.Exit(e.main)
+	defer func() { s.done = true; s.finish() }()
+	size := s.p.maxSize()
+	out := k.Kmalloc(size)
+	in := k.Kmalloc(size)
+	e.buf = in
+	pattern := make([]byte, size)
+	for i := range pattern {
+		pattern[i] = payloadByte(i)
+	}
+	c.Write(out, pattern)
+	conn, err := s.tr.Dial(t, e)
+	if err != nil {
+		s.fail("%s: %v", h.Name, err)
+		return
+	}
+	e.conn = conn
+	for si, n := range s.p.Sizes {
+		s.rows[si].Packets = conn.Packets(n)
+	}
+	got := make([]byte, size)
+	for i, m := range s.sched {
+		if !s.exchange(t, c, conn, i, out, in, got, pattern) {
+			break
+		}
+		if s.compat.restoreStamp && (i+1 == len(s.sched) || s.sched[i+1].sizeIdx != m.sizeIdx) {
+			c.Write(out, pattern[:4])
+		}
+	}
+	conn.Close(t)
+}
+
+// exchange makes round trip i: stamp, send, and wait for the echo. An
+// echo of an earlier message (a duplicate, or a stale one the client gave
+// up on) is counted and the wait goes on; only the echo of message i ends
+// it, and only that pair is measured. It returns false when the sweep
+// cannot go on.
+func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in memory.Addr, got, pattern []byte) bool {
+	m := s.sched[i]
+	e := s.ends[0]
+	var stamp [4]byte
+	seq := uint32(i) + s.compat.stampOrigin
+	binary.BigEndian.PutUint32(stamp[:], seq)
+	c.Write(out, stamp[:])
+	c.Sync()
+	start := c.LocalTime()
+	e.sending = i
+	if err := conn.Send(t, out, m.Size); err != nil {
+		s.fail("%s: %v", e.Host.Name, err)
+		return false
+	}
+	wait := s.p.Timeout
+	deadline := c.LocalTime() + wait
+	for {
+		n, err := conn.Recv(t, in, m.Size, wait)
+		c.Sync()
+		if errors.Is(err, ErrTimeout) {
+			e.commit(-1)
+			return true // lost
+		}
+		if err != nil {
+			s.fail("%s: %v", e.Host.Name, err)
+			return false
+		}
+		// The simulator reads the echo; the program is not charged.
+		c.System().Phys.Read(in, got[:n])
+		j := -1
+		if n >= len(stamp) {
+			j = s.index(binary.BigEndian.Uint32(got[:4]))
+		}
+		switch {
+		case j == i:
+			s.replied[i] = true
+			e.commit(i)
+			if !m.measured {
+				return true
+			}
+			row := &s.rows[m.sizeIdx]
+			row.Messages++
+			s.rttSum[m.sizeIdx] += c.LocalTime() - start
+			if n != m.Size || string(got[4:n]) != string(pattern[4:m.Size]) {
+				row.Corrupt++
+			}
+			return true
+		case j < 0 || j > i:
+			// Not an echo of anything sent: its bytes are wrong.
+			if m.measured {
+				s.rows[m.sizeIdx].Corrupt++
+			}
+		case s.replied[j]:
+			if s.sched[j].measured {
+				s.rows[s.sched[j].sizeIdx].Duplicates++
+			}
+		default:
+			s.replied[j] = true
+			if s.sched[j].measured {
+				s.rows[s.sched[j].sizeIdx].Stale++
+			}
+		}
+		e.commit(-1)
+		if wait = deadline - c.LocalTime(); wait <= 0 {
+			return true // lost
+		}
+	}
+}
+
+func (s *Sweep) finish() {
+	for si := range s.rows {
+		r := &s.rows[si]
+		r.Send = Summarise(s.sendSamp[si])
+		r.Receive = Summarise(s.recvSamp[si])
+		if r.Messages > 0 {
+			r.RTTMicros = float64(s.rttSum[si]) / float64(r.Messages) / float64(sim.Microsecond)
+		}
+		r.Lost = s.p.Messages - r.Messages
+		r.SendLayers = s.sendLay[si].Means(r.Send.N)
+		r.RecvLayers = s.recvLay[si].Means(r.Receive.N)
+		if s.p.ReceiveBusy {
+			b := Summarise(s.samples.busy[si])
+			r.ReceiveBusy = &b
+			r.RecvBusyLayers = s.samples.busyMeans(si)
+		}
+	}
+}
+
+// watch installs e's measurement: hooks on the measured calls and an
+// observer of the frames reaching its host's card.
+func (e *End) watch() {
+	h := e.Host
+	c := h.Kernel.CPU()
+	e.sendSym, _ = h.Kernel.Symbols().Lookup(e.s.info.SendSymbol)
+	e.recvSym, _ = h.Kernel.Symbols().Lookup(e.s.info.RecvSymbol)
+	e.tr = e.s.tr.Tracker(e)
+	Watch(c, func(c *cpu.CPU, s *cpu.Symbol) {
+		if s == e.sendSym {
+			if e.s.p.hostSpan() {
+				e.sendAcct = c.AccountAt(c.LocalTime())
+				return
+			}
+			x := c.Current()
+			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
+		}
+	}, func(c *cpu.CPU, s *cpu.Symbol) {
+		switch s {
+		case e.sendSym:
+			e.sent(c)
+		case e.recvSym:
+			e.received(c)
+		}
+	})
+	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
+	h.Observe(func(f []byte) { e.tr.Frame(f, now) })
+}
+
+func (e *End) sent(c *cpu.CPU) {
+	s := e.s
+	i := e.sending
+	e.sending = -1
+	if s.done || i < 0 || !s.sched[i].measured || e.sendDone[i] {
+		return
+	}
+	e.sendDone[i] = true
+	si := s.sched[i].sizeIdx
+	if s.p.hostSpan() {
+		end := c.AccountAt(c.LocalTime())
+		s.sendSamp[si] = append(s.sendSamp[si], float64(end.Cycle-e.sendAcct.Cycle))
+		s.sendLay[si].AddReceive(e.sendAcct, end)
+		s.samples.addSpan(&s.samples.send, si, e.sendAcct, end)
+		return
+	}
+	x := c.Current()
+	s.sendSamp[si] = append(s.sendSamp[si], float64(x.Cycles()-e.sendFrom))
+	e.layBuf = x.AppendLayerCycles(e.layBuf[:0])
+	s.sendLay[si].Add(e.sendLay, e.layBuf)
+	s.samples.addThread(si, e.sendLay, e.layBuf)
+}
+
+// received notes the receive latency of every message the receive call
+// that just returned completed; the program commits the one it has.
+func (e *End) received(c *cpu.CPU) {
+	if e.s.done {
+		return
+	}
+	for _, a := range e.tr.Completed(c, e.buf) {
+		// The samples' arrays are kept and reused.
+		if len(e.pending) < cap(e.pending) {
+			e.pending = e.pending[:len(e.pending)+1]
+		} else {
+			e.pending = append(e.pending, recvSample{})
+		}
+		p := &e.pending[len(e.pending)-1]
+		p.msg = a.Msg
+		a.Start.CopyTo(&p.start)
+		c.AccountInto(&p.end, c.LocalTime())
+	}
+}
+
+// commit measures the receive of message i (the message the program now
+// knows it has; -1 for none) once, and forgets the other pending ones.
+func (e *End) commit(i int) {
+	s := e.s
+	for _, p := range e.pending {
+		if p.msg != i || i < 0 || i >= len(s.sched) || !s.sched[i].measured || e.recvDone[i] {
+			continue
+		}
+		e.recvDone[i] = true
+		si := s.sched[i].sizeIdx
+		s.recvSamp[si] = append(s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle))
+		s.recvLay[si].AddReceive(p.start, p.end)
+		s.samples.addSpan(&s.samples.recv, si, p.start, p.end)
+		if s.p.ReceiveBusy {
+			s.samples.addBusy(si, p.start, p.end)
+		}
+	}
+	e.pending = e.pending[:0]
+}
+
+// Breakdowns returns the sweep's send and receive latencies by layer,
+// each when it has any.
+func (s *Sweep) Breakdowns() []shape.Breakdown {
+	var out []shape.Breakdown
+	for _, dir := range []string{shape.Send, shape.Receive} {
+		b := shape.Breakdown{Protocol: s.info.Name, Direction: dir, SizeName: "size", Unit: "message",
+			What: s.sendWhat()}
+		if dir == shape.Receive {
+			b.What = "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning"
+		}
+		for _, r := range s.rows {
+			ls, sum := r.SendLayers, r.Send
+			if dir == shape.Receive {
+				ls, sum = r.RecvLayers, r.Receive
+			}
+			p := shape.Point{Size: r.Size, Layers: slices.Clone(ls)}
+			if sum.N > 0 {
+				p.Latency = &sum
+			}
+			b.Points = append(b.Points, p)
+		}
+		if b.HasLayers() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Table returns the sweep's rows as a table.
+func (s *Sweep) Table() shape.Table {
+	// Duplicate and stale echoes, which only faults make, get columns
+	// when there are any.
+	faults := false
+	for _, u := range s.rows {
+		faults = faults || u.Duplicates > 0 || u.Stale > 0
+	}
+	send := fmt.Sprintf("inside %s()", s.info.Send)
+	if s.p.hostSpan() {
+		send = fmt.Sprintf("the host's cycles from %s()'s entry to its return", s.info.Send)
+	}
+	busy := ""
+	if s.p.ReceiveBusy {
+		busy = "; busy = the receiving host's busy cycles only, without the wait for the wire and the card"
+	}
+	t := shape.Table{
+		Title:   fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = first frame at the card to %s() returning%s; both hosts)", s.info.Name, send, s.info.Recv, busy),
+		Columns: shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"),
+	}
+	if faults {
+		t.Columns = append(t.Columns, shape.Cols("dup", "stale")...)
+	}
+	t.Columns = append(t.Columns, shape.Column{Name: "rtt", Unit: "us"})
+	t.Columns = append(t.Columns, shape.Cols("send mean", "min", "median", "max", "recv mean", "min", "median", "max")...)
+	if s.p.ReceiveBusy {
+		t.Columns = append(t.Columns, shape.Cols("busy mean", "median")...)
+	}
+	for _, u := range s.rows {
+		row := []string{fmt.Sprint(u.Size), fmt.Sprint(u.Packets), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt)}
+		if faults {
+			row = append(row, fmt.Sprint(u.Duplicates), fmt.Sprint(u.Stale))
+		}
+		row = append(row,
+			fmt.Sprintf("%.1f", u.RTTMicros),
+			fmt.Sprintf("%.0f", u.Send.Mean), fmt.Sprintf("%.0f", u.Send.Min), fmt.Sprintf("%.0f", u.Send.Median), fmt.Sprintf("%.0f", u.Send.Max),
+			fmt.Sprintf("%.0f", u.Receive.Mean), fmt.Sprintf("%.0f", u.Receive.Min), fmt.Sprintf("%.0f", u.Receive.Median), fmt.Sprintf("%.0f", u.Receive.Max),
+		)
+		if s.p.ReceiveBusy {
+			var b Summary
+			if u.ReceiveBusy != nil {
+				b = *u.ReceiveBusy
+			}
+			row = append(row, fmt.Sprintf("%.0f", b.Mean), fmt.Sprintf("%.0f", b.Median))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// Beside sets two sweeps' median latencies and round trips side by side,
+// for the sizes both measured.
+func Beside(a, b *Sweep) shape.Table {
+	an, bn := a.info.Name, b.info.Name
+	t := shape.Table{
+		Title: fmt.Sprintf("%s beside %s (median cycles; round trip in us)", bn, an),
+		Columns: shape.Cols("size", an+" send", bn+" send", an+" recv", bn+" recv",
+			an+" rtt", bn+" rtt"),
+	}
+	for _, x := range a.rows {
+		for _, y := range b.rows {
+			if x.Size != y.Size {
+				continue
+			}
+			t.Rows = append(t.Rows, []string{fmt.Sprint(x.Size),
+				fmt.Sprintf("%.0f", x.Send.Median), fmt.Sprintf("%.0f", y.Send.Median),
+				fmt.Sprintf("%.0f", x.Receive.Median), fmt.Sprintf("%.0f", y.Receive.Median),
+				fmt.Sprintf("%.1f", x.RTTMicros), fmt.Sprintf("%.1f", y.RTTMicros)})
+		}
+	}
+	return t
+}

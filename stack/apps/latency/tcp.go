@@ -1,0 +1,234 @@
+package latency
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/header"
+	"simkron/stack/inet"
+	"simkron/stack/kernel"
+)
+
+// TCPParams configures the TCP sweep: [workload.tcp].
+type TCPParams struct {
+	Params
+	NoDelay bool     `toml:"nodelay" help:"TCP_NODELAY on both sockets, as request/response programs set it: with Nagle on, a message's last partial segment waits for the ACK of the one before, which the peer delays"`
+	SndBuf  sim.Size `toml:"sndbuf" max:"1MiB" help:"SO_SNDBUF of both sockets (0: the stack's tcp_sndbuf)"`
+	RcvBuf  sim.Size `toml:"rcvbuf" max:"64KiB" help:"SO_RCVBUF of both sockets (0: the stack's tcp_rcvbuf)"`
+	// CompareUDP runs the UDP sweep first on the same hosts.
+	CompareUDP bool `toml:"compare_udp" help:"first run the UDP sweep of [workload.udp] between the same hosts, for a table of TCP beside UDP"`
+}
+
+// DefaultTCPParams sweeps the sizes of the Linux/SimOS study.
+func DefaultTCPParams() TCPParams {
+	return TCPParams{
+		Params: Params{
+			Sizes:    []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768},
+			Messages: 20, Warmup: 2, Port: 5001, Timeout: 5 * sim.Second, SendSpan: SpanThread,
+		},
+		NoDelay: true,
+	}
+}
+
+// Validate checks what the field bounds cannot.
+func (p TCPParams) Validate() error {
+	if err := p.Params.Validate(); err != nil {
+		return err
+	}
+	if p.SndBuf != 0 && p.SndBuf < sim.KiB || p.RcvBuf != 0 && p.RcvBuf < sim.KiB {
+		return fmt.Errorf("sndbuf: socket buffers are 0 (the stack's) or at least 1KiB")
+	}
+	return nil
+}
+
+// TCP is the transport of the TCP sweep: send() and recv() on one
+// connection. Both programs know the schedule of sizes, so the server
+// reads exactly one message before echoing it: the message boundaries
+// are the same in both directions of the stream, and the tracker finds
+// a message's first byte by its offset in the stream.
+type TCP struct {
+	p TCPParams
+}
+
+var _ Transport = TCP{}
+
+// Info describes the TCP sweep.
+func (TCP) Info() Info {
+	return Info{Name: "TCP", Send: "send", Recv: "recv", SendSymbol: "sys_send", RecvSymbol: "sys_recv", Unit: "segs",
+		Main: cpu.Def{Name: "tcpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number, count received bytes"}}
+}
+
+type tcpConn struct {
+	s       *inet.Stack
+	fd, lfd int
+	timeout sim.Time
+}
+
+// socket opens a stream socket with the sweep's options.
+func (tr TCP) socket(t *kernel.Thread, s *inet.Stack) (int, inet.Errno) {
+	fd, err := s.Socket(t, inet.SockStream)
+	if err != 0 {
+		return fd, err
+	}
+	if tr.p.NoDelay {
+		err = s.SetOption(t, fd, inet.OptNoDelay, 1)
+	}
+	if err == 0 && tr.p.SndBuf > 0 {
+		err = s.SetOption(t, fd, inet.OptSndBuf, int(tr.p.SndBuf))
+	}
+	if err == 0 && tr.p.RcvBuf > 0 {
+		err = s.SetOption(t, fd, inet.OptRcvBuf, int(tr.p.RcvBuf))
+	}
+	return fd, err
+}
+
+// Listen listens on the sweep's port and accepts one connection.
+func (tr TCP) Listen(t *kernel.Thread, e *End) (Conn, error) {
+	s := e.Host.Inet
+	lfd, err := tr.socket(t, s)
+	if err == 0 {
+		err = s.Bind(t, lfd, tr.p.Port)
+	}
+	if err == 0 {
+		err = s.Listen(t, lfd, 1)
+	}
+	if err != 0 {
+		return nil, fmt.Errorf("listen: %v", err)
+	}
+	fd, _, _, err := s.Accept(t, lfd)
+	if err != 0 {
+		return nil, fmt.Errorf("accept: %v", err)
+	}
+	return &tcpConn{s: s, fd: fd, lfd: lfd, timeout: tr.p.Timeout}, nil
+}
+
+// Dial connects to the server.
+func (tr TCP) Dial(t *kernel.Thread, e *End) (Conn, error) {
+	s := e.Host.Inet
+	fd, err := tr.socket(t, s)
+	if err == 0 {
+		err = s.Connect(t, fd, e.Peer().Host.Inet.Addr(), tr.p.Port)
+	}
+	if err != 0 {
+		return nil, fmt.Errorf("connect: %v", err)
+	}
+	return &tcpConn{s: s, fd: fd, lfd: -1, timeout: tr.p.Timeout}, nil
+}
+
+func (c *tcpConn) Send(t *kernel.Thread, buf memory.Addr, n int) error {
+	if _, err := c.s.Send(t, c.fd, buf, n); err != 0 {
+		return fmt.Errorf("send: %v", err)
+	}
+	return nil
+}
+
+// Recv reads n bytes, as many recv calls as it takes.
+func (c *tcpConn) Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Time) (int, error) {
+	if n == 0 {
+		return 0, ErrEnd
+	}
+	for got := 0; got < n; {
+		m, err := c.s.Recv(t, c.fd, buf+memory.Addr(got), n-got, timeout)
+		if err != 0 || m == 0 {
+			what := "end of stream"
+			if err != 0 {
+				what = err.Error()
+			}
+			return got, fmt.Errorf("recv after %d of %d bytes: %v", got, n, what)
+		}
+		got += m
+	}
+	return n, nil
+}
+
+func (c *tcpConn) Packets(n int) int {
+	info, ok := c.s.TCPInfo(c.fd)
+	if !ok {
+		return 0
+	}
+	return (n + info.MSS - 1) / info.MSS
+}
+
+func (c *tcpConn) Close(t *kernel.Thread) {
+	c.s.Close(t, c.fd)
+	if c.lfd >= 0 {
+		c.s.Close(t, c.lfd)
+	}
+}
+
+// Tracker follows the sweep's connection at e's host: the peer's SYN
+// gives the stream's origin, the first segment carrying a message's first
+// byte starts its receive latency, and a recv returning completes every
+// message the program now has whole.
+func (tr TCP) Tracker(e *End) Tracker { return &tcpTracker{e: e, port: tr.p.Port} }
+
+type tcpTracker struct {
+	e       *End
+	port    uint16
+	irs     uint32 // the peer's initial sequence number
+	synSeen bool
+	next    int // the message whose first byte is awaited
+	started bool
+	start   cpu.Account
+	out     []Arrival
+}
+
+func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
+	ip, ok := k.e.Host.IPv4(f)
+	if !ok || ip.Protocol() != header.IPv4ProtocolTCP || ip.Dst() != k.e.Host.Inet.Addr() || ip.FragmentOffset() != 0 {
+		return
+	}
+	seg := header.TCP(ip.Payload())
+	// An ATM card's frame may end inside the TCP options (a SYN's MSS,
+	// timestamps: 8 + 20 + 20 bytes fill the first cell); the fields used
+	// here are in the fixed 20 bytes.
+	cut := k.e.Host.Link == LinkLLCSNAP && len(seg) >= header.TCPMinimumSize && seg.DataOffset() >= header.TCPMinimumSize
+	if !seg.IsValid() && !cut {
+		return
+	}
+	if seg.DstPort() != k.port && seg.SrcPort() != k.port {
+		return
+	}
+	if seg.Flags()&header.TCPFlagSYN != 0 {
+		k.irs, k.synSeen = seg.SeqNum(), true
+		return
+	}
+	n := ip.PayloadLength() - seg.DataOffset()
+	sched := k.e.s.sched
+	if !k.synSeen || n == 0 || k.started || k.next >= len(sched) {
+		return
+	}
+	first := uint64(seg.SeqNum() - k.irs - 1)
+	if m := sched[k.next]; first <= m.Offset && m.Offset < first+uint64(n) {
+		k.started = true
+		now(&k.start)
+	}
+}
+
+// Completed ends every message whose last byte the stream delivered to
+// the program reaches.
+func (k *tcpTracker) Completed(c *cpu.CPU, _ memory.Addr) []Arrival {
+	conn, ok := k.e.conn.(*tcpConn)
+	if !ok {
+		return nil
+	}
+	info, ok := conn.s.TCPInfo(conn.fd)
+	if !ok {
+		return nil
+	}
+	delivered := uint64(info.RcvNxt - uint32(info.Unread) - info.IRS - 1)
+	sched := k.e.s.sched
+	k.out = k.out[:0]
+	for k.next < len(sched) && k.started {
+		m := sched[k.next]
+		if m.Offset+uint64(m.Size) > delivered {
+			break
+		}
+		k.out = append(k.out, Arrival{Msg: k.next, Start: k.start})
+		k.next++
+		k.started = false
+	}
+	return k.out
+}

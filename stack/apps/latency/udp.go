@@ -1,0 +1,202 @@
+package latency
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/header"
+	"simkron/stack/inet"
+	"simkron/stack/kernel"
+)
+
+// UDPParams configures the UDP sweep: [workload.udp].
+type UDPParams struct {
+	Params
+}
+
+// DefaultUDPParams sweeps the sizes of the Linux/SimOS study with the MTU
+// at 1500.
+func DefaultUDPParams() UDPParams {
+	return UDPParams{Params{
+		Sizes:    []int{4, 16, 64, 256, 1024, 1472, 2048, 4096, 8192, 16384, 32768},
+		Messages: 20, Warmup: 2, Port: 7, Timeout: sim.Second, SendSpan: SpanThread,
+	}}
+}
+
+// Validate checks what the field bounds cannot.
+func (p UDPParams) Validate() error {
+	if err := p.Params.Validate(); err != nil {
+		return err
+	}
+	for _, n := range p.Sizes {
+		if n > 65507 {
+			return fmt.Errorf("sizes: %d is more than a UDP datagram carries (65507)", n)
+		}
+	}
+	return nil
+}
+
+// UDP is the transport of the UDP sweep: sendto() and recvfrom() on a
+// datagram socket, a message per datagram, IP fragments on the wire.
+type UDP struct {
+	p UDPParams
+}
+
+var _ Transport = UDP{}
+
+// Info describes the UDP sweep.
+func (UDP) Info() Info {
+	return Info{Name: "UDP", Send: "sendto", Recv: "recvfrom", SendSymbol: "sys_sendto", RecvSymbol: "sys_recvfrom", Unit: "frags",
+		Main: cpu.Def{Name: "udpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number"}}
+}
+
+// udpCompat is how the UDP sweep always numbered and stamped its
+// messages.
+var udpCompat = compat{stampOrigin: 1, restoreStamp: true}
+
+// udpConn is one end's datagram socket; the server answers whoever sent
+// the last datagram.
+type udpConn struct {
+	s       *inet.Stack
+	fd      int
+	peer    inet.Addr
+	port    uint16
+	cap     int
+	timeout sim.Time
+	maxfrag int
+}
+
+func (u UDP) open(t *kernel.Thread, e *End) (*udpConn, error) {
+	s := e.Host.Inet
+	fd, err := s.Socket(t, inet.SockDgram)
+	if err != 0 {
+		return nil, fmt.Errorf("socket: %v", err)
+	}
+	return &udpConn{s: s, fd: fd, cap: u.p.maxSize(), timeout: u.p.Timeout,
+		maxfrag: (s.Params().MTU - header.IPv4MinimumSize) &^ 7}, nil
+}
+
+// Listen allocates the server's buffer, then opens and binds its socket.
+func (u UDP) Listen(t *kernel.Thread, e *End) (Conn, error) {
+	e.Buffer()
+	c, err := u.open(t, e)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.s.Bind(t, c.fd, u.p.Port); err != 0 {
+		return nil, fmt.Errorf("bind: %v", err)
+	}
+	return c, nil
+}
+
+// Dial opens the client's socket, addressed to the server.
+func (u UDP) Dial(t *kernel.Thread, e *End) (Conn, error) {
+	c, err := u.open(t, e)
+	if err != nil {
+		return nil, err
+	}
+	c.peer, c.port = e.Peer().Host.Inet.Addr(), u.p.Port
+	return c, nil
+}
+
+func (c *udpConn) Send(t *kernel.Thread, buf memory.Addr, n int) error {
+	if _, err := c.s.SendTo(t, c.fd, buf, n, c.peer, c.port); err != 0 {
+		return fmt.Errorf("sendto: %v", err)
+	}
+	return nil
+}
+
+func (c *udpConn) Recv(t *kernel.Thread, buf memory.Addr, _ int, timeout sim.Time) (int, error) {
+	n, from, port, err := c.s.RecvFrom(t, c.fd, buf, c.cap, timeout)
+	switch {
+	case err == inet.ETIMEDOUT:
+		return 0, ErrTimeout
+	case err != 0:
+		return 0, fmt.Errorf("recvfrom: %v", err)
+	}
+	c.peer, c.port = from, port
+	return n, nil
+}
+
+func (c *udpConn) Packets(n int) int {
+	return (n + header.UDPMinimumSize + c.maxfrag - 1) / c.maxfrag
+}
+
+func (c *udpConn) Close(t *kernel.Thread) { c.s.Close(t, c.fd) }
+
+// Tracker follows UDP datagrams to or from the sweep's port at e's host,
+// fragments included.
+func (u UDP) Tracker(e *End) Tracker {
+	return &udpTracker{e: e, port: u.p.Port, arrivals: map[udpKey]*udpArrival{}, bySeq: map[uint32]*udpArrival{}}
+}
+
+type udpTracker struct {
+	e        *End
+	port     uint16
+	arrivals map[udpKey]*udpArrival // by datagram, until its first fragment is in
+	bySeq    map[uint32]*udpArrival // by stamp, until a recvfrom returns it
+	free     []*udpArrival          // arrivals to reuse
+	out      [1]Arrival
+}
+
+type udpKey struct {
+	src inet.Addr
+	id  uint16
+}
+
+type udpArrival struct {
+	start cpu.Account // the host's counters at the datagram's first frame
+	seq   uint32
+}
+
+func (u *udpTracker) Frame(f []byte, now func(*cpu.Account)) {
+	ip, ok := u.e.Host.IPv4(f)
+	if !ok || ip.Protocol() != header.IPv4ProtocolUDP {
+		return
+	}
+	key := udpKey{src: ip.Src(), id: ip.ID()}
+	a, ok := u.arrivals[key]
+	if !ok {
+		if n := len(u.free); n > 0 {
+			a = u.free[n-1]
+			u.free = u.free[:n-1]
+		} else {
+			a = &udpArrival{}
+		}
+		now(&a.start)
+		u.arrivals[key] = a
+	}
+	if ip.FragmentOffset() != 0 {
+		return
+	}
+	d := header.UDP(ip.Payload())
+	if len(d) >= header.UDPMinimumSize+4 && (d.DstPort() == u.port || d.SrcPort() == u.port) {
+		a.seq = binary.BigEndian.Uint32(d[header.UDPMinimumSize:])
+		u.bySeq[a.seq] = a
+	}
+	// The datagram's frames are all in (Linux sends the first fragment
+	// last); forget the key so that IDs may wrap.
+	delete(u.arrivals, key)
+}
+
+// Completed reads the stamp of the datagram recvfrom put in the program's
+// buffer.
+func (u *udpTracker) Completed(c *cpu.CPU, buf memory.Addr) []Arrival {
+	if buf == 0 {
+		return nil
+	}
+	var stamp [4]byte
+	c.System().Phys.Read(buf, stamp[:])
+	a, ok := u.bySeq[binary.BigEndian.Uint32(stamp[:])]
+	if !ok {
+		return nil
+	}
+	delete(u.bySeq, a.seq)
+	// Back to the pool: the caller copies Start before any frame comes.
+	u.free = append(u.free, a)
+	u.out[0] = Arrival{Msg: u.e.s.index(a.seq), Start: a.start}
+	return u.out[:]
+}

@@ -1,0 +1,140 @@
+package ttcp
+
+import (
+	"fmt"
+	"strings"
+
+	"simkron/report/shape"
+	"simkron/sim"
+	"simkron/stack/apps/latency"
+	"simkron/workload"
+)
+
+func init() {
+	workload.Register(workload.Type{
+		Name:   "ttcp",
+		Help:   "ttcp bulk transfers, one connection per [[workload.ttcp.case]]: throughput, segment gaps and why",
+		Params: func() any { p := DefaultParams(); return &p },
+		Hosts: func(params any) []workload.HostRef {
+			p := params.(*Params)
+			return []workload.HostRef{{Key: "transmitter", Name: p.Transmitter}, {Key: "receiver", Name: p.Receiver}}
+		},
+		New: func(env workload.Env, params any) (workload.Workload, error) {
+			p := *params.(*Params)
+			hs, err := latency.Pair(env, [2]string{"transmitter", "receiver"}, [2]string{p.Transmitter, p.Receiver})
+			if err != nil {
+				return nil, err
+			}
+			return New(p, hs[0], hs[1])
+		},
+	})
+}
+
+// Result returns the runs' outcomes, their tables and each run's
+// time-sequence graph.
+func (t *Test) Result() (workload.Result, error) {
+	res := workload.Result{
+		Sections: []workload.Section{{Name: "ttcp", Value: t.results}},
+		Figures:  shape.Figures{Tables: tables(t.results), Charts: []shape.Chart{progressChart(t.results)}},
+	}
+	for _, c := range t.results {
+		if c.Error != "" {
+			res.Incomplete = fmt.Sprintf("ttcp run %q: %s", c.Name, c.Error)
+			break
+		}
+	}
+	return res, nil
+}
+
+// tables returns the runs side by side, then each run's verdict and a
+// window of its trace from the middle of the transfer.
+func tables(rs []Result) []shape.Table {
+	t := shape.Table{
+		Title: "ttcp runs (throughput at the receiver, accept to end of stream; gaps between data segments at the receiver's card)",
+		Columns: append(shape.Cols("run", "mtu", "mss", "writes", "size", "sndbuf", "rcvbuf", "nodelay", "delack", "KB/s", "Mbit/s", "seconds", "segs", "sizes"),
+			shape.Column{Name: "gap median", Unit: "ms"}, shape.Column{Name: "gap max", Unit: "ms"},
+			shape.Column{Name: "stalls"}, shape.Column{Name: "held"}, shape.Column{Name: "delack acks"}, shape.Column{Name: "rexmt"}),
+	}
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	for _, c := range rs {
+		var sizes []string
+		for _, sc := range c.Sizes[:min(len(c.Sizes), 3)] {
+			sizes = append(sizes, fmt.Sprintf("%dx%d", sc.Count, sc.Bytes))
+		}
+		t.Rows = append(t.Rows, []string{c.Name, fmt.Sprint(c.IfMTU), fmt.Sprint(c.MSS), fmt.Sprint(c.Writes), fmt.Sprint(c.Size),
+			bufText(c.SndBuf), bufText(c.RcvBuf), onOff(c.NoDelay), onOff(!c.QuickAck),
+			fmt.Sprintf("%.1f", c.KBps), fmt.Sprintf("%.3f", c.Mbps), fmt.Sprintf("%.3f", c.Seconds), fmt.Sprint(c.DataSegments),
+			strings.Join(sizes, " "), fmt.Sprintf("%.2f", c.Gaps.MedianMS), fmt.Sprintf("%.1f", c.Gaps.MaxMS), fmt.Sprint(c.Gaps.Stalls),
+			fmt.Sprint(c.Held), fmt.Sprint(c.DelAckTimeouts), fmt.Sprint(c.Retransmits)})
+	}
+	ts := []shape.Table{t}
+	v := shape.Table{Title: "ttcp verdicts (from the measurements above)", Columns: shape.Cols("run", "verdict"), Prose: true}
+	w := shape.Table{Title: "ttcp: why (the BSD sender and receiver rules applied to each run)", Columns: shape.Cols("run", "mechanism"), Prose: true}
+	for _, c := range rs {
+		v.Rows = append(v.Rows, []string{c.Name, c.Verdict})
+		w.Rows = append(w.Rows, []string{c.Name, c.Why})
+	}
+	ts = append(ts, v, w)
+	for _, c := range rs {
+		if len(c.Pattern) == 0 {
+			continue
+		}
+		p := shape.Table{
+			Title: fmt.Sprintf("ttcp %s: segments from the middle of the transfer as they reach the cards (seq and ack relative to each side's initial sequence number)", c.Name),
+			Columns: []shape.Column{{Name: "time", Unit: "ms"}, {Name: "delta", Unit: "ms"},
+				{Name: "dir"}, {Name: "seq"}, {Name: "len"}, {Name: "ack"}, {Name: "win"}},
+		}
+		for _, e := range c.Pattern {
+			p.Rows = append(p.Rows, []string{fmt.Sprintf("%.3f", e.TimeMS), fmt.Sprintf("%.3f", e.DeltaMS), e.Dir,
+				fmt.Sprint(e.Seq), fmt.Sprint(e.Len), fmt.Sprint(e.Ack), fmt.Sprint(e.Win)})
+		}
+		ts = append(ts, p)
+	}
+	return ts
+}
+
+// bufText writes a socket buffer size, "default" for the stack's.
+func bufText(s sim.Size) string {
+	if s == 0 {
+		return "default"
+	}
+	return fmt.Sprint(int64(s))
+}
+
+// progressChart is each run's bytes at the receiver's card against time:
+// the whole transfers, and their first second.
+func progressChart(rs []Result) shape.Chart {
+	ch := shape.Chart{
+		Name:    "progress",
+		Caption: "Bytes that have reached the receiver's card against time, one line per ttcp run: the whole transfers, and their first second.",
+	}
+	for _, limit := range []float64{0, 1} {
+		p := shape.Plot{
+			Title:  "ttcp: bytes at the receiver's card against time",
+			XLabel: "seconds since the first data segment",
+			YLabel: "bytes",
+			XMin:   shape.Ptr(0), YMin: shape.Ptr(0),
+		}
+		if limit > 0 {
+			p.Title = fmt.Sprintf("ttcp: the first %g s", limit)
+			p.XMax = shape.Ptr(limit)
+		}
+		for _, c := range rs {
+			l := shape.Line{Label: c.Name, Step: true}
+			for _, pt := range c.Progress {
+				if limit > 0 && pt.Seconds > limit {
+					break
+				}
+				l.Points = append(l.Points, shape.XY{X: pt.Seconds, Y: float64(pt.Bytes)})
+			}
+			p.Lines = append(p.Lines, l)
+		}
+		ch.Plots = append(ch.Plots, p)
+	}
+	return ch
+}

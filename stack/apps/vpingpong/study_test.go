@@ -1,0 +1,406 @@
+package vpingpong_test
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"simkron/devices/simoseth"
+	"simkron/machine"
+	"simkron/report"
+	"simkron/stack/apps/latency"
+	"simkron/stack/apps/vpingpong"
+)
+
+const studyConfig = "../../../configs/simos-study.toml"
+
+// study is one run of an experiment.
+type study struct {
+	res *report.Result
+	run *machine.Run
+}
+
+// loadStudy reads configs/simos-study.toml with fewer round trips per
+// size (n measured, one warm-up), lets edit change it, and runs it.
+func loadStudy(t testing.TB, path string, n int, edit func(*machine.Experiment)) study {
+	t.Helper()
+	exp, err := machine.LoadExperiment(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := exp.Workload.Params[exp.Workload.Type].(*latency.CompareParams); ok {
+		p.Messages, p.Warmup = n, 1
+	} else {
+		p := sweepParams(exp, exp.Workload.Type)
+		p.Messages, p.Warmup = n, 1
+	}
+	for i := range exp.Segments {
+		exp.Segments[i].Pcap = false
+	}
+	if edit != nil {
+		edit(exp)
+	}
+	r, err := machine.New(exp, machine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Execute(machine.Options{})
+	if err != nil || !res.Complete {
+		t.Fatalf("run: %v %s", err, res.Incomplete)
+	}
+	for _, h := range res.Hosts {
+		if h.GuestErrors != 0 {
+			t.Errorf("%s: %d guest errors: %v", h.Name, h.GuestErrors, h.GuestLog)
+		}
+	}
+	return study{res: res, run: r}
+}
+
+// compareParams returns the settings of exp's comparison.
+func compareParams(exp *machine.Experiment) *latency.CompareParams {
+	return exp.Workload.Params["compare"].(*latency.CompareParams)
+}
+
+// sweepParams returns the sweep settings of workload name in exp.
+func sweepParams(exp *machine.Experiment, name string) *latency.Params {
+	switch p := exp.Workload.Params[name].(type) {
+	case *latency.UDPParams:
+		return &p.Params
+	case *latency.TCPParams:
+		return &p.Params
+	case *vpingpong.Params:
+		return &p.Params
+	}
+	panic("no sweep " + name)
+}
+
+func (s study) rows(t testing.TB, name string) []latency.Row {
+	t.Helper()
+	for _, sec := range s.res.Sections {
+		if sec.Name == name {
+			return sec.Value.([]latency.Row)
+		}
+	}
+	t.Fatalf("no section %q", name)
+	return nil
+}
+
+func (s study) row(t testing.TB, name string, size int) latency.Row {
+	t.Helper()
+	for _, r := range s.rows(t, name) {
+		if r.Size == size {
+			return r
+		}
+	}
+	t.Fatalf("%s: no row of %d bytes", name, size)
+	return latency.Row{}
+}
+
+func layer(ls []latency.LayerCost, name string) float64 {
+	for _, l := range ls {
+		if l.Layer == name {
+			return l.Cycles
+		}
+	}
+	return 0
+}
+
+func sum(ls []latency.LayerCost) float64 {
+	var s float64
+	for _, l := range ls {
+		s += l.Cycles
+	}
+	return s
+}
+
+func (s study) table(t testing.TB, prefix string) [][]string {
+	t.Helper()
+	for _, tb := range s.res.Figures.Tables {
+		if strings.HasPrefix(tb.Title, prefix) {
+			return tb.Rows
+		}
+	}
+	t.Fatalf("no table %q", prefix)
+	return nil
+}
+
+// viaTxDMACycles is the time, in cycles of the 1 GHz core, the card's DMA
+// engine takes to read a VIA message of n bytes at rate bytes per second:
+// per frame two descriptor fetches (header and data), the 42-byte Ethernet
+// and M-VIA header, two status write-backs, and the data.
+func viaTxDMACycles(n int, rate float64) float64 {
+	frames := max(1, (n+1471)/1472)
+	return float64(frames*(2*16+42+2*4)+n) / rate * 1e9
+}
+
+// TestStudyShapes runs the study (fewer round trips) and checks what the
+// mechanisms give, as shapes (the study's own factors are not a target:
+// nothing is tuned to them): every message echoed whole and measured once
+// per host each way, every split summing to its latency, and the layer
+// shapes of the Linux/SimOS study.
+func TestStudyShapes(t *testing.T) {
+	const n = 4
+	s := loadStudy(t, studyConfig, n, nil)
+	sizes := compareParams(nil2exp(t)).Sizes
+	for _, proto := range []string{"udp", "tcp", "via"} {
+		for _, r := range s.rows(t, proto) {
+			if r.Messages != n || r.Lost+r.Corrupt != 0 || r.Send.N != 2*n || r.Receive.N != 2*n || r.ReceiveBusy == nil || r.ReceiveBusy.N != 2*n {
+				t.Fatalf("%s %d: %d messages, %d lost, %d corrupt, %d sends, %d receives measured", proto, r.Size, r.Messages, r.Lost, r.Corrupt, r.Send.N, r.Receive.N)
+			}
+			for what, c := range map[string][2]float64{
+				"send": {sum(r.SendLayers), r.Send.Mean}, "receive": {sum(r.RecvLayers), r.Receive.Mean},
+				"busy receive": {sum(r.RecvBusyLayers), r.ReceiveBusy.Mean},
+			} {
+				if math.Abs(c[0]-c[1]) > 1e-6*c[1] {
+					t.Errorf("%s %d: %s layers sum to %.3f, latency %.3f", proto, r.Size, what, c[0], c[1])
+				}
+			}
+			if r.ReceiveBusy.Mean > r.Receive.Mean {
+				t.Errorf("%s %d: busy receive %.0f above the receive %.0f", proto, r.Size, r.ReceiveBusy.Mean, r.Receive.Mean)
+			}
+		}
+	}
+	udp := func(l string, n int) float64 { return layer(s.row(t, "udp", n).SendLayers, l) }
+	for _, n := range sizes {
+		// UDP send: APPL and UDP small and flat.
+		if udp("APPL", n) != udp("APPL", 4) || math.Abs(udp("UDP", n)-udp("UDP", 4)) > 0.02*udp("UDP", 4) {
+			t.Errorf("UDP send %d: APPL %.0f, UDP %.0f: not flat", n, udp("APPL", n), udp("UDP", n))
+		}
+		// TCP send: TCP the largest part, IP small.
+		if r := s.row(t, "tcp", n); n >= 64 {
+			for _, l := range r.SendLayers {
+				if l.Layer != "TCP" && l.Cycles >= layer(r.SendLayers, "TCP") {
+					t.Errorf("TCP send %d: %s (%.0f) not below TCP (%.0f)", n, l.Layer, l.Cycles, layer(r.SendLayers, "TCP"))
+				}
+			}
+			if ip := layer(r.SendLayers, "IP"); n >= 1024 && ip > 0.1*r.Send.Mean {
+				t.Errorf("TCP send %d: IP %.0f of %.0f", n, ip, r.Send.Mean)
+			}
+		}
+		r := s.row(t, "via", n)
+		if n <= 1024 {
+			// VIA send up to 1 KiB: spread over APPL, TRANS and DEV.
+			for _, l := range []string{"APPL", "TRANS", "DEV"} {
+				if v := layer(r.SendLayers, l); v <= 0 || v > 0.6*r.Send.Mean {
+					t.Errorf("VIA send %d: %s %.0f of %.0f", n, l, v, r.Send.Mean)
+				}
+			}
+		} else {
+			// Beyond: the post waits for the NIC to have read the
+			// message; the wait (DMA, and the completion interrupts
+			// handled in it, DEV and KERN) is most of it, and the total
+			// follows the DMA engine's time; TRANS (fragmentation) and
+			// DEV (more interrupts) grow.
+			wait := layer(r.SendLayers, "DMA") + layer(r.SendLayers, "DEV") + layer(r.SendLayers, "KERN")
+			if wait < 0.6*r.Send.Mean {
+				t.Errorf("VIA send %d: DMA, DEV and KERN %.0f of %.0f", n, wait, r.Send.Mean)
+			}
+			if dma := viaTxDMACycles(n, 1200e6); n >= 4096 && (r.Send.Median < dma || r.Send.Median > 1.15*dma+1500) {
+				t.Errorf("VIA send %d: %.0f cycles; the DMA of its frames takes %.0f", n, r.Send.Median, dma)
+			}
+			prev := s.row(t, "via", n/2)
+			if layer(r.SendLayers, "TRANS") <= layer(prev.SendLayers, "TRANS") || layer(r.SendLayers, "DEV") <= layer(prev.SendLayers, "DEV") {
+				t.Errorf("VIA send %d: TRANS or DEV not above %d's", n, n/2)
+			}
+		}
+		// The receiving host works less for VIA than for UDP and TCP.
+		v, u, c := r.ReceiveBusy.Median, s.row(t, "udp", n).ReceiveBusy.Median, s.row(t, "tcp", n).ReceiveBusy.Median
+		if v >= u || v >= c {
+			t.Errorf("receive %d, busy cycles: VIA %.0f, UDP %.0f, TCP %.0f", n, v, u, c)
+		}
+	}
+	// UDP send: IP and DEV grow with the size, IP more steeply past the
+	// MTU (a fragment's frame, copy and checksum each).
+	ip := func(n int) float64 { return udp("IP", n) }
+	below, above := (ip(1024)-ip(4))/1020, (ip(32768)-ip(2048))/30720
+	if ip(2048) < 2*ip(1024) || above <= below {
+		t.Errorf("UDP send: IP %.0f at 4 B, %.0f at 1 KiB, %.0f at 2 KiB, %.0f at 32 KiB (%.2f, %.2f cycles a byte)", ip(4), ip(1024), ip(2048), ip(32768), below, above)
+	}
+	if d4, d32 := udp("DEV", 4), udp("DEV", 32768); d32 < 20*d4 {
+		t.Errorf("UDP send: DEV %.0f at 4 B, %.0f at 32 KiB", d4, d32)
+	}
+	// UDP receive above the MTU: UDP and IP grow quickly (reassembly).
+	if r1, r2 := s.row(t, "udp", 1024).RecvLayers, s.row(t, "udp", 32768).RecvLayers; layer(r2, "IP") < 100*layer(r1, "IP") || layer(r2, "UDP") < 20*layer(r1, "UDP") {
+		t.Errorf("UDP receive: IP %.0f -> %.0f, UDP %.0f -> %.0f from 1 KiB to 32 KiB", layer(r1, "IP"), layer(r2, "IP"), layer(r1, "UDP"), layer(r2, "UDP"))
+	}
+	// The tables of the three side by side and the factors.
+	if rows := s.table(t, "send by layer, protocols side by side (median"); len(rows) != 3*len(sizes) {
+		t.Errorf("send medians: %d rows, want %d", len(rows), 3*len(sizes))
+	}
+	factors := s.table(t, "factors against VIA (protocol / VIA), mean")
+	if len(factors) != 8 {
+		t.Fatalf("factors: %d rows, want 8 (send, receive, busy receive, round trip of UDP and TCP)", len(factors))
+	}
+	for _, row := range factors {
+		// protocol, latency, below, above: as latency, over, below, above
+		f := []string{row[1], row[0], row[2], row[3]}
+		if f[0] == "rtt" {
+			continue
+		}
+		var below, above float64
+		if _, err := fmt.Sscan(f[2], &below); err != nil {
+			t.Fatalf("factor %v: %v", f, err)
+		}
+		fmt.Sscan(f[3], &above)
+		// VIA's advantage above the MTU: its send moves no byte with
+		// the CPU and its receive copies once.
+		if f[0] != "receive" && above <= 1 {
+			t.Errorf("VIA over %s, %s above the MTU: %.2f", f[1], f[0], above)
+		}
+		if f[0] == "receive busy" && below <= 1 {
+			t.Errorf("VIA over %s, busy receive below the MTU: %.2f", f[1], below)
+		}
+	}
+	var ch bool
+	for _, c := range s.res.Figures.Charts {
+		ch = ch || c.Name == "medians" && len(c.Plots) == 3
+	}
+	if !ch {
+		t.Error("no chart of medians in three plots")
+	}
+}
+
+func nil2exp(t testing.TB) *machine.Experiment {
+	t.Helper()
+	exp, err := machine.LoadExperiment(studyConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp
+}
+
+// TestStudyMechanisms changes the machine file's DMA rate and memory
+// latency and checks that the study's latencies move as the mechanisms
+// say: a quarter of the DMA rate adds three times the DMA engine's time to
+// a synchronous VIA post and to every receive's last frame (the card
+// stores a frame before the host sees it), and nothing to the hosts' busy
+// receive or to a UDP send, whose DMA overlaps the next fragment's copy;
+// twice the memory latency costs every receive of 32 KiB at least one
+// more memory latency per L2 line the NIC wrote (its DMA took those lines
+// out of the caches), and leaves VIA's send, which copies nothing, as it
+// was.
+func TestStudyMechanisms(t *testing.T) {
+	sizes := func(exp *machine.Experiment) {
+		compareParams(exp).Sizes = []int{4, 1024, 32768}
+	}
+	base := loadStudy(t, studyConfig, 3, sizes)
+	dma := loadStudy(t, studyConfig, 3, func(exp *machine.Experiment) {
+		sizes(exp)
+		for _, h := range exp.Hosts {
+			for _, d := range h.Machine.Devices {
+				if p, ok := d.Params.(*simoseth.Params); ok {
+					p.DMARate /= 4
+				}
+			}
+		}
+	})
+	mem := loadStudy(t, studyConfig, 3, func(exp *machine.Experiment) {
+		sizes(exp)
+		for _, h := range exp.Hosts {
+			h.Machine.Cache.MemLatency, h.Machine.Cache.MemWriteLatency = 200, 200
+		}
+	})
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if got < 0.9*want || got > 1.1*want {
+			t.Errorf("%s: changed by %.0f cycles, want %.0f (±10%%)", what, got, want)
+		}
+	}
+	for _, n := range []int{1024, 32768} {
+		near(fmt.Sprintf("VIA send %d at a quarter of the DMA rate", n),
+			dma.row(t, "via", n).Send.Median-base.row(t, "via", n).Send.Median, 3*viaTxDMACycles(n, 1200e6))
+	}
+	if b, d := base.row(t, "udp", 32768).Send.Median, dma.row(t, "udp", 32768).Send.Median; d > 1.02*b {
+		t.Errorf("UDP send of 32 KiB: %.0f cycles at the full DMA rate, %.0f at a quarter", b, d)
+	}
+	for _, p := range []string{"via", "udp"} {
+		// A 1 KiB message is one frame of 1066 bytes (headers included)
+		// for VIA, 1066 for UDP too: a descriptor fetch, the frame and
+		// the status write-back.
+		near(p+" receive of 1 KiB at a quarter of the DMA rate",
+			dma.row(t, p, 1024).Receive.Median-base.row(t, p, 1024).Receive.Median, 3*float64(16+1066+4)/1.2)
+		if b, d := base.row(t, p, 1024).ReceiveBusy.Median, dma.row(t, p, 1024).ReceiveBusy.Median; math.Abs(b-d) > 0.01*b {
+			t.Errorf("%s receive of 1 KiB: the host's busy cycles changed with the DMA rate (%.0f, %.0f)", p, b, d)
+		}
+	}
+	for _, p := range []string{"via", "udp", "tcp"} {
+		lines := float64(32768 / 128) // L2 lines of the message the NIC wrote
+		if d := mem.row(t, p, 32768).ReceiveBusy.Median - base.row(t, p, 32768).ReceiveBusy.Median; d < lines*100 {
+			t.Errorf("%s receive of 32 KiB at twice the memory latency: %.0f cycles more, want at least %.0f", p, d, lines*100)
+		}
+	}
+	if b, m := base.row(t, "via", 32768).Send.Median, mem.row(t, "via", 32768).Send.Median; m > 1.02*b {
+		t.Errorf("VIA send of 32 KiB: %.0f cycles, %.0f at twice the memory latency", b, m)
+	}
+}
+
+// TestVIAOverNE2000: the via workload runs over any card the agent
+// drives; on the R4000-class machine's NE2000 the message's bytes move by
+// programmed I/O, so the DMA layer of a send is the CPU's own work (busy,
+// not waiting) and grows with the message.
+func TestVIAOverNE2000(t *testing.T) {
+	dir := t.TempDir()
+	m, err := os.ReadFile("../../../configs/machines/r4000.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "r4000-via.toml"), append(m, "\n[via]\nenabled = true\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := `[experiment]
+name = "via-ne2000"
+stop_at = "60s"
+[[segment]]
+name = "lan0"
+rate = "10Mbps"
+[[host]]
+name = "a"
+machine = "r4000-via.toml"
+[[host.nic]]
+device = "nic0"
+segment = "lan0"
+mac = "02:00:00:00:00:0a"
+[[host]]
+name = "b"
+machine = "r4000-via.toml"
+[[host.nic]]
+device = "nic0"
+segment = "lan0"
+mac = "02:00:00:00:00:0b"
+[workload]
+type = "via"
+[workload.via]
+client = "a"
+server = "b"
+sizes = [64, 4096]
+messages = 3
+warmup = 1
+receive_busy = true
+`
+	p := filepath.Join(dir, "e.toml")
+	if err := os.WriteFile(p, []byte(e), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadStudy(t, p, 3, nil)
+	small, big := s.row(t, "via", 64), s.row(t, "via", 4096)
+	for _, r := range []latency.Row{small, big} {
+		if r.Messages != 3 || r.Send.N != 6 || r.Receive.N != 6 {
+			t.Fatalf("%d B: %d messages, %d sends, %d receives", r.Size, r.Messages, r.Send.N, r.Receive.N)
+		}
+	}
+	// Hosts without IP addresses: the VIA sweep needs none.
+	if s.run.Hosts[0].Inet != nil {
+		t.Error("host a has the Internet protocols")
+	}
+	if d := layer(big.SendLayers, "DMA"); d < 0.5*big.Send.Mean || d < 20*layer(small.SendLayers, "DMA") {
+		t.Errorf("VIA send over the NE2000: DMA (PIO) %.0f of %.0f at 4 KiB, %.0f at 64 B", d, big.Send.Mean, layer(small.SendLayers, "DMA"))
+	}
+	// On receive the wire's time dominates; of the host's busy cycles the
+	// data port's reads (DMA: PIO on the CPU) are most.
+	if d, b := layer(big.RecvBusyLayers, "DMA"), big.ReceiveBusy.Mean; d < 0.5*b {
+		t.Errorf("VIA receive over the NE2000: DMA (PIO) %.0f of %.0f busy cycles", d, b)
+	}
+}
