@@ -248,6 +248,7 @@ func (m *MAC) open() {
 			return
 		}
 		m.handle = h
+		m.h.OnExit(func() { _ = m.drv.ReleaseType(h) })
 		buf := m.h.static(8)
 		if _, err := m.drv.GetAddress(h, buf, 6); err != nil {
 			c.System().Guest.Report(c.LocalTime(), m.h.name, "mac: get_address: %v", err)

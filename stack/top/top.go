@@ -151,6 +151,14 @@ type Host struct {
 	rings  []*ring
 	mac    *MAC
 	starts []func()
+	// exits run in order when the program ends (station.go); exit asks
+	// the main loop to end once nothing is ready; st is the station the
+	// program runs on, nil for a host that is the machine's only program.
+	exits []func()
+	exit  bool
+	st    *Station
+	// started is the station program's Started.
+	started func(h *Host)
 	tmp    [16]byte
 	pbuf   []byte
 	next   memory.Addr // bump pointer of the static data
@@ -167,10 +175,16 @@ const maxTasks = 64
 // BIOS tick, runs every start-up function given to OnStart in order, and
 // then the main loop.
 func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Host, error) {
+	return boot(name, c, syms, p, nil)
+}
+
+// boot is Boot for a program of station st (nil: the machine's only
+// program).
+func boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params, st *Station) (*Host, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	h := &Host{name: name, c: c, syms: syms, cat: osi.NewCatalog(), p: p, tasks: map[memory.Addr]*Task{}}
+	h := &Host{name: name, c: c, syms: syms, cat: osi.NewCatalog(), p: p, tasks: map[memory.Addr]*Task{}, st: st}
 	h.sym.main = h.define(defMain, osi.CatSched)
 	h.sym.dispatch = h.define(defDispatch, osi.CatSched)
 	h.sym.enqueue = h.define(defEnqueue, osi.CatSched)
@@ -196,13 +210,31 @@ func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Host, erro
 	h.mm, next = newMemMgr(h, h.next, p)
 	h.next = (next + 0xFF) &^ 0xFF
 	h.bufs = osi.NewBufs(c, h.define, h.mm)
-	h.main = c.NewContext(name+".main", cpu.KindThread, func(*cpu.Context) { h.run() })
 	return h, nil
 }
 
-// Start starts the program's context; call it once, after every
-// component has been set up.
-func (h *Host) Start() { h.c.Start(h.main) }
+// Start makes the program the machine's only context and starts it; call
+// it once, after every component has been set up. A program that a
+// Station runs is started by the station instead.
+func (h *Host) Start() {
+	h.main = h.c.NewContext(h.name+".main", cpu.KindThread, func(*cpu.Context) {
+		h.run()
+		// The machine's only program has nothing to return to.
+		for {
+			h.c.Halt()
+		}
+	})
+	h.c.Start(h.main)
+}
+
+// Exit ends the program once its ready queue is empty: the main loop
+// returns, the functions given to OnExit run, and a station runs its
+// next program. Call it from the program's own code (a task).
+func (h *Host) Exit() { h.exit = true }
+
+// OnExit adds fn to what runs, in order, when the program ends (release
+// the packet driver's handles, give the timer interrupt back).
+func (h *Host) OnExit(fn func()) { h.exits = append(h.exits, fn) }
 
 // Name returns the host's name.
 func (h *Host) Name() string { return h.name }
@@ -247,12 +279,19 @@ func (h *Host) Define(d cpu.Def, cat osi.Category) *cpu.Symbol { return h.define
 // File files a symbol defined elsewhere (a driver's) under cat.
 func (h *Host) File(s *cpu.Symbol, cat osi.Category) { h.cat.File(s, cat) }
 
-// static reserves n bytes of the program's static data (16-aligned).
+// static reserves n bytes of the program's static data (16-aligned),
+// cleared as a loader clears a program's uninitialised data (uncharged:
+// it happens before the program runs, or is part of the program image).
 func (h *Host) static(n int) memory.Addr {
 	a := h.next
 	h.next += memory.Addr((n + 15) &^ 15)
 	if uint64(h.next) > uint64(h.c.System().Phys.Size()) {
 		panic(fmt.Sprintf("top: %s: static data past the end of memory (%#x)", h.name, uint64(h.next)))
+	}
+	if h.st != nil {
+		// Only a station's programs find the memory used: a machine's
+		// only program starts on zeroed memory.
+		_ = h.c.System().Phys.Write(a, make([]byte, h.next-a))
 	}
 	return a
 }
@@ -290,18 +329,26 @@ func (h *Host) wr32(a, v memory.Addr) {
 	h.c.Write(a, h.tmp[:4])
 }
 
-// run is the program: start-up, then the main loop.
+// run is the program: start-up, then the main loop until Exit, then the
+// exit functions.
 func (h *Host) run() {
 	c := h.c
 	c.Call(h.sym.boot, func() {
 		// The memory manager's free lists are threaded at start-up.
-		h.programPIT()
+		if h.st == nil {
+			h.programPIT()
+		} else {
+			h.st.hookTick(h)
+		}
 		h.wr32(h.readyCtl, 0)
 		h.wr32(h.readyCtl+4, 0)
 		h.tm.init()
 	})
 	for _, f := range h.starts {
 		f()
+	}
+	if h.st != nil {
+		h.st.started(h)
 	}
 	for {
 		c.Enter(h.sym.main)
@@ -313,6 +360,9 @@ func (h *Host) run() {
 		}
 		c.Exit(h.sym.main)
 		if t == nil {
+			if h.exit {
+				break
+			}
 			c.Halt()
 			continue
 		}
@@ -325,6 +375,9 @@ func (h *Host) run() {
 			h.stats.Dispatches++
 			t.run()
 		})
+	}
+	for _, f := range h.exits {
+		f()
 	}
 }
 

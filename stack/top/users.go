@@ -163,9 +163,10 @@ type User struct {
 	recv   RecvStats
 	// OnFirstSend and OnDone, when set, run (in the program's context,
 	// after the charged work up to that moment) as the measurement starts
-	// and ends: an observer reads counters there.
-	OnFirstSend, OnDone func()
-	sym                 struct{ send, recv *cpu.Symbol }
+	// and ends: an observer reads counters there. OnLast runs when a
+	// recipient has echoed the originator's last message.
+	OnFirstSend, OnDone, OnLast func()
+	sym                         struct{ send, recv *cpu.Symbol }
 	hdr                 [MsgHeader]byte
 }
 
@@ -275,6 +276,7 @@ func (u *User) pdOpen() {
 		return
 	}
 	u.handle = h
+	u.h.OnExit(func() { _ = u.drv.ReleaseType(h) })
 	buf := u.h.static(8)
 	if _, err := u.drv.GetAddress(h, buf, 6); err == nil {
 		u.h.c.Read(buf, u.self[:])
@@ -469,6 +471,15 @@ func (u *User) indication(p Prim) {
 	} else {
 		u.clns.Request(u.clns.N.Address(u.p.Selector), srcN, ch)
 	}
+	u.echoed(seq)
+}
+
+// echoed tells the observer when the originator's last message has been
+// echoed.
+func (u *User) echoed(seq int) {
+	if seq == u.p.Messages-1 && u.OnLast != nil {
+		u.OnLast()
+	}
 }
 
 // checkChain checks a message spread over several pieces.
@@ -519,6 +530,7 @@ func (u *User) macReceive() {
 				u.recv.Echoed++
 				u.writeHeader(b, flagReply, seq)
 				u.mac.Send(b, u.p.Size, src)
+				u.echoed(seq)
 			}
 		}
 	}
@@ -578,6 +590,7 @@ func (u *User) pdReceive() {
 				c.Write(b.blk, eh[:])
 				c.Write(b.blk+header.EthernetHeaderLen+2, []byte{flagReply})
 				u.drv.SendPkt(b.blk, header.EthernetHeaderLen+l)
+				u.echoed(seq)
 			}
 		}
 		b.ready, b.busy = false, false
