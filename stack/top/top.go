@@ -159,11 +159,11 @@ type Host struct {
 	st    *Station
 	// started is the station program's Started.
 	started func(h *Host)
-	tmp    [16]byte
-	pbuf   []byte
-	next   memory.Addr // bump pointer of the static data
-	stats  Stats
-	sym    struct{ main, dispatch, enqueue, put, get, paramsW, paramsR, int08, boot *cpu.Symbol }
+	tmp     [16]byte
+	pbuf    []byte
+	next    memory.Addr // bump pointer of the static data
+	stats   Stats
+	sym     struct{ main, dispatch, enqueue, put, get, paramsW, paramsR, int08, boot *cpu.Symbol }
 }
 
 // maxTasks bounds the task blocks of one program.

@@ -167,7 +167,7 @@ type User struct {
 	// recipient has echoed the originator's last message.
 	OnFirstSend, OnDone, OnLast func()
 	sym                         struct{ send, recv *cpu.Symbol }
-	hdr                 [MsgHeader]byte
+	hdr                         [MsgHeader]byte
 }
 
 type userBuf struct {
