@@ -9,6 +9,7 @@ import (
 	"simkron/report"
 	"simkron/sim"
 	drvne2000 "simkron/stack/driver/ne2000"
+	"simkron/stack/driver/pktdrv"
 )
 
 func init() {
@@ -62,22 +63,34 @@ func buildNE2000(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Devic
 	}
 	card := ne2000.New(k, h.Name+"."+d.Name, p, irq, h.Sys.Guest)
 	var drv *drvne2000.Driver
+	var pd *pktdrv.Driver
 	nic, err := h.addNIC(d, card, prom, func(n *NIC) { card.SetWire(n) },
 		func(ifname string) (NetDriver, error) {
 			var err error
+			if h.TOP != nil {
+				// The TOP environment's resident packet driver (top.go).
+				pd, err = h.TOP.AddPacketDriver(h.Name+"."+d.Name+".pktdrv", d.Space, memory.Addr(d.Base), d.IRQ, p.MAC)
+				return residentDriver{pd}, err
+			}
 			drv, err = drvne2000.New(h.Kernel, h.netStack(), ifname, d.Space, memory.Addr(d.Base), d.IRQ, *d.Driver.(*drvne2000.Params))
 			return drv, err
 		},
 		func() []report.Counter {
-			c, d := card.Stats(), drv.Stats()
-			return []report.Counter{
+			c := card.Stats()
+			out := []report.Counter{
 				{Name: "card.tx_frames", Value: c.TxFrames}, {Name: "card.rx_frames", Value: c.RxFrames},
 				{Name: "card.crc_errors", Value: c.CRCErrors}, {Name: "card.missed", Value: c.Missed},
 				{Name: "card.overflows", Value: c.Overflows}, {Name: "card.interrupts", Value: c.Interrupts},
+			}
+			if pd != nil {
+				return append(out, pktdrvCounters(pd)...)
+			}
+			d := drv.Stats()
+			return append(out, []report.Counter{
 				{Name: "driver.tx_frames", Value: d.TxFrames}, {Name: "driver.rx_frames", Value: d.RxFrames},
 				{Name: "driver.tx_errors", Value: d.TxErrors}, {Name: "driver.rx_errors", Value: d.RxErrors},
 				{Name: "driver.overruns", Value: d.Overruns}, {Name: "driver.loopback_frames", Value: d.LoopbackFrames},
-			}
+			}...)
 		})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/stack/top"
 	"simkron/stack/via"
 )
 
@@ -44,6 +45,9 @@ type Host struct {
 	// VIA is the M-VIA kernel agent on the host's cards, when the machine
 	// file's [via] asks for it; nil otherwise.
 	VIA *via.Agent
+	// TOP is the host's TOP station when the machine file's [top] asks
+	// for the TOP environment (top.go); the host then has no Kernel.
+	TOP *top.Station
 }
 
 // netStack returns the host's device layer, creating it with the first
@@ -84,7 +88,11 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 		return nil, fmt.Errorf("%s: memory.kernel_text 0x%x lies beyond memory (%v)", name, spec.Memory.KernelText, spec.Memory.Size)
 	}
 	h.Syms = cpu.NewSymbolTable(memory.Addr(spec.Memory.KernelText), spec.Costs)
-	h.Kernel, err = kernel.Boot(name, c, h.Syms, spec.Kernel)
+	if spec.TOP.Enabled {
+		err = h.newStation()
+	} else {
+		h.Kernel, err = kernel.Boot(name, c, h.Syms, spec.Kernel)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +142,12 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 	}
 	if err := h.addVIA(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if h.TOP != nil {
+		if err := h.startStation(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return h, nil
 	}
 	h.Kernel.Spawn("init", func(*kernel.Thread) {
 		for _, f := range h.inits {

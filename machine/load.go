@@ -94,6 +94,7 @@ func decodeMachine(f *config.File) (*Spec, error) {
 	}
 	add(f.CheckUnused())
 	errs = append(errs, notAgain(errs, checkMachine(f, &spec))...)
+	errs = append(errs, notAgain(errs, checkTOP(f, &spec))...)
 	if len(errs) > 0 {
 		sortErrors(errs)
 		return nil, errs
@@ -242,6 +243,12 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 			add(err)
 		}
 	}
+	topBad := map[int]bool{}
+	for i := range exp.Hosts {
+		bad, err := checkHostTOPKeys(f, i)
+		topBad[i] = bad
+		add(err)
+	}
 	atmBad, atmErrs := decodeATMOverrides(f, &exp)
 	errs = append(errs, atmErrs...)
 	add(f.CheckUnused())
@@ -276,7 +283,14 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 		}
 		add(err)
 	}
-	// What the experiment says of each machine's devices and stack.
+	// What the experiment says of each TOP host, and of each machine's
+	// devices and stack.
+	for i := range exp.Hosts {
+		if !topBad[i] {
+			errs = append(errs, decodeHostTOP(f, &exp.Hosts[i], i)...)
+		}
+		errs = append(errs, checkHostTOP(f, &exp.Hosts[i], i)...)
+	}
 	for i, h := range exp.Hosts {
 		if h.Machine == nil {
 			continue

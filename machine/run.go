@@ -10,6 +10,7 @@ import (
 	"simkron/cpu"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/stack/kernel"
 	"simkron/workload"
 )
 
@@ -109,7 +110,11 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		if err := h.CheckCosts(); err != nil {
 			return nil, fmt.Errorf("%s: %w", h.Name, err)
 		}
-		h.Kernel.OnAllDone = r.hostDone
+		if h.TOP != nil {
+			h.TOP.OnIdle = r.hostDone
+		} else {
+			h.Kernel.OnAllDone = r.hostDone
+		}
 	}
 	if err := r.SetLayers(exp.Layers); err != nil {
 		return nil, err
@@ -160,15 +165,21 @@ func (e runEnv) Params(name string) any {
 	return nil
 }
 
-// hostView is a host as workloads see it: its kernel, its device layer,
-// Internet protocols and VIA agent when it has them, and its network
-// cards.
+// hostView is a host as workloads see it: its kernel (or its TOP
+// station), its device layer, Internet protocols and VIA agent when it
+// has them, and its network cards.
 type hostView struct{ h *Host }
 
 func (v hostView) Name() string { return v.h.Name }
 
 func (v hostView) Components() []any {
-	out := []any{v.h.Kernel}
+	var out []any
+	if v.h.Kernel != nil {
+		out = append(out, v.h.Kernel)
+	}
+	if v.h.TOP != nil {
+		out = append(out, v.h.TOP)
+	}
 	if v.h.Net != nil {
 		out = append(out, v.h.Net)
 	}
@@ -191,7 +202,7 @@ func (v hostView) Components() []any {
 // have, the next workload starts, or the run stops after the last.
 func (r *Run) hostDone() {
 	for _, h := range r.Hosts {
-		if h.Kernel.Threads() > 0 {
+		if h.Kernel != nil && h.Kernel.Threads() > 0 || h.TOP != nil && h.TOP.Busy() {
 			return
 		}
 	}
@@ -322,8 +333,12 @@ func (r *Run) result() (*report.Result, error) {
 
 func (h *Host) result() report.Host {
 	cs := h.CPU.Stats()
-	ks := h.Kernel.Stats()
-	_, peak := h.Kernel.Allocator().InUse()
+	var ks kernel.Stats
+	var peak uint64
+	if h.Kernel != nil {
+		ks = h.Kernel.Stats()
+		_, peak = h.Kernel.Allocator().InUse()
+	}
 	out := report.Host{
 		Name:        h.Name,
 		Machine:     h.Spec.Machine.Name,

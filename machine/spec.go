@@ -30,6 +30,7 @@ type Spec struct {
 	Devices  []DeviceSpec           `toml:"-"` // [[device]], decoded per type by LoadMachine
 	Uncached []UncachedSpec         `toml:"uncached"`
 	VIA      VIASpec                `toml:"via"`
+	TOP      TOPSpec                `toml:"top"`
 	// Costs overrides instruction counts of modelled functions and loops
 	// by name (see `simkron symbols`).
 	Costs map[string]int64 `toml:"costs" help:"instruction counts by function or loop name, replacing the defaults"`
@@ -80,6 +81,7 @@ func DefaultSpec() Spec {
 		Kernel: kernel.DefaultParams(),
 		Inet:   inet.DefaultParams(),
 		VIA:    defaultVIA(),
+		TOP:    defaultTOP(),
 	}
 }
 

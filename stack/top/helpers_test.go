@@ -61,9 +61,6 @@ type machine struct {
 	hier  memory.HierarchyParams
 	isa   sim.Time
 	costs map[string]int64
-	// station, when set, stands between the segment and the card (a
-	// test's fault that ethersim does not have).
-	station func(k *sim.Kernel, name string, card ethersim.Station) ethersim.Station
 	// top, when set, changes the program's memory and managers.
 	top func(p *top.Params)
 }
@@ -107,11 +104,7 @@ func newPCOn(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, la
 		t.Fatal(err)
 	}
 	if seg != nil {
-		var st ethersim.Station = p.card
-		if m.station != nil {
-			st = m.station(k, name, p.card)
-		}
-		if p.port, err = seg.Attach(name+".nic0", st, ethersim.FaultParams{}); err != nil {
+		if p.port, err = seg.Attach(name+".nic0", p.card, ethersim.FaultParams{}); err != nil {
 			t.Fatal(err)
 		}
 		p.port.OnTxDone = p.card.TxDone

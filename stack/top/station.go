@@ -282,7 +282,18 @@ func (s *Station) exec(p Program) {
 
 // boot boots a program on the station's memory.
 func (s *Station) boot() (*Host, error) {
-	return boot(s.name, s.c, s.syms, s.p.Params, s)
+	h, err := boot(s.name, s.c, s.syms, s.p.Params, s)
+	if err != nil {
+		return nil, err
+	}
+	// The resident drivers' card transfers and copies are memory copies,
+	// whichever layer of the program calls them.
+	for _, d := range s.drivers {
+		for _, sym := range d.CopySymbols() {
+			h.File(sym, osi.CatCopy)
+		}
+	}
+	return h, nil
 }
 
 // hookTick is a program taking INT 08h at its start-up: its handler

@@ -154,9 +154,10 @@ type Host struct {
 	// exits run in order when the program ends (station.go); exit asks
 	// the main loop to end once nothing is ready; st is the station the
 	// program runs on, nil for a host that is the machine's only program.
-	exits []func()
-	exit  bool
-	st    *Station
+	exits    []func()
+	exit     bool
+	exitCond func() bool
+	st       *Station
 	// started is the station program's Started.
 	started func(h *Host)
 	tmp     [16]byte
@@ -231,6 +232,12 @@ func (h *Host) Start() {
 // returns, the functions given to OnExit run, and a station runs its
 // next program. Call it from the program's own code (a task).
 func (h *Host) Exit() { h.exit = true }
+
+// ExitWhen ends the program at the first moment its ready queue is empty
+// and done reports true (a program that waits for its connections to
+// close before it returns to DOS). done is the program's own check of
+// its state, looked at by the simulator for it, uncharged.
+func (h *Host) ExitWhen(done func() bool) { h.exitCond = done }
 
 // OnExit adds fn to what runs, in order, when the program ends (release
 // the packet driver's handles, give the timer interrupt back).
@@ -360,7 +367,7 @@ func (h *Host) run() {
 		}
 		c.Exit(h.sym.main)
 		if t == nil {
-			if h.exit {
+			if h.exit || h.exitCond != nil && h.exitCond() {
 				break
 			}
 			c.Halt()

@@ -29,7 +29,13 @@
 //     no copy. DTs go out while the peer's credit allows (credit
 //     reduction honoured: the upper window edge may move back). A DT not
 //     acknowledged within T1 is sent again; after N transmissions the
-//     connection is released.
+//     connection is released. When T1 finds several DTs due, the oldest
+//     goes again and the others wait one more T1: the AK its arrival
+//     draws covers the DTs the receiver kept out of sequence, so that
+//     only those lost too are sent again later. This is the model's
+//     reading of ISO 8073's retransmission on time-out for class 4; an
+//     entity that resends every DT due would follow the standard as
+//     well, with more duplicates on the wire.
 //   - Receiving: in-sequence DTs are chained into the TSDU, delivered at
 //     EOT; out-of-sequence DTs inside the window are kept and
 //     resequenced; duplicates are acknowledged again; DTs beyond the

@@ -1,0 +1,37 @@
+package machine
+
+import (
+	"fmt"
+
+	"simkron/cpu"
+	"simkron/devices/pit"
+	"simkron/report"
+	"simkron/sim"
+)
+
+func init() {
+	registerDevice(DeviceType{
+		Name:     "pit",
+		Help:     "the PC's 8253/8254 interval timer, counter 0 on an edge-triggered line (devices/pit); programmed by the TOP environment's BIOS for the 18.2 Hz tick, no kernel driver",
+		Defaults: func() any { p := pit.DefaultParams(); return &p },
+		Size:     pit.Size,
+		build: func(h *Host, k *sim.Kernel, d *DeviceSpec, _ *cpu.IRQLine) (Device, error) {
+			if d.IRQ < 0 {
+				return nil, fmt.Errorf("a pit needs an irq (the PC's is 0)")
+			}
+			// OUT0 feeds the 8259 edge-triggered (IBM PC Technical
+			// Reference): the line is made edge-triggered here.
+			line, err := h.CPU.Line(d.IRQ, true)
+			if err != nil {
+				return nil, err
+			}
+			return pitDevice{pit.New(k, h.Name+"."+d.Name, *d.Params.(*pit.Params), line, h.Sys.Guest)}, nil
+		},
+	})
+}
+
+type pitDevice struct{ *pit.PIT }
+
+func (t pitDevice) Counters() []report.Counter {
+	return []report.Counter{{Name: "interrupts", Value: t.Stats().Interrupts}}
+}

@@ -1,0 +1,270 @@
+package topbench
+
+import (
+	"fmt"
+	"slices"
+
+	"simkron/report/shape"
+	"simkron/stack/osi"
+	"simkron/stack/top"
+	"simkron/workload"
+)
+
+// Section is the workload's result in result.json: every point in the
+// order it ran (remote ones, then loopback ones), and each station's
+// counters.
+type Section struct {
+	Points   []*point          `json:"points"`
+	Stations []StationCounters `json:"stations"`
+}
+
+// StationCounters are one station's programs and ticks.
+type StationCounters struct {
+	Host string `json:"host"`
+	top.StationStats
+}
+
+// Result returns the points, their tables, the throughput charts and the
+// cost splits.
+func (b *bench) Result() (workload.Result, error) {
+	all := append(slices.Clone(b.remote), b.loops...)
+	sec := Section{Points: all}
+	for _, st := range []*top.Station{b.orig, b.recp, b.loop} {
+		if st != nil {
+			sec.Stations = append(sec.Stations, StationCounters{Host: st.Name(), StationStats: st.Stats()})
+		}
+	}
+	res := workload.Result{Sections: []workload.Section{{Name: "top", Value: sec}}}
+	done := b.ri + b.li
+	for _, pt := range all {
+		if pt.exited > 0 {
+			pt.finish()
+		}
+	}
+	for _, pt := range all {
+		if pt.Error != "" && res.Incomplete == "" {
+			res.Incomplete = fmt.Sprintf("top: %v user, %s, %d B: %s", pt.lv, pt.Where, pt.Size, pt.Error)
+		}
+	}
+	if res.Incomplete == "" && done < len(all) {
+		res.Incomplete = fmt.Sprintf("top: %d of %d points measured", done, len(all))
+	}
+	f := &res.Figures
+	f.Tables = append(f.Tables, b.throughputTables()...)
+	f.Tables = append(f.Tables, pointTable(all))
+	f.Charts = append(f.Charts, b.throughputCharts()...)
+	tables, splits, charts := b.splits()
+	f.Tables = append(f.Tables, tables...)
+	f.Splits = append(f.Splits, splits...)
+	f.Charts = append(f.Charts, charts...)
+	return res, b.err
+}
+
+// charts returns the charts' names in the order the cases name them.
+func (b *bench) charts() []string {
+	var out []string
+	for _, c := range b.p.Cases {
+		if !slices.Contains(out, c.Chart) {
+			out = append(out, c.Chart)
+		}
+	}
+	return out
+}
+
+// chartLines returns the lines of chart at where, with their labels: the
+// level's name when the chart has one case, the case's when each case
+// has one level, both otherwise.
+func (b *bench) chartLines(chart, where string) ([]caseLine, []string) {
+	var ls []caseLine
+	cases, levels := map[int]bool{}, map[top.Level]bool{}
+	for _, l := range b.lines {
+		if b.p.Cases[l.c].Chart == chart {
+			cases[l.c], levels[l.lv] = true, true
+			if l.where == where {
+				ls = append(ls, l)
+			}
+		}
+	}
+	var labels []string
+	for _, l := range ls {
+		name := b.p.Cases[l.c].Name
+		switch {
+		case len(cases) == 1:
+			labels = append(labels, l.lv.String())
+		case len(levels) == 1:
+			labels = append(labels, name)
+		default:
+			labels = append(labels, l.lv.String()+" "+name)
+		}
+	}
+	return ls, labels
+}
+
+// throughputTables are each chart's throughputs by size, a table for each
+// place it was measured.
+func (b *bench) throughputTables() []shape.Table {
+	var out []shape.Table
+	for _, chart := range b.charts() {
+		for _, where := range []string{Remote, Loopback} {
+			ls, labels := b.chartLines(chart, where)
+			if len(ls) == 0 {
+				continue
+			}
+			t := shape.Table{Title: fmt.Sprintf("%s, %s: throughput of the useful bytes (Mbit/s, exactly timed from the first message to the reply to the last)", chart, where),
+				Columns: []shape.Column{{Name: "size", Unit: "B"}}}
+			for _, l := range labels {
+				t.Columns = append(t.Columns, shape.Column{Name: l})
+			}
+			for i, n := range b.p.Sizes {
+				row := []string{fmt.Sprint(n)}
+				for _, l := range ls {
+					row = append(row, fmt.Sprintf("%.2f", l.points[i].Mbps))
+				}
+				t.Rows = append(t.Rows, row)
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// throughputCharts draw each chart's throughputs against size, a plot
+// for each place.
+func (b *bench) throughputCharts() []shape.Chart {
+	var out []shape.Chart
+	for _, chart := range b.charts() {
+		ch := shape.Chart{Name: chart, Caption: fmt.Sprintf("%s: throughput of the useful bytes against message size, a line per layer user and case, between two PCs and in packet-driver loopback (the TOP study's way: messages from the first sent to the reply to the last).", chart)}
+		for _, where := range []string{Remote, Loopback} {
+			ls, labels := b.chartLines(chart, where)
+			if len(ls) == 0 {
+				continue
+			}
+			p := shape.Plot{Title: fmt.Sprintf("%s, %s", chart, where), XLabel: "message size (octets)", YLabel: "Mbit/s", YMin: shape.Ptr(0)}
+			for i, l := range ls {
+				line := shape.Line{Label: labels[i], Marks: true}
+				for _, pt := range l.points {
+					line.Points = append(line.Points, shape.XY{X: float64(pt.Size), Y: pt.Mbps})
+				}
+				p.Lines = append(p.Lines, line)
+			}
+			ch.Plots = append(ch.Plots, p)
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// pointTable lists every point.
+func pointTable(pts []*point) shape.Table {
+	t := shape.Table{Title: "top: every point (throughput exactly timed and by the 55 ms BIOS tick; Tsend: the originator's packet-driver load and wire time per frame; copy: the packet driver's loopback copy per message)",
+		Columns: []shape.Column{{Name: "level"}, {Name: "where"}, {Name: "size", Unit: "B"}, {Name: "tp4"}, {Name: "exact", Unit: "Mbit/s"}, {Name: "by tick", Unit: "Mbit/s"},
+			{Name: "time", Unit: "s"}, {Name: "ticks"}, {Name: "Tsend", Unit: "us"}, {Name: "copy", Unit: "us"}, {Name: "cases"}}}
+	for _, pt := range pts {
+		tp := "-"
+		if pt.Checksum != nil {
+			ck := "checksum"
+			if !*pt.Checksum {
+				ck = "no checksum"
+			}
+			tp = fmt.Sprintf("ack %d, credit %d, %s", pt.AckStep, pt.Credit, ck)
+		}
+		us := func(v float64) string {
+			if v == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f", v)
+		}
+		cases := pt.Cases[0]
+		for _, c := range pt.Cases[1:] {
+			cases += "; " + c
+		}
+		if pt.Error != "" {
+			cases += " (" + pt.Error + ")"
+		}
+		t.Rows = append(t.Rows, []string{pt.Level, pt.Where, fmt.Sprint(pt.Size), tp, fmt.Sprintf("%.2f", pt.Mbps), fmt.Sprintf("%.2f", pt.TickMbps),
+			fmt.Sprintf("%.3f", pt.Seconds), fmt.Sprint(pt.Ticks), us(pt.TsendUS), us(pt.CopyUS), cases})
+	}
+	return t
+}
+
+var endNames = [2]string{"originator", "recipient"}
+
+// splits returns, for each split case's levels, where the level's own
+// layer's processing goes at each end: a table against size, pies at
+// the split sizes, and charts of the categories' shares against size, one
+// for each end, a plot per level.
+func (b *bench) splits() ([]shape.Table, []shape.Split, []shape.Chart) {
+	var tables []shape.Table
+	var pies []shape.Split
+	charts := map[string]*shape.Chart{}
+	var order []string
+	chart := func(who string) *shape.Chart {
+		if ch, ok := charts[who]; ok {
+			return ch
+		}
+		ch := &shape.Chart{Name: "shares-" + who, Caption: fmt.Sprintf("Each category's share of a layer's processing against message size, at the %s, a plot per layer user of each split case: where the layer's time goes, as the TOP study's Figure 12 shows it for TP4's checksum.", who)}
+		charts[who] = ch
+		order = append(order, who)
+		return ch
+	}
+	for _, l := range b.lines {
+		c := b.p.Cases[l.c]
+		if !c.Split || l.where == Loopback && c.Remote {
+			continue
+		}
+		layer := layerOf(l.lv)
+		ends := 2
+		if l.where == Loopback {
+			ends = 1
+		}
+		for end := range ends {
+			who := endNames[end]
+			if ends == 1 {
+				who = "host"
+			}
+			t := shape.Table{Title: fmt.Sprintf("%s, %s: %s processing of the %v user at the %s (cycles per message, and each category's share)", c.Name, l.where, layer, l.lv, who),
+				Columns: []shape.Column{{Name: "size", Unit: "B"}, {Name: "total", Unit: "cycles"}}}
+			for _, cat := range osi.Categories {
+				t.Columns = append(t.Columns, shape.Column{Name: cat.String(), Unit: "%"})
+			}
+			plot := shape.Plot{Title: fmt.Sprintf("%v user: %s (%s)", l.lv, layer, c.Name), XLabel: "message size (octets)", YLabel: "share (%)", YMin: shape.Ptr(0), YMax: shape.Ptr(100)}
+			// Every category, so that each has its colour in every plot.
+			lines := make([]shape.Line, len(osi.Categories))
+			for k, cat := range osi.Categories {
+				lines[k] = shape.Line{Label: cat.String(), Marks: true}
+			}
+			for _, pt := range l.points {
+				ls, ok := pt.split(end, layer)
+				if !ok {
+					continue
+				}
+				row := []string{fmt.Sprint(pt.Size), fmt.Sprintf("%.0f", ls.Cycles)}
+				for k, cat := range ls.Categories {
+					share := 0.0
+					if ls.Cycles > 0 {
+						share = 100 * cat.Cycles / ls.Cycles
+					}
+					row = append(row, fmt.Sprintf("%.1f", share))
+					lines[k].Points = append(lines[k].Points, shape.XY{X: float64(pt.Size), Y: share})
+				}
+				t.Rows = append(t.Rows, row)
+				if slices.Contains(b.p.SplitSizes, pt.Size) {
+					s := shape.Split{Title: fmt.Sprintf("%v user: %s at the %s, %d B (%s, %s)", l.lv, layer, who, pt.Size, c.Name, l.where), Unit: "cycles per message"}
+					for _, cat := range ls.Categories {
+						s.Categories = append(s.Categories, shape.Category{Name: cat.Name, Value: cat.Cycles})
+					}
+					pies = append(pies, s)
+				}
+			}
+			tables = append(tables, t)
+			plot.Lines = lines
+			ch := chart(who)
+			ch.Plots = append(ch.Plots, plot)
+		}
+	}
+	var out []shape.Chart
+	for _, who := range order {
+		out = append(out, *charts[who])
+	}
+	return tables, pies, out
+}
