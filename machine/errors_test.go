@@ -117,7 +117,7 @@ irq = 1
 		{name: "heap too large", old: `size = "16MiB"`, new: `size = "2MiB"`, want: "kernel.heap_size:"},
 		{name: "syntax error", old: "cpi = 1.5", new: "cpi = = 1.5", want: "m.toml:6"},
 		{name: "missing machine name", old: `name = "m"`, new: `description = "x"`, want: "m.toml:1: machine.name: a machine needs a name"},
-		{name: "unknown workload", experiment: true, old: `type = "membench"`, new: `type = "tp4"`, want: `e.toml:9: workload.type: unknown workload "tp4"`},
+		{name: "unknown workload", experiment: true, old: `type = "membench"`, new: `type = "x25"`, want: `e.toml:9: workload.type: unknown workload "x25"`},
 		{name: "missing machine file", experiment: true, old: `"m.toml"`, new: `"nope.toml"`, want: "nope.toml"},
 		{name: "bad host name", experiment: true, old: `name = "a"`, new: `name = "a b"`, want: `e.toml:5: host[0].name:`},
 		{name: "workload validate", experiment: true, old: `max_size = "4KiB"`, new: `max_size = "32B"`, want: "e.toml:10: workload.membench: min_size"},

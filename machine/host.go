@@ -11,6 +11,7 @@ import (
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/stack/osi/netiso"
 	"simkron/stack/top"
 	"simkron/stack/via"
 )
@@ -48,6 +49,9 @@ type Host struct {
 	// TOP is the host's TOP station when the machine file's [top] asks
 	// for the TOP environment (top.go); the host then has no Kernel.
 	TOP *top.Station
+	// ISO is the kernel's ISO protocol family when the machine file's
+	// [iso] asks for it (iso.go); nil otherwise.
+	ISO *netiso.Family
 }
 
 // netStack returns the host's device layer, creating it with the first
@@ -141,6 +145,9 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 		}
 	}
 	if err := h.addVIA(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := h.addISO(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if h.TOP != nil {

@@ -243,10 +243,13 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 			add(err)
 		}
 	}
-	topBad := map[int]bool{}
+	topBad, isoBad := map[int]bool{}, map[int]bool{}
 	for i := range exp.Hosts {
 		bad, err := checkHostTOPKeys(f, i)
 		topBad[i] = bad
+		add(err)
+		bad, err = checkHostISOKeys(f, i)
+		isoBad[i] = bad
 		add(err)
 	}
 	atmBad, atmErrs := decodeATMOverrides(f, &exp)
@@ -288,6 +291,9 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 	for i := range exp.Hosts {
 		if !topBad[i] {
 			errs = append(errs, decodeHostTOP(f, &exp.Hosts[i], i)...)
+		}
+		if !isoBad[i] {
+			errs = append(errs, decodeHostISO(f, &exp.Hosts[i], i)...)
 		}
 		errs = append(errs, checkHostTOP(f, &exp.Hosts[i], i)...)
 	}

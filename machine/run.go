@@ -90,6 +90,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		}
 		r.Hosts = append(r.Hosts, h)
 	}
+	r.isoRoutes()
 	for _, name := range append([]string{exp.Workload.Type}, exp.Workload.Then...) {
 		t, ok := workload.Lookup(name)
 		if !ok {
@@ -188,6 +189,9 @@ func (v hostView) Components() []any {
 	}
 	if v.h.VIA != nil {
 		out = append(out, v.h.VIA)
+	}
+	if v.h.ISO != nil {
+		out = append(out, v.h.ISO)
 	}
 	for _, n := range v.h.NICs {
 		out = append(out, n)

@@ -31,6 +31,7 @@ type Spec struct {
 	Uncached []UncachedSpec         `toml:"uncached"`
 	VIA      VIASpec                `toml:"via"`
 	TOP      TOPSpec                `toml:"top"`
+	ISO      ISOSpec                `toml:"iso"`
 	// Costs overrides instruction counts of modelled functions and loops
 	// by name (see `simkron symbols`).
 	Costs map[string]int64 `toml:"costs" help:"instruction counts by function or loop name, replacing the defaults"`
@@ -82,6 +83,7 @@ func DefaultSpec() Spec {
 		Inet:   inet.DefaultParams(),
 		VIA:    defaultVIA(),
 		TOP:    defaultTOP(),
+		ISO:    defaultISO(),
 	}
 }
 

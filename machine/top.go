@@ -77,6 +77,9 @@ func checkTOP(f *config.File, s *Spec) config.Errors {
 	if s.VIA.Enabled {
 		errs = append(errs, f.Errorf([]string{"via", "enabled"}, "a TOP host has no kernel for the VIA agent"))
 	}
+	if s.ISO.Enabled {
+		errs = append(errs, f.Errorf([]string{"iso", "enabled"}, "a TOP host has no kernel for the ISO family (its OSI stack is the TOP programs')"))
+	}
 	tick := false
 	for i, d := range s.Devices {
 		if _, known := deviceTypes[d.Type]; known && !topDevices[d.Type] {

@@ -14,6 +14,7 @@ import (
 	_ "simkron/stack/apps/membench"      // membench
 	_ "simkron/stack/apps/ping"          // ping
 	_ "simkron/stack/apps/topbench"      // top
+	_ "simkron/stack/apps/tp4echo"       // tp4
 	_ "simkron/stack/apps/ttcp"          // ttcp
 	_ "simkron/stack/apps/vpingpong"     // via
 )

@@ -132,6 +132,12 @@ type Framer interface {
 // and owns b.
 type Handler func(b Buf)
 
+// EtherType8022 is the pseudo-EtherType under which IEEE 802.3 frames,
+// whose type field is a length (at most 1500) and whose data field is an
+// 802.2 LLC PDU, are delivered (Linux's ETH_P_802_2): the ISO protocols'
+// frames, beside Ethernet II ones on the same card.
+const EtherType8022 = 0x0004
+
 // Stats counts the stack's own events.
 type Stats struct {
 	RxFrames     uint64
@@ -345,6 +351,9 @@ func (s *Stack) rxAction() {
 		}
 		c.Read(b.Addr, hdr[:])
 		et := uint16(hdr[12])<<8 | uint16(hdr[13])
+		if et <= 1500 {
+			et = EtherType8022
+		}
 		h, ok := s.handlers[et]
 		if !ok {
 			s.stats.RxUnknown++

@@ -25,8 +25,10 @@ func (k *Conn) dtInput(h header.TPDU, nsdu osi.Chain, dataOff, n int) {
 		t.bufs.Free(nsdu)
 		return
 	}
-	if dataOff+n > k.tpduSize {
-		// Longer than the TPDU size agreed: a procedure error.
+	if h.HeaderLen()+n > k.tpduSize {
+		// Longer than the TPDU size agreed: a procedure error. (The DT's
+		// own length: an AK concatenated in front of it is not part of
+		// it.)
 		t.bufs.Free(nsdu)
 		k.protocolError()
 		return

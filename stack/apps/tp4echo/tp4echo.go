@@ -1,0 +1,373 @@
+// Package tp4echo is TP4's transport of the latency sweep (package
+// latency): the echo exchange over ISO sockets of the simulated kernel
+// (stack/osi/netiso), so that TP4 is measured on the same kernel, hosts
+// and cards as UDP and TCP. It registers the protocol path "tp4" with the
+// comparison and the workload "tp4", the sweep alone. Layer APPL.
+//
+// The client connects a SOCK_SEQPACKET socket to the server's TSAP (the
+// sweep's port as two octets); each message is one TSDU, sent with one
+// sendmsg (EOT) and received whole (recvmsg until EOT), echoed back the
+// same way. The measured calls are the system calls iso_sendmsg and
+// iso_recvmsg. The tracker follows the connection's DTs at each host's
+// card (802.3, LLC, CLNP, TP4, the DT's data starting with the sweep's
+// stamp in the first 4 octets of each message) so that the receive
+// latency runs, as UDP's and TCP's do, from the arrival of the frame
+// carrying the message's first octets.
+//
+// Simplifications: the tracker follows in-sequence DTs (a TSDU starts
+// after one with EOT), as the UDP and TCP trackers follow what a lossless
+// exchange sends; DTs CLNP segments are followed by their first segment
+// only.
+package tp4echo
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"simkron/cpu"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/stack/apps/latency"
+	"simkron/stack/header"
+	"simkron/stack/kernel"
+	"simkron/stack/osi"
+	"simkron/stack/osi/clnp"
+	"simkron/stack/osi/llc"
+	"simkron/stack/osi/netiso"
+	"simkron/stack/osi/tp4"
+	"simkron/workload"
+)
+
+func init() {
+	workload.Register(workload.Type{
+		Name:   "tp4",
+		Help:   "TP4 echo latency sweep through the kernel's ISO sockets (LLC, CLNP, TP4 class 4): send and receive cycles by layer per message size; the compare workload sets it beside UDP and TCP",
+		Params: func() any { p := DefaultParams(); return &p },
+		Hosts: func(p any) []workload.HostRef {
+			q := p.(*Params)
+			return []workload.HostRef{{Key: "client", Name: q.Client}, {Key: "server", Name: q.Server}}
+		},
+		New: newWorkload,
+	})
+	latency.RegisterTransport(latency.TransportType{Name: "tp4", Help: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
+		New: func(env workload.Env, common latency.Params) (latency.Transport, latency.Params, error) {
+			p := *env.Params("tp4").(*Params)
+			p.Params = common.WithOwn(p.Params)
+			if err := p.Validate(); err != nil {
+				return nil, p.Params, err
+			}
+			tr, _, _, err := newTransport(env, p)
+			return tr, p.Params, err
+		}})
+}
+
+// Params configures the TP4 sweep: [workload.tp4]. The port is the
+// server's TSAP selector, as two octets.
+type Params struct {
+	latency.Params
+}
+
+// DefaultParams sweeps the Linux/SimOS study's sizes, TSAP 7.
+func DefaultParams() Params {
+	return Params{latency.Params{Sizes: []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768},
+		Messages: 20, Warmup: 2, Port: 7, Timeout: 5 * sim.Second, SendSpan: latency.SpanThread}}
+}
+
+// Transport is the TP4 path: the two hosts' ISO families.
+type Transport struct {
+	p        Params
+	families map[string]*netiso.Family
+	order    []string
+}
+
+var (
+	_ latency.Transport = (*Transport)(nil)
+	_ latency.Sectioner = (*Transport)(nil)
+)
+
+// findHost returns the host called name as the sweep sees it and its ISO
+// family; a host without one is an error wrapping latency.ErrUnsupported.
+func findHost(env workload.Env, role, name string) (*latency.Host, *netiso.Family, error) {
+	h, err := latency.FindCardHost(env, role, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	wh, _ := env.Host(name)
+	f, ok := workload.Find[*netiso.Family](wh)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: host %q has no ISO socket family ([iso] in its machine file)", latency.ErrUnsupported, name)
+	}
+	return h, f, nil
+}
+
+// newTransport finds the hosts of p and their families, and places the
+// families' functions so that the sweep can watch its calls.
+func newTransport(env workload.Env, p Params) (tr *Transport, client, server *latency.Host, err error) {
+	client, cf, err := findHost(env, "client", p.Client)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	server, sf, err := findHost(env, "server", p.Server)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if client.Name == server.Name {
+		return nil, nil, nil, fmt.Errorf("server: the client and the server must be different hosts")
+	}
+	cf.Define()
+	sf.Define()
+	return &Transport{p: p, families: map[string]*netiso.Family{client.Name: cf, server.Name: sf}, order: []string{client.Name, server.Name}}, client, server, nil
+}
+
+func newWorkload(env workload.Env, params any) (workload.Workload, error) {
+	p := *params.(*Params)
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	tr, client, server, err := newTransport(env, p)
+	if err != nil {
+		return nil, err
+	}
+	s, err := latency.NewSweep(p.Params, tr, client, server)
+	if err != nil {
+		return nil, err
+	}
+	return latency.InTurn(s), nil
+}
+
+// Info describes the TP4 sweep.
+func (tr *Transport) Info() latency.Info {
+	return latency.Info{Name: "TP4", Send: "sendmsg", Recv: "recvmsg", SendSymbol: netiso.SendSymbol, RecvSymbol: netiso.RecvSymbol, Unit: "DTs", NoIP: true,
+		Main: cpu.Def{Name: "tp4bench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number"}}
+}
+
+// conn is one end's socket.
+type conn struct {
+	f       *netiso.Family
+	fd, lfd int
+	cap     int
+}
+
+func (tr *Transport) tsap() []byte {
+	var b [2]byte
+	binary.BigEndian.PutUint16(b[:], tr.p.Port)
+	return b[:]
+}
+
+// Listen binds the server's TSAP, listens and accepts one connection.
+// The server's buffer is taken after the accept, at the sweep's turn, so
+// that the sweeps run before it in a comparison find the kernel's heap as
+// they would without it.
+func (tr *Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+	f := tr.families[e.Host.Name]
+	lfd, err := f.Socket(t)
+	if err == 0 {
+		err = f.Bind(t, lfd, tr.tsap())
+	}
+	if err == 0 {
+		err = f.Listen(t, lfd, 1)
+	}
+	if err != 0 {
+		return nil, fmt.Errorf("listen: %v", err)
+	}
+	fd, _, err := f.Accept(t, lfd, 0)
+	if err != 0 {
+		return nil, fmt.Errorf("accept: %v", err)
+	}
+	return &conn{f: f, fd: fd, lfd: lfd, cap: slices.Max(tr.p.Sizes)}, nil
+}
+
+// Dial connects to the server's TSAP.
+func (tr *Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+	f := tr.families[e.Host.Name]
+	peer := tr.families[e.Peer().Host.Name]
+	fd, err := f.Socket(t)
+	if err == 0 {
+		err = f.Connect(t, fd, peer.Address(tr.tsap()), tr.p.Timeout)
+	}
+	if err != 0 {
+		return nil, fmt.Errorf("connect: %v", err)
+	}
+	return &conn{f: f, fd: fd, lfd: -1, cap: slices.Max(tr.p.Sizes)}, nil
+}
+
+func (c *conn) Send(t *kernel.Thread, buf memory.Addr, n int) error {
+	if _, err := c.f.SendMsg(t, c.fd, buf, n, true); err != 0 {
+		return fmt.Errorf("sendmsg: %v", err)
+	}
+	return nil
+}
+
+// Recv receives one TSDU: recvmsg until its end. With the schedule
+// ended (want 0) there is nothing more to receive: the client releases
+// the connection.
+func (c *conn) Recv(t *kernel.Thread, buf memory.Addr, want int, timeout sim.Time) (int, error) {
+	if want == 0 {
+		return 0, latency.ErrEnd
+	}
+	got := 0
+	for {
+		n, eot, err := c.f.RecvMsg(t, c.fd, buf+memory.Addr(got), c.cap-got, timeout)
+		switch {
+		case err == netiso.ETIMEDOUT:
+			return got, latency.ErrTimeout
+		case err != 0:
+			return got, fmt.Errorf("recvmsg: %v", err)
+		case n == 0 && !eot:
+			return got, fmt.Errorf("recvmsg: end of the connection after %d octets", got)
+		}
+		got += n
+		if eot {
+			return got, nil
+		}
+	}
+}
+
+// Packets returns the DTs of a message of n octets.
+func (c *conn) Packets(n int) int {
+	k := c.f.Conn(c.fd)
+	if k == nil {
+		return 0
+	}
+	ext, cksum, _, size := k.Negotiated()
+	per := size - 1 - header.TPDUFixedLen(header.TPDUCodeDT, ext)
+	if cksum {
+		per -= header.TPDUChecksumParamLen
+	}
+	return max(1, (n+per-1)/per)
+}
+
+func (c *conn) Close(t *kernel.Thread) {
+	c.f.Close(t, c.fd)
+	if c.lfd >= 0 {
+		c.f.Close(t, c.lfd)
+	}
+}
+
+// Section is the families' counters beside the sweep's rows, under the
+// name "netiso".
+func (tr *Transport) Section() workload.Section {
+	var out []FamilyStats
+	for _, h := range tr.order {
+		f := tr.families[h]
+		fs := FamilyStats{Host: h, Family: f.Stats()}
+		if f.TP4() != nil {
+			fs.TP4, fs.CLNP, fs.LLC = f.TP4().Stats(), f.CLNP().Stats(), f.LLC().Stats()
+		}
+		out = append(out, fs)
+	}
+	return workload.Section{Name: "netiso", Value: out}
+}
+
+// FamilyStats is one host's ISO family counters.
+type FamilyStats struct {
+	Host   string
+	Family netiso.Stats
+	TP4    tp4.Stats
+	CLNP   clnp.Stats
+	LLC    llc.Stats
+}
+
+// Tracker follows the connection's DTs at e's host.
+func (tr *Transport) Tracker(e *latency.End) latency.Tracker {
+	f := tr.families[e.Host.Name]
+	return &tracker{e: e, nsap: f.NSAP(), ext: f.Params().TP4.Extended, arrivals: map[uint32]cpu.Account{}}
+}
+
+// tracker finds each message's first frame: the in-sequence DT that
+// starts a TSDU, whose data begin with the message's stamp.
+type tracker struct {
+	e        *latency.End
+	nsap     osi.NSAP
+	ext      bool   // extended formats proposed (and, both ends alike, agreed)
+	started  bool   // a DT has been seen
+	next     uint32 // the number of the next in-sequence DT
+	start    bool   // the next in-sequence DT starts a TSDU
+	arrivals map[uint32]cpu.Account
+	out      [1]latency.Arrival
+}
+
+func (k *tracker) Frame(f []byte, now func(*cpu.Account)) {
+	if len(f) < header.EthernetHeaderLen+header.LLCHeaderLen+1 {
+		return
+	}
+	eth := header.Ethernet(f)
+	l := int(eth.Type())
+	if !header.IsLengthField(eth.Type()) || header.EthernetHeaderLen+l > len(f) {
+		return
+	}
+	pdu := f[header.EthernetHeaderLen : header.EthernetHeaderLen+l]
+	if pdu[0] != header.LLCSAPISONet || pdu[2] != header.LLCControlUI {
+		return
+	}
+	p := header.CLNP(pdu[header.LLCHeaderLen:])
+	if !p.IsValid(len(p)) || p.Type() != header.CLNPTypeDT || !k.nsap.SameSystem(nsapOf(p.Dst())) {
+		return
+	}
+	if s, ok := p.Segmentation(); ok && s.Offset != 0 {
+		return // a later segment of a DT CLNP segmented
+	}
+	for nsdu := p.Payload(); len(nsdu) >= 2 && int(nsdu[0])+1 <= len(nsdu); {
+		h := header.TPDU(nsdu)
+		if !h.IsValid(k.ext) {
+			return
+		}
+		if h.Code() == header.TPDUCodeDT {
+			k.dt(h, now)
+			return
+		}
+		if header.TPDUHasData(h.Code()) {
+			return
+		}
+		nsdu = nsdu[h.HeaderLen():]
+	}
+}
+
+// dt notes a DT in sequence; one that starts a TSDU starts its message.
+func (k *tracker) dt(h header.TPDU, now func(*cpu.Account)) {
+	nr := h.Number(k.ext)
+	if k.started && nr != k.next {
+		return // a repeat or one out of sequence
+	}
+	mod := uint32(header.TPDUNormalModulus)
+	if k.ext {
+		mod = header.TPDUExtendedModulus
+	}
+	first := !k.started || k.start
+	k.started, k.next, k.start = true, (nr+1)%mod, h.EOT()
+	data := h[h.HeaderLen():]
+	if !first || len(data) < 4 {
+		return
+	}
+	stamp := binary.BigEndian.Uint32(data)
+	if _, ok := k.arrivals[stamp]; ok {
+		return
+	}
+	var a cpu.Account
+	now(&a)
+	k.arrivals[stamp] = a
+}
+
+// Completed reads the stamp of the TSDU recvmsg put in the program's
+// buffer.
+func (k *tracker) Completed(c *cpu.CPU, buf memory.Addr) []latency.Arrival {
+	if buf == 0 {
+		return nil
+	}
+	var stamp [4]byte
+	c.System().Phys.Read(buf, stamp[:])
+	s := binary.BigEndian.Uint32(stamp[:])
+	a, ok := k.arrivals[s]
+	if !ok {
+		return nil
+	}
+	delete(k.arrivals, s)
+	k.out[0] = latency.Arrival{Msg: int(s), Start: a}
+	return k.out[:]
+}
+
+func nsapOf(b []byte) osi.NSAP {
+	a, _ := osi.MakeNSAP(b)
+	return a
+}
