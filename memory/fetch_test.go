@@ -187,8 +187,21 @@ func TestFetchLinesMatchesPerLine(t *testing.T) {
 						a, n, k := addr(), uint64(rng.IntN(600)), memory.AccessKind(rng.IntN(3))
 						got, want = fast.sys.ReferenceRange(a, n, k), slow.sys.ReferenceRange(a, n, k)
 					case op < 82:
-						d, s, n := addr()&^3, addr()&^3, uint64(rng.IntN(1000))&^3
-						got, want = fast.sys.ReferenceCopy(d, s, n), slow.sys.ReferenceCopy(d, s, n)
+						// Aligned or not, any length: the reference is the
+						// word loop through Reference.
+						d, s, n := addr()&^3, addr()&^3, uint64(rng.IntN(1000))
+						if uncached && rng.IntN(3) == 0 {
+							// Unaligned (CopyRange, without uncached
+							// regions, takes a word that straddles a
+							// line in both lines instead).
+							d += memory.Addr(rng.IntN(4))
+							s += memory.Addr(rng.IntN(4))
+						}
+						got = fast.sys.ReferenceCopy(d, s, n)
+						for off := memory.Addr(0); off < memory.Addr(n); off += 4 {
+							want += slow.sys.Reference(s+off, memory.Read)
+							want += slow.sys.Reference(d+off, memory.Write)
+						}
 					case op < 90: // non-coherent DMA: cached lines go stale
 						a, b := addr(), make([]byte, 1+rng.IntN(300))
 						if rng.IntN(2) == 0 { // over code just fetched

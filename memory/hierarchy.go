@@ -498,18 +498,22 @@ func (h *Hierarchy) AccessRange(a Addr, n uint64, kind AccessKind) int64 {
 	if last < w { // wrapped
 		last = ^uint64(3)
 	}
+	return h.accessWords(w, (last-w)/4+1, kind)
+}
+
+// accessWords references the words starting at w, w+4, ... (words of
+// them; w need not be aligned) in turn: exactly Access at each address.
+func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 	c := h.l1[kind]
 	lineBytes := uint64(c.p.Line)
 	var cost int64
-	for {
-		// The words of this line within the range.
-		stop := min((w|(lineBytes-1))&^3, last)
-		cost += h.lineRun(c, kind, w, (stop-w)/4+1)
-		if stop >= last {
-			return cost
-		}
-		w = stop + 4
+	for words > 0 {
+		// The words starting in this line.
+		k := min(words, ((w|(lineBytes-1))-w)/4+1)
+		cost += h.lineRun(c, kind, w, k)
+		w, words = w+4*k, words-k
 	}
+	return cost
 }
 
 // lineRun references words consecutive words from w, all in one line of
@@ -715,6 +719,36 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 			cost += h.lineRun(c, Write, d&^3, ((d+k-1)&^3-d&^3)/4+1)
 		}
 		off += k
+	}
+	return cost
+}
+
+// CopyWords charges a copy loop's words at their own addresses: a load
+// at src+4i, then a store at dst+4i, for i below words (src and dst need
+// not be aligned). The result and every counter are exactly those of
+// Access on each in turn; it goes a piece at a time as CopyRange does,
+// each piece's words starting in one line of every data cache on both
+// sides.
+func (h *Hierarchy) CopyWords(dst, src Addr, words uint64) int64 {
+	step := uint64(h.l1d.p.Line)
+	if h.l2 != nil {
+		step = min(step, uint64(h.l2.p.Line))
+	}
+	c := h.l1d
+	var cost int64
+	s, d := uint64(src), uint64(dst)
+	for words > 0 {
+		k := min(words, ((s|(step-1))-s)/4+1, ((d|(step-1))-d)/4+1)
+		if h.conflict(s, d) {
+			for x := uint64(0); x < 4*k; x += 4 {
+				cost += h.Access(Addr(s+x), Read)
+				cost += h.Access(Addr(d+x), Write)
+			}
+		} else {
+			cost += h.lineRun(c, Read, s, k)
+			cost += h.lineRun(c, Write, d, k)
+		}
+		s, d, words = s+4*k, d+4*k, words-k
 	}
 	return cost
 }

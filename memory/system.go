@@ -318,15 +318,56 @@ func (p *DMAPort) Read(a Addr, dst []byte) (sim.Time, error) {
 
 // ReferenceCopy charges the references of a copy loop from [src, src+n)
 // to [dst, dst+n) (Hierarchy.CopyRange). With uncached regions present
-// the words are referenced one by one, load then store.
+// it is the loop through Reference, word by word at src+4i and dst+4i,
+// load then store; the stretches that stay on one side of every region's
+// edge are charged whole, which gives the same (Hierarchy.CopyWords where
+// both sides are cached; where one side is uncached the other's words
+// interleave with nothing the caches see).
 func (s *System) ReferenceCopy(dst, src Addr, n uint64) int64 {
 	if len(s.uncached) == 0 {
 		return s.Cache.CopyRange(dst, src, n)
 	}
 	var cost int64
-	for off := Addr(0); off < Addr(n); off += 4 {
-		cost += s.Reference(src+off, Read)
-		cost += s.Reference(dst+off, Write)
+	for off := Addr(0); off < Addr(n); {
+		su, sEdge := s.span(src + off)
+		du, dEdge := s.span(dst + off)
+		// Up to the first word whose start crosses an edge, or the end.
+		end := min(sEdge-src, dEdge-dst, Addr(n))
+		end = min(off+(end-off+3)&^3, Addr(n))
+		words := uint64(end-off+3) / 4
+		switch {
+		case su < 0 && du < 0:
+			cost += s.Cache.CopyWords(dst+off, src+off, words)
+		case du < 0:
+			cost += s.uncachedRefs(su, words) + s.Cache.accessWords(uint64(dst+off), words, Write)
+		case su < 0:
+			cost += s.Cache.accessWords(uint64(src+off), words, Read) + s.uncachedRefs(du, words)
+		default:
+			cost += s.uncachedRefs(su, words) + s.uncachedRefs(du, words)
+		}
+		off = end
 	}
 	return cost
+}
+
+// span returns the uncached region a lies in (-1: none) and where that
+// stops being so: the region's end, or the next region's start (the top
+// of the address space when there is none).
+func (s *System) span(a Addr) (region int, edge Addr) {
+	i := s.region(a)
+	switch {
+	case i == len(s.uncached):
+		return -1, ^Addr(0)
+	case s.uncached[i].base <= a:
+		return i, s.uncached[i].end
+	}
+	return -1, s.uncached[i].base
+}
+
+// uncachedRefs charges words references to uncached region i.
+func (s *System) uncachedRefs(i int, words uint64) int64 {
+	r := s.uncached[i]
+	s.stats.UncachedRefs += words
+	s.stats.UncachedCycles += words * uint64(r.latency)
+	return int64(words) * r.latency
 }

@@ -7,15 +7,14 @@ package simoseth_test
 // the driver's parameters. The hosts meet on a 1 Gbit/s Ethernet switch.
 
 import (
+	"simkron/internal/simostest"
 	"testing"
 
 	"simkron/cpu"
 	"simkron/devices/simoseth"
-	"simkron/devices/timer"
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/sim"
-	"simkron/stack/driver/clock"
 	drv "simkron/stack/driver/simoseth"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
@@ -47,33 +46,13 @@ type host struct {
 func newHost(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, cp simoseth.Params, dp drv.Params) *host {
 	t.Helper()
 	m := loadMachine(t)
-	hier, err := memory.NewHierarchy(m.Cache)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &host{name: name, k: k, sys: memory.NewSystem(k, name, memory.NewPhys(m.Memory.Size), hier), mac: ethersim.MAC{2, 0, 0, 0, 0, last}}
-	if h.c, err = cpu.New(k, name+".cpu0", m.CPU, h.sys); err != nil {
-		t.Fatal(err)
-	}
-	if h.kern, err = kernel.Boot(name, h.c, cpu.NewSymbolTable(memory.Addr(m.Memory.KernelText), m.Costs), m.Kernel); err != nil {
-		t.Fatal(err)
-	}
 	if m.Uncached.Base != dmaRegion || m.Uncached.Size != dmaSize {
 		t.Fatalf("the machine file's uncached region moved: %+v", m.Uncached)
 	}
-	if err := h.sys.AddUncached(memory.Addr(m.Uncached.Base), uint64(m.Uncached.Size), m.Uncached.Latency); err != nil {
-		t.Fatal(err)
-	}
-	bus := memory.NewBus(m.Bus)
-	tl, _ := h.c.Line(m.TimerIRQ, false)
-	tm, err := timer.New(k, name+".timer0", m.Timer, tl, h.sys.Guest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := h.sys.Devices.Map(memory.Mapping{Name: "timer0", Space: memory.SpaceMem, Base: memory.Addr(m.TimerAt), Size: timer.Size, Dev: tm, Bus: bus}); err != nil {
-		t.Fatal(err)
-	}
-	clk := clock.New(h.kern, memory.SpaceMem, memory.Addr(m.TimerAt), m.TimerIRQ)
+	b := simostest.Boot(t, k, name, m)
+	h := &host{name: name, k: k, sys: b.Sys, c: b.CPU, kern: b.Kern, mac: ethersim.MAC{2, 0, 0, 0, 0, last}}
+	bus, clk := b.Bus, b.Clock
+	var err error
 	nl, _ := h.c.Line(m.NICIRQ, false)
 	cp.MAC = h.mac
 	h.card = simoseth.New(k, name+".nic0", cp, nl, h.sys)
@@ -141,17 +120,12 @@ func pairOn(t testing.TB, sp ethersim.SegmentParams, cp simoseth.Params, dpA, dp
 // limit of simulated time.
 func runUntil(t testing.TB, k *sim.Kernel, limit sim.Time, done func() bool) {
 	t.Helper()
-	k.RunWhile(func() bool { return !done() && k.Now() < limit })
-	if !done() {
-		t.Fatalf("not done after %v of simulated time", k.Now())
-	}
+	simostest.RunUntil(t, k, limit, done)
 }
 
 func noGuestErrors(t testing.TB, hs ...*host) {
 	t.Helper()
 	for _, h := range hs {
-		if n := h.sys.Guest.Count(); n != 0 {
-			t.Errorf("%s: %d guest errors, first: %v", h.name, n, h.sys.Guest.Records()[0])
-		}
+		simostest.NoGuestErrors(t, []string{h.name}, h.sys)
 	}
 }
