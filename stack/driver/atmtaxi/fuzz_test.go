@@ -14,7 +14,8 @@ import (
 // known PDUs on two VCs, lost, duplicated and interleaved as the input
 // says, plus cells on a VC nobody opened. Nothing may panic or be a guest
 // error, and every PDU a socket delivers must be one that was sent on its
-// VC, whole.
+// VC, whole; with no cell lost (on the link or by a FIFO overrun) every
+// PDU sent whole is delivered.
 func FuzzReassembly(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1})
 	f.Add([]byte{0, 0, 4, 0, 1, 1, 9, 1, 3, 0, 7, 0, 0, 0})
@@ -101,7 +102,14 @@ func FuzzReassembly(f *testing.F) {
 		if delivered > len(cells) {
 			t.Errorf("%d PDUs from %d cells", delivered, len(cells))
 		}
-		if !faulty { // every PDU whose cells were all sent arrives
+		// Cells at line rate can overrun the receive FIFO (a burst of
+		// stray cells the PIO path must still read and drop): a loss the
+		// card and the driver count, not a fault of reassembly.
+		overrun := h.dev.Stats().RxOverflow > 0
+		if overrun && h.drv.Stats().Overruns == 0 {
+			t.Errorf("the FIFO overflowed %d times and the driver saw no overrun", h.dev.Stats().RxOverflow)
+		}
+		if !faulty && !overrun { // every PDU whose cells were all sent arrives
 			want := 0
 			for v := range 2 {
 				for _, c := range streams[v][:min(next[v], len(streams[v]))] {
