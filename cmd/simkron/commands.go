@@ -62,6 +62,8 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	quiet := fs.Bool("q", false, "do not print the summary on standard output")
 	var annotate listFlag
 	fs.Var(&annotate, "annotate", "run a Tcl annotation script `FILE` with the experiment (repeatable)")
+	var sets listFlag
+	fs.Var(&sets, "set", "set a key of the experiment, `KEY=VALUE` (as simkron sweep's, one value; \"machine.KEY\" in every host's machine file; repeatable)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the simulation (go tool pprof) to `FILE`")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the simulation ends, to `FILE`")
 	rest, stop, st := parseFlags(e, fs, args)
@@ -72,7 +74,12 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		fmt.Fprintf(e.stderr, "simkron run: want exactly one CONFIG, got %d arguments\n", len(rest))
 		return exitUsage
 	}
-	exp, err := machine.LoadExperiment(rest[0])
+	overrides, err := parseSets(sets)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+		return exitUsage
+	}
+	exp, err := machine.LoadExperimentWith(rest[0], overrides)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage

@@ -79,13 +79,9 @@ Protocols: `+strings.Join(latency.Transports(), ", "))
 	}
 	set("messages", fmt.Sprintf("--messages %d", *messages), int64(*messages))
 	set("warmup", fmt.Sprintf("--warmup %d", *warmup), int64(*warmup))
-	var more []machine.Override
-	for _, s := range sets {
-		key, val, ok := strings.Cut(s, "=")
-		if !ok || strings.TrimSpace(key) == "" {
-			return bad("--set %s: want KEY=VALUE", s)
-		}
-		more = append(more, machine.Override{Key: strings.TrimSpace(key), Value: config.ParseValue(strings.TrimSpace(val)), Origin: "--set " + s})
+	more, err := parseSets(sets)
+	if err != nil {
+		return bad("%v", err)
 	}
 
 	f, err := config.Parse(path)
@@ -145,6 +141,19 @@ func pairExperiment(path, out string, keys, more []machine.Override) (exp *machi
 	}
 	generated, err = machine.PairExperiment(path, ref, "compare-"+name, desc, wl.String())
 	return exp, generated, err
+}
+
+// parseSets reads --set KEY=VALUE flags into overrides.
+func parseSets(sets []string) ([]machine.Override, error) {
+	var o []machine.Override
+	for _, s := range sets {
+		key, val, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(key) == "" {
+			return nil, fmt.Errorf("--set %s: want KEY=VALUE", s)
+		}
+		o = append(o, machine.Override{Key: strings.TrimSpace(key), Value: config.ParseValue(strings.TrimSpace(val)), Origin: "--set " + s})
+	}
+	return o, nil
 }
 
 // relativeTo returns the path to file from the folder dir.

@@ -276,3 +276,29 @@ func TestCompareEveryMachine(t *testing.T) {
 		}
 	}
 }
+
+// run --set changes keys of the experiment and its machine files; a bad
+// one names itself, exit 2.
+func TestRunSet(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	st, _, stderr := simkron(t, "run", "-q", "../../configs/udp-r4000.toml", "--set", "workload.udp.sizes=[64]",
+		"--set", "workload.udp.messages=2", "--set", "machine.cpu.clock=50MHz", "--out", out)
+	if st != exitOK {
+		t.Fatalf("exit %d: %s", st, stderr)
+	}
+	res := readRaw(t, filepath.Join(out, "result.json"))
+	var rows []struct {
+		Size     int `json:"size"`
+		Messages int `json:"messages"`
+	}
+	if err := json.Unmarshal(res["udp"], &rows); err != nil || len(rows) != 1 || rows[0].Size != 64 || rows[0].Messages != 2 {
+		t.Errorf("rows %+v (%v)", rows, err)
+	}
+	if !bytes.Contains(res["hosts"], []byte(`"clock_hz": 50000000,`)) {
+		t.Errorf("the machine files' clock was not set: %.200s", res["hosts"])
+	}
+	st, _, stderr = simkron(t, "run", "-q", "../../configs/udp-r4000.toml", "--set", "workload.udp.mesages=2")
+	if st != exitUsage || !strings.Contains(stderr, `--set workload.udp.mesages=2: workload.udp.mesages: unknown key (did you mean "messages"?)`) {
+		t.Errorf("exit %d: %s", st, stderr)
+	}
+}
