@@ -243,22 +243,22 @@ func TestCompareBadInput(t *testing.T) {
 }
 
 // Every machine file with a network card compares on its card: the
-// NE2000s on a shared 10 Mbit/s segment, the study's bus-master NICs on a
-// gigabit switch (VIA too: its agent is on), the DECstations' ATM cards
-// through a switch.
+// NE2000s on a shared 10 Mbit/s segment (TP4 too: [iso] is on), the
+// study's bus-master NICs on a gigabit switch (TP4 and VIA), the
+// DECstations' ATM cards through a switch (UDP and TCP only).
 func TestCompareEveryMachine(t *testing.T) {
 	for _, c := range []struct {
 		machine string
 		paths   []string
 	}{
-		{"i486dx33", []string{"UDP", "TCP"}},
-		{"r4000", []string{"UDP", "TCP"}},
-		{"simos-mipsy", []string{"UDP", "TCP", "VIA"}},
+		{"i486dx33", []string{"UDP", "TCP", "TP4"}},
+		{"r4000", []string{"UDP", "TCP", "TP4"}},
+		{"simos-mipsy", []string{"UDP", "TCP", "TP4", "VIA"}},
 		{"ds5000-200", []string{"UDP", "TCP"}},
 		{"ds5000-25", []string{"UDP", "TCP"}},
 	} {
 		out := filepath.Join(t.TempDir(), c.machine)
-		st, _, stderr := simkron(t, "compare", "-q", "../../configs/machines/"+c.machine+".toml", "--protocols", "udp,tcp,via",
+		st, _, stderr := simkron(t, "compare", "-q", "../../configs/machines/"+c.machine+".toml", "--protocols", "udp,tcp,tp4,via",
 			"--sizes", "64,4096", "--messages", "2", "--out", out)
 		if st != exitOK {
 			t.Errorf("%s: exit %d: %s", c.machine, st, stderr)
@@ -266,7 +266,7 @@ func TestCompareEveryMachine(t *testing.T) {
 		}
 		rows := compareRows(t, readRaw(t, filepath.Join(out, "result.json")))
 		var got []string
-		for _, p := range []string{"UDP", "TCP", "VIA"} {
+		for _, p := range []string{"UDP", "TCP", "TP4", "VIA"} {
 			if _, ok := rows[[2]string{"4096", p}]; ok {
 				got = append(got, p)
 			}
