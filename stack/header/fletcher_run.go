@@ -18,10 +18,20 @@ const fletcherBlock = 4096
 func (f *Fletcher) Write(b []byte) {
 	for len(b) > 0 {
 		k := min(len(b), fletcherBlock-f.pending)
-		for _, v := range b[:k] {
-			f.c0 += uint32(v)
-			f.c1 += f.c0
+		c0, c1 := f.c0, f.c1
+		p := b[:k]
+		// Four octets a step: C1 gains C0 four times and the octets
+		// weighted 4, 3, 2, 1 (the same sums as one octet a step).
+		for ; len(p) >= 4; p = p[4:] {
+			v0, v1, v2, v3 := uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
+			c1 += 4*c0 + 4*v0 + 3*v1 + 2*v2 + v3
+			c0 += v0 + v1 + v2 + v3
 		}
+		for _, v := range p {
+			c0 += uint32(v)
+			c1 += c0
+		}
+		f.c0, f.c1 = c0, c1
 		f.pending += k
 		f.n += k
 		b = b[k:]

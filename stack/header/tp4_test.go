@@ -143,11 +143,22 @@ func TestFletcherRunning(t *testing.T) {
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = byte(r.IntN(256))
+			if n == 9000 {
+				b[i] = 0xFF // the largest sums between reductions
+			}
 		}
 		if n >= 4 {
 			b[2], b[3] = 0, 0
 		}
-		w0, w1 := header.FletcherSums(b)
+		// The reference: one octet at a time, reduced at each step.
+		var w0, w1 uint32
+		for _, v := range b {
+			w0 = (w0 + uint32(v)) % 255
+			w1 = (w1 + w0) % 255
+		}
+		if s0, s1 := header.FletcherSums(b); s0 != w0 || s1 != w1 {
+			t.Errorf("%d octets: FletcherSums %d %d, want %d %d", n, s0, s1, w0, w1)
+		}
 		var f header.Fletcher
 		for rest := b; len(rest) > 0; {
 			k := min(len(rest), 1+r.IntN(700))
