@@ -42,6 +42,11 @@ type Buf struct {
 	// a header. Drivers of non-Ethernet devices (Framer) set it. 0 is an
 	// Ethernet frame, header first, as every Ethernet driver delivers.
 	Proto uint16
+	// Peer, on a packet a Framer's driver delivers, is the neighbour it
+	// came from as that device names its neighbours (ATM: the VC's
+	// neighbour's IPv4 address in the first four octets): the link
+	// source address a link without a MAC header has no room for.
+	Peer [6]byte
 }
 
 // Alloc returns a buffer of size bytes of data with headroom bytes before
@@ -137,6 +142,12 @@ type Handler func(b Buf)
 // 802.2 LLC PDU, are delivered (Linux's ETH_P_802_2): the ISO protocols'
 // frames, beside Ethernet II ones on the same card.
 const EtherType8022 = 0x0004
+
+// ProtoISO is the pseudo-EtherType under which a Framer's driver delivers
+// routed ISO network layer PDUs that have no MAC sublayer beneath them
+// (RFC 2684 LLC FE-FE-03 over AAL5, the LLC header taken off: the data
+// start at the NLPID), and under which a protocol asks it to frame one.
+const ProtoISO = 0x00FE
 
 // Stats counts the stack's own events.
 type Stats struct {

@@ -24,13 +24,15 @@ import (
 // five bytes between unused. StartXmit sends the LLC header and what
 // follows as one AAL5 CPCS-SDU. On receive the PDU's LLC header says
 // what it carries: SNAP with OUI 00-00-00 gives the EtherType, FE-FE-03
-// the ISO seam; anything else is dropped and counted.
+// the ISO seam (the VC's neighbour's address in Buf.Peer, since there is
+// no link source address: the VC is the neighbour); anything else is
+// dropped and counted.
 
 // ProtoISO is the pseudo-EtherType (Buf.Proto) under which routed ISO
 // PDUs (RFC 2684 LLC FE-FE-03) are handed to netdev, their data starting
 // at the NLPID; an OSI network layer that registers for it receives
 // CLNP over AAL5, and framing a packet with it sends one.
-const ProtoISO = 0x00FE
+const ProtoISO = netdev.ProtoISO
 
 // Interface is the driver's IP side: a netdev device.
 type Interface struct {
@@ -76,7 +78,9 @@ func newInterface(d *Driver, ns *netdev.Stack) *Interface {
 	f.sym.xmit = syms.Define(defXmit)
 	f.sym.input = syms.Define(defInput)
 	for _, v := range d.p.VCs {
-		f.byIP = append(f.byIP, ipVC{ip: v.IP, vs: d.vcs[uint16(v.VCI)]})
+		vs := d.vcs[uint16(v.VCI)]
+		vs.peer = v.IP
+		f.byIP = append(f.byIP, ipVC{ip: v.IP, vs: vs})
 	}
 	f.qi = ns.AddDevice(f)
 	return f
@@ -173,9 +177,10 @@ func (f *Interface) txFree() {
 	}
 }
 
-// receive hands a checked SDU of n bytes at buf (a kernel buffer) to the
-// device layer by its LLC header.
-func (f *Interface) receive(buf memory.Addr, n int) {
+// receive hands a checked SDU of n bytes at buf (a kernel buffer) that
+// came on vs to the device layer by its LLC header; an ISO PDU carries
+// the VC's neighbour as its Peer.
+func (f *Interface) receive(vs *vcState, buf memory.Addr, n int) {
 	d := f.d
 	c := d.c
 	c.Enter(f.sym.input)
@@ -200,5 +205,9 @@ func (f *Interface) receive(buf memory.Addr, n int) {
 		return
 	}
 	f.stats.RxFrames++
-	f.ns.Rx(netdev.Buf{Head: buf, Addr: buf + memory.Addr(hl), Len: n - hl, Dev: f, Proto: proto})
+	b := netdev.Buf{Head: buf, Addr: buf + memory.Addr(hl), Len: n - hl, Dev: f, Proto: proto}
+	if proto == ProtoISO {
+		copy(b.Peer[:], vs.peer[:])
+	}
+	f.ns.Rx(b)
 }

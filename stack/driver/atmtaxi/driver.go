@@ -138,6 +138,7 @@ type vcState struct {
 	sar  sarKind
 	sock *RawSocket // raw VC
 	ip   bool       // the IP interface's VC
+	peer IP         // the IP VC's neighbour
 	// Transmit.
 	txSeq int // cells of the PDU being sent so far
 	// Reassembly.
@@ -841,7 +842,7 @@ func (d *Driver) deliver(vs *vcState, buf memory.Addr, n int, st uint32, sorted 
 	case vs.sock != nil:
 		vs.sock.arrive(buf, n)
 	case vs.ip && d.iface != nil:
-		d.iface.receive(buf, n)
+		d.iface.receive(vs, buf, n)
 	default:
 		d.freeBuffer(vs, buf)
 	}

@@ -27,6 +27,25 @@
 // kept and processed, in order, when the call lets go — Linux's socket
 // backlog. Sleeping lets go.
 //
+// # Over ATM
+//
+// NewFramed runs the family on a device that frames packets itself
+// (netdev.Framer: the ATM card's classical IP interface, a static VC per
+// neighbour). RFC 2684 sends a routed ISO PDU over AAL5 as the LLC header
+// FE-FE-03 followed by the PDU from its NLPID: there is no MAC sublayer
+// and no LLC type 1 entity beneath CLNP (no XID or TEST), and the VC is
+// the neighbour. CLNP's subnetwork is then the device itself: a PDU is
+// copied into one contiguous kernel buffer (the send path's one copy, as
+// LLC's on 802.3) with the device's header room before it, the device's
+// Frame writes its link header for netdev.ProtoISO and the neighbour, and
+// the device layer queues it; the device delivers received PDUs under
+// netdev.ProtoISO from their NLPID, described in place, with the VC's
+// neighbour in Buf.Peer. A neighbour's subnetwork address (its SNPA, the
+// key of its static route) is the address the device's table knows it by:
+// over ATM its IPv4 address, in the first four octets (FramedSNPA). The
+// largest NSDU CLNP sends unsegmented is the device's MTU (9180 on ATM,
+// RFC 1626), so a DT of an 8 KiB TPDU goes whole.
+//
 // Programs use sockets (socket.go): Socket, Bind (a TSAP selector),
 // Listen, Accept, Connect (to a transport address), SendMsg (bytes of a
 // TSDU, EOT ending it: the TSDU goes to TP4 whole), RecvMsg (the next
@@ -42,8 +61,8 @@
 //
 // # Simplifications
 //
-// An end system on one LAN: CLNP routes are static (AddRoute; no ES-IS);
-// one card; no connection-oriented network service; no expedited data
+// An end system on one LAN or one ATM network: CLNP routes are static
+// (AddRoute; no ES-IS); one card; no connection-oriented network service; no expedited data
 // on sockets (an ED received is counted and dropped), no TP classes but
 // 4, no socket options; a listening socket accepts each connection it
 // is offered while its queue has room (the CC goes at once) and refuses
@@ -118,7 +137,19 @@ var (
 	defLLCXmit = cpu.Def{Name: "iso_llc_xmit", Layer: cpu.LayerLLC, Instructions: 35, CodeBytes: 192, Why: "write the 802.3 header (addresses, length) in front of the PDU, dev_queue_xmit"}
 	defTimer   = cpu.Def{Name: "iso_timer", Layer: cpu.LayerTP4, Instructions: 12, CodeBytes: 64, Why: "a family timer's softirq entry: run the time-out, or keep it while a call holds the family"}
 	defRelease = cpu.Def{Name: "iso_release", Layer: cpu.LayerTP4, Instructions: 10, CodeBytes: 64, Why: "let go of the family: process the frames and time-outs kept meanwhile"}
+	// Over a Framer (RFC 2684 routed ISO PDUs: the LLC header FE-FE-03 is
+	// the driver's, no LLC type 1 entity).
+	defFramedRcv  = cpu.Def{Name: "iso_framed_rcv", Layer: cpu.LayerLLC, Instructions: 30, CodeBytes: 192, Why: "a routed ISO PDU from the device (its LLC header taken off): describe it in place, the VC's neighbour as its source, call CLNP"}
+	defFramedXmit = cpu.Def{Name: "iso_framed_xmit", Layer: cpu.LayerLLC, Instructions: 45, CodeBytes: 320, Why: "get a contiguous kernel buffer with the device's header room, copy the PDU in, have the device write its link header for the neighbour, dev_queue_xmit"}
 )
+
+// FramedKeyLen is how many leading octets of a neighbour's SNPA are its
+// key in a Framer device's table (an IPv4 address over ATM).
+const FramedKeyLen = 4
+
+// FramedSNPA returns the SNPA of the neighbour the device's table knows by
+// the IPv4 address ip: the address in the first FramedKeyLen octets.
+func FramedSNPA(ip [4]byte) [6]byte { return [6]byte{ip[0], ip[1], ip[2], ip[3]} }
 
 // ownerFrame tags a block header that stands for a received frame's
 // kernel buffer; ownerKernel a block kmalloc'd with its data.
@@ -134,14 +165,17 @@ type Family struct {
 	ns    *netdev.Stack
 	queue int
 	mac   [6]byte
-	p     Params
-	nsap  osi.NSAP
-	ready bool
-	cat   *osi.Catalog
-	bufs  *osi.Bufs
-	llc   *llc.LLC
-	clnp  *clnp.CLNP
-	tp    *tp4.TP4
+	// framer is the device when it frames packets itself (NewFramed): no
+	// 802.3, no LLC entity; mac is then this host's own SNPA.
+	framer netdev.Framer
+	p      Params
+	nsap   osi.NSAP
+	ready  bool
+	cat    *osi.Catalog
+	bufs   *osi.Bufs
+	llc    *llc.LLC
+	clnp   *clnp.CLNP
+	tp     *tp4.TP4
 	// routes are the static routes, applied when the machines are made.
 	routes []route
 	// frames maps the block header of a received frame to its buffer;
@@ -158,6 +192,7 @@ type Family struct {
 	sym      struct{ llcRcv, llcXmit, timer, release *cpu.Symbol }
 	sys      sysSyms
 	hdr      [header.EthernetHeaderLen]byte
+	link     []byte // the Framer's link header, as Frame writes it
 }
 
 type route struct {
@@ -184,6 +219,34 @@ func New(k *kernel.Kernel, ns *netdev.Stack, queue int, mac [6]byte, p Params) (
 	return f, nil
 }
 
+// NewFramed makes the family of kernel k on the Framer device of queue in
+// ns (an ATM card's interface): routed ISO PDUs of RFC 2684, without LLC
+// type 1. self is the host's own SNPA (FramedSNPA of its address on the
+// device); the default NSAP takes it as the system ID.
+func NewFramed(k *kernel.Kernel, ns *netdev.Stack, queue int, self [6]byte, p Params) (*Family, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	fr, ok := ns.Device(queue).(netdev.Framer)
+	if !ok {
+		return nil, fmt.Errorf("device %s does not frame packets itself (no netdev.Framer)", ns.Device(queue).Name())
+	}
+	f := &Family{k: k, c: k.CPU(), ns: ns, queue: queue, mac: self, framer: fr, p: p, cat: osi.NewCatalog(),
+		frames: map[memory.Addr]netdev.Buf{}, tx: map[memory.Addr]netdev.Buf{}, link: make([]byte, fr.HeaderLen())}
+	f.nsap = p.NSAP
+	if f.nsap.IsZero() {
+		f.nsap = osi.LocalNSAP(self, 0)
+	}
+	if err := ns.Register(netdev.ProtoISO, f.receive); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Framed reports whether the family runs over a Framer device
+// (NewFramed), without LLC type 1.
+func (f *Family) Framed() bool { return f.framer != nil }
+
 // NSAP returns the host's network address (selector 00 unless configured
 // otherwise).
 func (f *Family) NSAP() osi.NSAP { return f.nsap }
@@ -205,7 +268,8 @@ func (f *Family) Kernel() *kernel.Kernel { return f.k }
 // Catalog returns the cost categories of the family's functions.
 func (f *Family) Catalog() *osi.Catalog { return f.cat }
 
-// LLC, CLNP and TP4 return the protocol machines (nil before first use).
+// LLC, CLNP and TP4 return the protocol machines (nil before first use;
+// LLC always nil over a Framer).
 func (f *Family) LLC() *llc.LLC    { return f.llc }
 func (f *Family) CLNP() *clnp.CLNP { return f.clnp }
 func (f *Family) TP4() *tp4.TP4    { return f.tp }
@@ -215,7 +279,8 @@ func (f *Family) TP4() *tp4.TP4    { return f.tp }
 func (f *Family) Held() (frames, tx int) { return len(f.frames), len(f.tx) }
 
 // AddRoute makes the system of nsap reachable at station address mac (a
-// static route, as an end system without ES-IS is configured).
+// static route, as an end system without ES-IS is configured); over a
+// Framer, mac is the neighbour's SNPA (FramedSNPA).
 func (f *Family) AddRoute(nsap osi.NSAP, mac [6]byte) {
 	f.routes = append(f.routes, route{nsap, mac})
 	if f.clnp != nil {
@@ -233,25 +298,37 @@ func (f *Family) Define() {
 	}
 	f.ready = true
 	syms := f.k.Symbols()
-	f.sym.llcRcv = syms.Define(defLLCRcv)
-	f.sym.llcXmit = syms.Define(defLLCXmit)
+	if f.framer != nil {
+		f.sym.llcRcv = syms.Define(defFramedRcv)
+		f.sym.llcXmit = syms.Define(defFramedXmit)
+	} else {
+		f.sym.llcRcv = syms.Define(defLLCRcv)
+		f.sym.llcXmit = syms.Define(defLLCXmit)
+	}
 	f.sym.timer = syms.Define(defTimer)
 	f.sym.release = syms.Define(defRelease)
 	f.defineSyscalls()
 	e := &env{f: f}
 	f.bufs = osi.NewBufs(f.c, e.Define, kmem{f})
-	f.llc = llc.New(e, linkMAC{f})
+	var sub clnp.Subnet = subnet{f}
+	if f.framer != nil {
+		sub = framedSubnet{f}
+	} else {
+		f.llc = llc.New(e, linkMAC{f})
+	}
 	cp := f.p.CLNP
 	cp.NSAP = f.nsap
 	var err error
-	if f.clnp, err = clnp.New(e, subnet{f}, cp); err != nil {
+	if f.clnp, err = clnp.New(e, sub, cp); err != nil {
 		panic(fmt.Sprintf("netiso: %s: CLNP: %v (its parameters were validated)", f.k.Name(), err))
 	}
 	if f.tp, err = tp4.New(e, network{f}, f.p.TP4); err != nil {
 		panic(fmt.Sprintf("netiso: %s: TP4: %v (its parameters were validated)", f.k.Name(), err))
 	}
-	if err := f.llc.Register(header.LLCSAPISONet, nsUser{f}); err != nil {
-		panic(err)
+	if f.llc != nil {
+		if err := f.llc.Register(header.LLCSAPISONet, nsUser{f}); err != nil {
+			panic(err)
+		}
 	}
 	if err := f.clnp.Register(byte(f.p.Selector), tpUser{f}); err != nil {
 		panic(err)
@@ -302,6 +379,10 @@ func (f *Family) receive(b netdev.Buf) {
 
 // input hands one frame to LLC, described in place.
 func (f *Family) input(b netdev.Buf) {
+	if f.framer != nil {
+		f.inputFramed(b)
+		return
+	}
 	c := f.c
 	c.Enter(f.sym.llcRcv)
 	defer c.Exit(f.sym.llcRcv)
@@ -336,6 +417,35 @@ func (f *Family) input(b netdev.Buf) {
 		return
 	}
 	f.llc.Input(e.Src(), e.Dst(), ch)
+}
+
+// inputFramed hands one routed ISO PDU from a Framer (its data from the
+// NLPID) to CLNP, described in place, from the VC's neighbour.
+func (f *Family) inputFramed(b netdev.Buf) {
+	c := f.c
+	c.Enter(f.sym.llcRcv)
+	defer c.Exit(f.sym.llcRcv)
+	f.stats.RxFrames++
+	if b.Len < 1 {
+		f.stats.RxShort++
+		b.Free(f.k)
+		return
+	}
+	blk := f.k.Kmalloc(osi.BlockHeader)
+	if blk == 0 {
+		f.stats.RxNoMemory++
+		b.Free(f.k)
+		return
+	}
+	f.bufs.InitBlock(blk, ownerFrame, b.Len)
+	f.frames[blk] = b
+	ch := f.bufs.Wrap(osi.Rx, blk, b.Addr, b.Len)
+	if ch == 0 {
+		f.stats.RxNoMemory++
+		f.freeBlock(blk)
+		return
+	}
+	f.clnp.Input(b.Peer, ch)
 }
 
 // freeBlock returns a block whose use count reached zero.
@@ -469,6 +579,45 @@ func (s subnet) Address() [6]byte { return s.f.mac }
 func (s subnet) MaxSDU() int      { return s.f.llc.MaxSDU() }
 func (s subnet) Send(dst [6]byte, pdu osi.Chain) bool {
 	return s.f.llc.UnitdataRequest(dst, header.LLCSAPISONet, header.LLCSAPISONet, pdu)
+}
+
+// framedSubnet is a Framer device as CLNP's subnetwork: RFC 2684 routed
+// ISO PDUs, one contiguous kernel buffer each behind the device's link
+// header.
+type framedSubnet struct{ f *Family }
+
+func (s framedSubnet) Address() [6]byte { return s.f.mac }
+func (s framedSubnet) MaxSDU() int      { return s.f.framer.MTU() }
+
+func (s framedSubnet) Send(dst [6]byte, pdu osi.Chain) bool {
+	f := s.f
+	c := f.c
+	c.Enter(f.sym.llcXmit)
+	defer c.Exit(f.sym.llcXmit)
+	defer f.bufs.Free(pdu)
+	n := f.bufs.Len(pdu)
+	hl := len(f.link)
+	b, ok := netdev.Alloc(f.k, hl, n)
+	if !ok {
+		f.stats.TxNoMemory++
+		return false
+	}
+	f.bufs.CopyOut(pdu, b.Addr)
+	if !f.framer.Frame(f.link, netdev.ProtoISO, dst[:FramedKeyLen]) {
+		// No VC to the neighbour: the device counts it, CLNP counts the
+		// refusal.
+		b.Free(f.k)
+		return false
+	}
+	b.Push(hl)
+	c.Write(b.Addr, f.link)
+	if !f.ns.Transmit(f.queue, b) {
+		f.stats.TxQueueFull++
+		b.Free(f.k)
+		return false
+	}
+	f.stats.TxFrames++
+	return true
 }
 
 // nsUser is CLNP as LLC's user at the ISO network SAP.

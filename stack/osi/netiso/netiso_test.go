@@ -489,3 +489,159 @@ func BenchmarkRoundTrips(b *testing.B) {
 }
 
 var _ = tp4.StateOpen
+
+// atmExperiment is two DECstation 5000/200s whose only network cards are
+// their Yes V2s, each on a TAXI link into one switch that joins VC 0/100
+// of the first to 0/200 of the second (classical IP over AAL5, as
+// configs/atm-ip.toml), the ISO family on with the settings iso (TOML
+// of [host.iso]'s keys) on both, the SunATM capture of link a when pcap.
+func atmExperiment(t testing.TB, iso string, pcap bool) *machine.Experiment {
+	t.Helper()
+	host := func(name, link, ip, peer string, vci int) string {
+		return fmt.Sprintf(`[[host]]
+name = %q
+machine = "machines/ds5000-200.toml"
+[[host.atm]]
+device = "atm0"
+link = %q
+ip = %q
+[[host.atm.vc]]
+ip = %q
+vpi = 0
+vci = %d
+pcr = 30000
+[host.atm.driver]
+rx_interrupt = "cell"
+[host.iso]
+enabled = true
+%s
+`, name, link, ip, peer, vci, iso)
+	}
+	text := fmt.Sprintf(`[experiment]
+name = "iso-atm"
+seed = 7
+stop_at = "600s"
+
+[[atm_link]]
+name = "a"
+pcap = %v
+
+[[atm_link]]
+name = "b"
+
+[[atm_switch]]
+name = "sw0"
+ports = ["a", "b"]
+[[atm_switch.route]]
+in = "a"
+vc = "0/100"
+out = "b"
+out_vc = "0/200"
+duplex = true
+
+%s
+%s
+[workload]
+type = "membench"
+[workload.membench]
+ops = ["copy"]
+min_size = "4B"
+max_size = "4B"
+`, pcap, host("a", "a", "10.1.0.1", "10.1.0.2", 100), host("b", "b", "10.1.0.2", "10.1.0.1", 200))
+	exp, err := machine.LoadExperimentBytes("../../../configs/iso-atm-test.toml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Workload.Params["membench"].(*membench.Params).Ops = nil
+	return exp
+}
+
+// Over ATM the family runs on the card's VCs without LLC type 1: TSDUs of
+// up to 6000 octets cross as RFC 2684 routed ISO PDUs, each once, whole
+// and in order, with 8 KiB TPDUs every DT in one CLNP PDU (none
+// segmented: the subnetwork takes 9180 octets), the connection released
+// cleanly, every buffer given back; each host's default NSAP names it by
+// its IP address, and the routes go through the VC to the peer.
+func TestATM(t *testing.T) {
+	const n = 200
+	g := newRig(t, atmExperiment(t, "[host.iso.tp4]\ntpdu_size = \"8KiB\"", true))
+	got, octets := exchange(g, n, 0)
+	g.run()
+	if *got != n {
+		t.Fatalf("b received %d TSDUs, want %d", *got, n)
+	}
+	fa, fb := g.host("a").ISO, g.host("b").ISO
+	if !fa.Framed() || fa.LLC() != nil {
+		t.Fatalf("a's family is not on the ATM card without LLC (framed %v)", fa.Framed())
+	}
+	if got, want := fa.NSAP().String(), "490001"+"0a0100010000"+"00"; got != want {
+		t.Errorf("a's NSAP %s, want %s", got, want)
+	}
+	var want uint64
+	for i := range n {
+		want += uint64(sizeOf(i))
+	}
+	sa, sb := fa.Stats(), fb.Stats()
+	if sa.TSDUsSent != n || sb.TSDUsReceived != n || sb.OctetsReceived != want || uint64(*octets) != want {
+		t.Errorf("counters: a sent %d TSDUs, b received %d (%d octets); want %d and %d", sa.TSDUsSent, sb.TSDUsReceived, sb.OctetsReceived, n, want)
+	}
+	ca, cb := fa.CLNP().Stats(), fb.CLNP().Stats()
+	t.Logf("a: %+v\nCLNP a: %+v\nCLNP b: %+v", sa, ca, cb)
+	if ca.TxSegments+cb.TxSegments+ca.ReasmSegments+cb.ReasmSegments != 0 || ca.TxDT != sb.RxFrames || cb.TxDT != sa.RxFrames {
+		t.Errorf("CLNP segmented or lost PDUs: a %+v, b %+v", ca, cb)
+	}
+	if ca.TxSubnetRefused+ca.TxNoRoute+cb.TxSubnetRefused+cb.TxNoRoute != 0 {
+		t.Errorf("PDUs without a way: a %+v, b %+v", ca, cb)
+	}
+	ta, tb := fa.TP4().Stats(), fb.TP4().Stats()
+	if ta.TxRetransmissions != 0 || ta.Released != 1 || tb.Released != 1 {
+		t.Errorf("TP4: %d retransmissions, releases a %d b %d", ta.TxRetransmissions, ta.Released, tb.Released)
+	}
+	for _, f := range []*netiso.Family{fa, fb} {
+		if fr, tx := f.Held(); fr != 0 || tx != 0 {
+			t.Errorf("the family holds %d frames and %d transmit buffers at the end", fr, tx)
+		}
+	}
+	for _, name := range []string{"a", "b"} {
+		d := g.host(name).ATMCards[0].Driver
+		if s := d.Stats(); s.RxBadLLC+s.RxBroken+s.Overruns != 0 {
+			t.Errorf("%s: driver drops %+v", name, s)
+		}
+		if s := d.Interface().Stats(); s.NoVC != 0 || s.TxFrames != fa.Stats().TxFrames && name == "a" {
+			t.Errorf("%s: interface %+v, family sent %d", name, s, fa.Stats().TxFrames)
+		}
+	}
+	// On link a's capture every PDU is LLC FE-FE-03 and CLNP; the DTs
+	// longer than an Ethernet frame holds went whole.
+	rd, err := pcapgo.NewReader(bytes.NewReader(g.r.Net.Captures()[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdus, large, largest := 0, 0, 0
+	for {
+		rec, _, err := rd.ReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if len(rec) < 8 || !bytes.Equal(rec[4:8], []byte{0xFE, 0xFE, 0x03, header.CLNPNLPID}) {
+			t.Fatalf("a record that is not CLNP in LLC FE-FE-03: % x", rec[:min(len(rec), 12)])
+		}
+		pdus++
+		p := header.CLNP(rec[7:])
+		if !p.IsValid(len(p)) || int(p.SegmentLength()) != len(p) {
+			t.Fatalf("a CLNP PDU of %d octets that does not check (segment length %d)", len(p), p.SegmentLength())
+		}
+		seg, ok := p.Segmentation()
+		if ok && (seg.Offset != 0 || p.MoreSegments() || int(seg.Total) != len(p)) {
+			t.Errorf("a segment: offset %d, total %d, %d octets", seg.Offset, seg.Total, len(p))
+		}
+		if p.Type() == header.CLNPTypeDT && len(p) > 1500 {
+			large++
+		}
+		largest = max(largest, len(p))
+	}
+	t.Logf("link a: %d CLNP PDUs, %d longer than 1500 octets, the longest %d", pdus, large, largest)
+	if large < n/2 || largest < 5000 {
+		t.Errorf("%d of %d PDUs longer than an Ethernet frame, the longest %d octets", large, pdus, largest)
+	}
+}
