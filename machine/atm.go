@@ -2,6 +2,7 @@ package machine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"simkron/report"
 	"simkron/sim"
 	drvatm "simkron/stack/driver/atmtaxi"
+	"simkron/stack/header"
 )
 
 // The ATM network of an experiment: TAXI links ([[atm_link]], a
@@ -119,6 +121,10 @@ type ATMCard struct {
 	// observers see the first cell of each PDU reaching the card.
 	observe func(pdu []byte)
 	inPDU   map[atmnet.VC]bool
+	// whole observers see each PDU once its last cell is in; gather holds
+	// the payloads of each VC's PDU so far.
+	whole  func(sdu []byte)
+	gather map[atmnet.VC][]byte
 }
 
 var _ atmnet.Receiver = (*ATMCard)(nil)
@@ -142,6 +148,39 @@ func (a *ATMCard) ObserveReceive(fn func(pdu []byte)) {
 	}
 }
 
+// ObserveWhole adds fn to the observers of the whole PDUs reaching the
+// card: each is called when the last cell of a PDU (the one with the
+// header indication flag) has arrived with a good header, with the
+// AAL5 CPCS-SDU its VC's cells since the one before carried (padding and
+// trailer removed by the trailer's length; a PDU whose length does not
+// fit its cells, as after a lost cell, is not shown). It only looks: the
+// card's CRC check and the driver's reassembly are the model's.
+func (a *ATMCard) ObserveWhole(fn func(sdu []byte)) {
+	a.whole = chain(a.whole, fn)
+	if a.gather == nil {
+		a.gather = map[atmnet.VC][]byte{}
+	}
+}
+
+// wholeCell gathers a cell for the whole-PDU observers.
+func (a *ATMCard) wholeCell(c *atmnet.Cell) {
+	vc := c.VC()
+	b := append(a.gather[vc], c[atmnet.HeaderSize:]...)
+	if !c.EndOfPDU() {
+		a.gather[vc] = b
+		return
+	}
+	a.gather[vc] = b[:0]
+	if len(b) < header.AAL5TrailerLen {
+		return
+	}
+	n := int(binary.BigEndian.Uint16(b[len(b)-6:]))
+	if pad := len(b) - header.AAL5TrailerLen - n; pad < 0 || pad >= atmnet.PayloadSize {
+		return
+	}
+	a.whole(b[:n])
+}
+
 // ReceiveCell implements atmnet.Receiver: the observers look, then the
 // board takes the cell.
 func (a *ATMCard) ReceiveCell(c *atmnet.Cell) {
@@ -151,6 +190,9 @@ func (a *ATMCard) ReceiveCell(c *atmnet.Cell) {
 			a.observe(c[atmnet.HeaderSize:])
 		}
 		a.inPDU[vc] = !c.EndOfPDU()
+	}
+	if a.whole != nil && c.HECOK() {
+		a.wholeCell(c)
 	}
 	a.Dev.ReceiveCell(c)
 }

@@ -245,21 +245,26 @@ func TestCompareBadInput(t *testing.T) {
 // Every machine file with a network card compares on its card: the
 // NE2000s on a shared 10 Mbit/s segment (TP4 too: [iso] is on), the
 // study's bus-master NICs on a gigabit switch (TP4 and VIA), the
-// DECstations' ATM cards through a switch (UDP and TCP only).
+// DECstations' ATM cards through a switch (UDP and TCP; TP4 too, over
+// CLNP over AAL5, when the machine enables [iso]).
 func TestCompareEveryMachine(t *testing.T) {
 	for _, c := range []struct {
 		machine string
+		set     []string
 		paths   []string
 	}{
-		{"i486dx33", []string{"UDP", "TCP", "TP4"}},
-		{"r4000", []string{"UDP", "TCP", "TP4"}},
-		{"simos-mipsy", []string{"UDP", "TCP", "TP4", "VIA"}},
-		{"ds5000-200", []string{"UDP", "TCP"}},
-		{"ds5000-25", []string{"UDP", "TCP"}},
+		{"i486dx33", nil, []string{"UDP", "TCP", "TP4"}},
+		{"r4000", nil, []string{"UDP", "TCP", "TP4"}},
+		{"simos-mipsy", nil, []string{"UDP", "TCP", "TP4", "VIA"}},
+		{"ds5000-200", nil, []string{"UDP", "TCP"}},
+		{"ds5000-25", nil, []string{"UDP", "TCP"}},
+		{"ds5000-200", []string{"--set", "machine.iso.enabled=true"}, []string{"UDP", "TCP", "TP4"}},
+		{"ds5000-25", []string{"--set", "machine.iso.enabled=true"}, []string{"UDP", "TCP", "TP4"}},
 	} {
 		out := filepath.Join(t.TempDir(), c.machine)
-		st, _, stderr := simkron(t, "compare", "-q", "../../configs/machines/"+c.machine+".toml", "--protocols", "udp,tcp,tp4,via",
-			"--sizes", "64,4096", "--messages", "2", "--out", out)
+		args := append([]string{"compare", "-q", "../../configs/machines/" + c.machine + ".toml", "--protocols", "udp,tcp,tp4,via",
+			"--sizes", "64,4096", "--messages", "2", "--out", out}, c.set...)
+		st, _, stderr := simkron(t, args...)
 		if st != exitOK {
 			t.Errorf("%s: exit %d: %s", c.machine, st, stderr)
 			continue
@@ -272,7 +277,7 @@ func TestCompareEveryMachine(t *testing.T) {
 			}
 		}
 		if !reflect.DeepEqual(got, c.paths) {
-			t.Errorf("%s: compared %v, want %v", c.machine, got, c.paths)
+			t.Errorf("%s %v: compared %v, want %v", c.machine, c.set, got, c.paths)
 		}
 	}
 }

@@ -60,6 +60,10 @@ type Host struct {
 	// Link is how the card frames what it carries: LinkEthernet or
 	// LinkLLCSNAP.
 	Link string
+	// ObserveWhole, on a card whose Observe sees a frame's first part
+	// only (LinkLLCSNAP: an AAL5 PDU's first cell), installs an observer
+	// of each frame once all of it has arrived; nil on other cards.
+	ObserveWhole func(func(frame []byte))
 }
 
 // Links: what a card's frames are, for IPv4 to find its packets in them.
@@ -136,7 +140,11 @@ func FindCardHost(env workload.Env, role, name string) (*Host, error) {
 	if l, ok := cards[0].(interface{ LinkType() string }); ok {
 		link = l.LinkType()
 	}
-	return &Host{Name: name, Kernel: k, Inet: in, Observe: cards[0].ObserveReceive, Link: link}, nil
+	h := &Host{Name: name, Kernel: k, Inet: in, Observe: cards[0].ObserveReceive, Link: link}
+	if w, ok := cards[0].(interface{ ObserveWhole(func([]byte)) }); ok {
+		h.ObserveWhole = w.ObserveWhole
+	}
+	return h, nil
 }
 
 // Pair returns the two different hosts a two-party program names; roles

@@ -124,6 +124,15 @@ type Tracker interface {
 	Completed(c *cpu.CPU, buf memory.Addr) []Arrival
 }
 
+// WholeTracker is a Tracker that needs the whole of frames its host's card
+// shows only the first part of at their arrival (Host.ObserveWhole): Frame
+// still sees each first part (its now gives the arrival's moment), then
+// Whole the frame once all of it is in.
+type WholeTracker interface {
+	Tracker
+	Whole(f []byte)
+}
+
 // Arrival is a message a receive call completed: its index in the
 // schedule and the host's counters when its first frame arrived.
 type Arrival struct {
@@ -524,6 +533,9 @@ func (e *End) watch() {
 	})
 	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
 	h.Observe(func(f []byte) { e.tr.Frame(f, now) })
+	if w, ok := e.tr.(WholeTracker); ok && h.ObserveWhole != nil {
+		h.ObserveWhole(w.Whole)
+	}
 }
 
 func (e *End) sent(c *cpu.CPU) {

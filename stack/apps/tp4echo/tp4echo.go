@@ -14,10 +14,19 @@
 // latency runs, as UDP's and TCP's do, from the arrival of the frame
 // carrying the message's first octets.
 //
+// Over ATM (CLNP in RFC 2684 LLC FE-FE-03 over AAL5) the card shows a
+// PDU's first cell when it arrives, and the DT may lie beyond it (an AK
+// concatenated in front, the stamp after the checksum parameter): the
+// tracker notes the moment of the first cell of each ISO PDU and reads the
+// PDU when its last cell is in (latency.WholeTracker), so that the
+// receive latency still runs from the first cell of the PDU carrying the
+// message's first octets.
+//
 // Simplifications: the tracker follows in-sequence DTs (a TSDU starts
 // after one with EOT), as the UDP and TCP trackers follow what a lossless
 // exchange sends; DTs CLNP segments are followed by their first segment
-// only.
+// only; over ATM one VC brings the peer's PDUs, so the first cell noted
+// is that of the PDU completed next.
 package tp4echo
 
 import (
@@ -82,8 +91,9 @@ type Transport struct {
 }
 
 var (
-	_ latency.Transport = (*Transport)(nil)
-	_ latency.Sectioner = (*Transport)(nil)
+	_ latency.Transport    = (*Transport)(nil)
+	_ latency.Sectioner    = (*Transport)(nil)
+	_ latency.WholeTracker = (*tracker)(nil)
 )
 
 // findHost returns the host called name as the sweep sees it and its ISO
@@ -253,20 +263,25 @@ func (tr *Transport) Section() workload.Section {
 		f := tr.families[h]
 		fs := FamilyStats{Host: h, Family: f.Stats()}
 		if f.TP4() != nil {
-			fs.TP4, fs.CLNP, fs.LLC = f.TP4().Stats(), f.CLNP().Stats(), f.LLC().Stats()
+			fs.TP4, fs.CLNP = f.TP4().Stats(), f.CLNP().Stats()
+		}
+		if f.LLC() != nil {
+			st := f.LLC().Stats()
+			fs.LLC = &st
 		}
 		out = append(out, fs)
 	}
 	return workload.Section{Name: "netiso", Value: out}
 }
 
-// FamilyStats is one host's ISO family counters.
+// FamilyStats is one host's ISO family counters; LLC's are absent over
+// ATM (no LLC type 1 entity).
 type FamilyStats struct {
 	Host   string
 	Family netiso.Stats
 	TP4    tp4.Stats
 	CLNP   clnp.Stats
-	LLC    llc.Stats
+	LLC    *llc.Stats `json:",omitempty"`
 }
 
 // Tracker follows the connection's DTs at e's host.
@@ -286,9 +301,23 @@ type tracker struct {
 	start    bool   // the next in-sequence DT starts a TSDU
 	arrivals map[uint32]cpu.Account
 	out      [1]latency.Arrival
+	// Over ATM: the moment the last ISO PDU's first cell arrived.
+	first    cpu.Account
+	hasFirst bool
 }
 
+// isoLLC is RFC 2684's LLC header of a routed ISO PDU.
+var isoLLC = [3]byte{0xFE, 0xFE, 0x03}
+
 func (k *tracker) Frame(f []byte, now func(*cpu.Account)) {
+	if k.e.Host.Link == latency.LinkLLCSNAP {
+		// An AAL5 PDU's first cell: note the moment of an ISO PDU's.
+		if len(f) > len(isoLLC) && [3]byte(f) == isoLLC && f[3] == header.CLNPNLPID {
+			now(&k.first)
+			k.hasFirst = true
+		}
+		return
+	}
 	if len(f) < header.EthernetHeaderLen+header.LLCHeaderLen+1 {
 		return
 	}
@@ -301,7 +330,22 @@ func (k *tracker) Frame(f []byte, now func(*cpu.Account)) {
 	if pdu[0] != header.LLCSAPISONet || pdu[2] != header.LLCControlUI {
 		return
 	}
-	p := header.CLNP(pdu[header.LLCHeaderLen:])
+	k.clnp(header.CLNP(pdu[header.LLCHeaderLen:]), now)
+}
+
+// Whole reads an AAL5 PDU whose first cell Frame saw: an ISO PDU's DT
+// starts its message at that cell's moment.
+func (k *tracker) Whole(f []byte) {
+	if len(f) <= len(isoLLC) || [3]byte(f) != isoLLC || !k.hasFirst {
+		return
+	}
+	k.hasFirst = false
+	k.clnp(header.CLNP(f[len(isoLLC):]), func(a *cpu.Account) { k.first.CopyTo(a) })
+}
+
+// clnp follows the DT a CLNP PDU for this host carries; now gives the
+// moment its first frame (or cell) arrived.
+func (k *tracker) clnp(p header.CLNP, now func(*cpu.Account)) {
 	if !p.IsValid(len(p)) || p.Type() != header.CLNPTypeDT || !k.nsap.SameSystem(nsapOf(p.Dst())) {
 		return
 	}
