@@ -1,19 +1,28 @@
 package machine_test
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket/pcapgo"
+
 	"simkron/machine"
 	"simkron/stack/apps/latency"
+	"simkron/stack/header"
 )
 
-// configs/atm-ip.toml: the sweeps over classical IP over AAL5 complete
-// with nothing lost, every PDU's first cell is seen by the card's
-// observers once, and the SunATM capture of link a reads in tshark as
-// VPI/VCI 0/100 carrying LLC/SNAP, IP and UDP or TCP with good checksums,
-// nothing malformed, no expert warning.
+// configs/atm-ip.toml: the sweeps over classical IP over AAL5 and TP4 over
+// CLNP over AAL5 complete with nothing lost, every PDU's first cell is
+// seen by the card's observers once, and the SunATM capture of link a
+// reads in tshark as VPI/VCI 0/100 carrying LLC/SNAP, IP and UDP or TCP
+// with good checksums, or LLC FE-FE-03, CLNP (good header checksums) and
+// COTP (CR, CC, DT, AK, DR, DC), nothing malformed, no expert warning but
+// tshark 4.0's false bad COTP checksum (it sums the wrong octets: each
+// TPDU's checksum is checked octet by octet here instead); no CLNP PDU is
+// segmented, and DTs longer than an Ethernet frame holds go whole.
 func TestATMIPConfig(t *testing.T) {
 	exp, err := machine.LoadExperiment("../configs/atm-ip.toml")
 	if err != nil {
@@ -36,10 +45,15 @@ func TestATMIPConfig(t *testing.T) {
 	if err != nil || !res.Complete {
 		t.Fatalf("run: %v %s", err, res.Incomplete)
 	}
-	for _, sw := range []string{"udp", "tcp"} {
+	for _, sw := range []string{"udp", "tcp", "tp4"} {
 		for _, row := range section[[]latency.Row](res, sw) {
 			if row.Lost != 0 || row.Messages == 0 {
 				t.Errorf("%s %d bytes: %d messages, %d lost", sw, row.Size, row.Messages, row.Lost)
+			}
+			// Every message's receive is timed (TP4's from the first cell
+			// of the PDU its DT is in), on both hosts.
+			if row.Receive.N != 2*row.Messages || row.Send.N != 2*row.Messages || row.Receive.Min <= 0 {
+				t.Errorf("%s %d bytes: %d sends and %d receives timed for %d messages (receive min %v)", sw, row.Size, row.Send.N, row.Receive.N, row.Messages, row.Receive.Min)
 			}
 		}
 	}
@@ -72,11 +86,29 @@ func TestATMIPConfig(t *testing.T) {
 	if capture == nil {
 		t.Fatal("no capture a.pcap")
 	}
-	rows := tsharkFrames(t, capture, []string{"udp.check_checksum:TRUE"},
-		"atm.vpi", "atm.vci", "frame.protocols", "ip.checksum.status", "udp.checksum.status", "tcp.checksum.status", "_ws.expert.severity")
-	udp, tcp := 0, 0
+	rows := tsharkFrames(t, capture, []string{"udp.check_checksum:TRUE", "clnp.tp_nsap_selector:0x21", "clnp.always_decode_transport:FALSE", "clnp.reassemble:TRUE", "cotp.reassemble:TRUE"},
+		"atm.vpi", "atm.vci", "frame.protocols", "ip.checksum.status", "udp.checksum.status", "tcp.checksum.status", "_ws.expert.severity",
+		"llc.dsap", "clnp.checksum.status", "cotp.type", "_ws.expert")
+	udp, tcp, clnp := 0, 0, 0
+	cotp := map[string]int{}
 	for _, f := range rows {
 		p := f["frame.protocols"]
+		if strings.Contains(p, ":clnp") {
+			clnp++
+			if f["atm.vpi"] != "0" || f["atm.vci"] != "100" || !strings.HasPrefix(p, "sunatm:atm:llc:osi:clnp:cotp") && !strings.HasPrefix(p, "atm:llc:osi:clnp:cotp") ||
+				f["llc.dsap"] != "0xfe" || f["clnp.checksum.status"] != "1" || tshMalformed(f) {
+				t.Errorf("frame %s: %v", f["frame.number"], f)
+			}
+			for e := range strings.SplitSeq(f["_ws.expert"], ",") {
+				if e != "" && !strings.Contains(e, "(Note/") && !strings.Contains(e, "(Chat/") && e != "Expert Info (Error/Checksum): Bad checksum" {
+					t.Errorf("frame %s: %s", f["frame.number"], e)
+				}
+			}
+			for c := range strings.SplitSeq(f["cotp.type"], ",") {
+				cotp[c]++
+			}
+			continue
+		}
 		switch {
 		case f["atm.vpi"] != "0" || f["atm.vci"] != "100" || !strings.HasPrefix(p, "sunatm:atm:llc:ip") && !strings.HasPrefix(p, "atm:llc:ip"):
 			t.Errorf("frame %s: VC %s/%s, protocols %q", f["frame.number"], f["atm.vpi"], f["atm.vci"], p)
@@ -94,16 +126,86 @@ func TestATMIPConfig(t *testing.T) {
 			tcp++
 		}
 	}
-	t.Logf("%d SunATM records: %d UDP, %d TCP", len(rows), udp, tcp)
+	t.Logf("%d SunATM records: %d UDP, %d TCP, %d CLNP (COTP %v)", len(rows), udp, tcp, clnp, cotp)
 	// Each measured or warm-up message goes out and comes back: UDP
 	// datagrams are reassembled by tshark, so one frame shows each.
-	if udp < 2*9*7 || tcp < 2*12*7 {
-		t.Errorf("%d frames: %d UDP, %d TCP", len(rows), udp, tcp)
+	if udp < 2*9*7 || tcp < 2*12*7 || clnp < 2*12*7 {
+		t.Errorf("%d frames: %d UDP, %d TCP, %d CLNP", len(rows), udp, tcp, clnp)
+	}
+	for _, c := range []string{"0x0e", "0x0d", "0x0f", "0x06", "0x08", "0x0c"} {
+		if cotp[c] == 0 {
+			t.Errorf("no COTP TPDU of type %s decoded", c)
+		}
+	}
+	checked, large := checkISOCapture(t, capture)
+	t.Logf("%d TPDUs checked, %d DTs longer than 1500 octets", checked, large)
+	if checked < 2*2*12*7 || large < 2*10*4 {
+		t.Errorf("%d TPDUs checked, %d DTs longer than 1500 octets", checked, large)
 	}
 }
 
+// checkISOCapture reads the CLNP PDUs in LLC FE-FE-03 of a SunATM capture:
+// each is whole (not a segment) and each TPDU in it passes its checksum
+// (ISO 8073 annex B: both Fletcher sums of the TPDU 0 mod 255), computed
+// octet by octet here. It returns the TPDUs checked and the DT PDUs longer
+// than 1500 octets.
+func checkISOCapture(t *testing.T, capture []byte) (checked, large int) {
+	t.Helper()
+	rd, err := pcapgo.NewReader(bytes.NewReader(capture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		rec, _, err := rd.ReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec) < 8 || !bytes.Equal(rec[4:8], []byte{0xFE, 0xFE, 0x03, header.CLNPNLPID}) {
+			continue
+		}
+		p := header.CLNP(rec[7:])
+		if !p.IsValid(len(p)) || int(p.SegmentLength()) != len(p) {
+			t.Errorf("a CLNP PDU of %d octets that does not check", len(p))
+			continue
+		}
+		if seg, ok := p.Segmentation(); ok && (seg.Offset != 0 || p.MoreSegments()) {
+			t.Errorf("a CLNP segment: offset %d", seg.Offset)
+		}
+		if p.Type() != header.CLNPTypeDT {
+			continue
+		}
+		if len(p) > 1500 {
+			large++
+		}
+		for nsdu := p.Payload(); len(nsdu) >= 2 && int(nsdu[0])+1 <= len(nsdu); {
+			h := header.TPDU(nsdu)
+			end := len(nsdu)
+			if !header.TPDUHasData(h.Code()) {
+				end = h.HeaderLen()
+			}
+			c0, c1 := 0, 0
+			for _, v := range nsdu[:end] {
+				c0 = (c0 + int(v)) % 255
+				c1 = (c1 + c0) % 255
+			}
+			if c0 != 0 || c1 != 0 {
+				t.Errorf("TPDU %#x fails its checksum", h.Code())
+			}
+			checked++
+			if end == len(nsdu) {
+				break
+			}
+			nsdu = nsdu[end:]
+		}
+	}
+	return checked, large
+}
+
 // BenchmarkATMCells measures simulated cells per host second through
-// the interfaces, the links and the switch: the UDP and TCP sweeps of
+// the interfaces, the links and the switch: the UDP, TCP and TP4 sweeps of
 // configs/atm-ip.toml.
 func BenchmarkATMCells(b *testing.B) {
 	var cells uint64

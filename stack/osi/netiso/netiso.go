@@ -88,7 +88,7 @@ import (
 type Params struct {
 	// NSAP is the host's network address; zero: osi.LocalNSAP of the
 	// card's station address.
-	NSAP     osi.NSAP `toml:"nsap" help:"the host's NSAP in hex, its selector octet last (empty: 49 0001, the card's station address as the system ID, selector 00)"`
+	NSAP     osi.NSAP `toml:"nsap" help:"the host's NSAP in hex, its selector octet last (empty: 49 0001, the card's station address as the system ID, selector 00; on an ATM card its IPv4 address, then 0000)"`
 	Selector int      `toml:"selector" min:"1" max:"255" help:"the NSAP selector of the transport entity (0x21: the one Wireshark decodes COTP at)"`
 	// RecvSpace bounds the TSDUs a socket keeps for its program.
 	RecvSpace sim.Size    `toml:"recv_space" min:"1KiB" max:"1MiB" help:"octets of complete TSDUs a connected socket keeps before it closes TP4's window (credit 0); reading reopens it"`

@@ -497,6 +497,15 @@ var _ = tp4.StateOpen
 // of [host.iso]'s keys) on both, the SunATM capture of link a when pcap.
 func atmExperiment(t testing.TB, iso string, pcap bool) *machine.Experiment {
 	t.Helper()
+	exp, err := machine.LoadExperimentBytes("../../../configs/iso-atm-test.toml", []byte(atmText(iso, pcap)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Workload.Params["membench"].(*membench.Params).Ops = nil
+	return exp
+}
+
+func atmText(iso string, pcap bool) string {
 	host := func(name, link, ip, peer string, vci int) string {
 		return fmt.Sprintf(`[[host]]
 name = %q
@@ -548,12 +557,22 @@ ops = ["copy"]
 min_size = "4B"
 max_size = "4B"
 `, pcap, host("a", "a", "10.1.0.1", "10.1.0.2", 100), host("b", "b", "10.1.0.2", "10.1.0.1", 200))
+	return text
+}
+
+// An ATM card without an IP address cannot carry the family: the VC
+// table names neighbours by address, and the host has none to be named by.
+func TestATMNeedsAddress(t *testing.T) {
+	text := strings.Replace(atmText("", false), `ip = "10.1.0.1"`+"\n[[host.atm.vc]]", `ip = "0.0.0.0"`+"\n[[host.atm.vc]]", 1)
 	exp, err := machine.LoadExperimentBytes("../../../configs/iso-atm-test.toml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	exp.Workload.Params["membench"].(*membench.Params).Ops = nil
-	return exp
+	_, err = machine.New(exp, machine.Options{})
+	if err == nil || !strings.Contains(err.Error(), "nor an ATM card with an IP address") {
+		t.Errorf("got %v, want the family refused for want of an address", err)
+	}
 }
 
 // Over ATM the family runs on the card's VCs without LLC type 1: TSDUs of
