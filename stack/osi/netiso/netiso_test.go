@@ -497,7 +497,14 @@ var _ = tp4.StateOpen
 // of [host.iso]'s keys) on both, the SunATM capture of link a when pcap.
 func atmExperiment(t testing.TB, iso string, pcap bool) *machine.Experiment {
 	t.Helper()
-	exp, err := machine.LoadExperimentBytes("../../../configs/iso-atm-test.toml", []byte(atmText(iso, pcap)), nil)
+	return atmFaultyExperiment(t, iso, "", pcap)
+}
+
+// atmFaultyExperiment is atmExperiment with faults (TOML of an
+// [[atm_link]]'s keys) on both links.
+func atmFaultyExperiment(t testing.TB, iso, faults string, pcap bool) *machine.Experiment {
+	t.Helper()
+	exp, err := machine.LoadExperimentBytes("../../../configs/iso-atm-test.toml", []byte(atmText(iso, faults, pcap)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +512,7 @@ func atmExperiment(t testing.TB, iso string, pcap bool) *machine.Experiment {
 	return exp
 }
 
-func atmText(iso string, pcap bool) string {
+func atmText(iso, faults string, pcap bool) string {
 	host := func(name, link, ip, peer string, vci int) string {
 		return fmt.Sprintf(`[[host]]
 name = %q
@@ -534,9 +541,11 @@ stop_at = "600s"
 [[atm_link]]
 name = "a"
 pcap = %v
+%s
 
 [[atm_link]]
 name = "b"
+%s
 
 [[atm_switch]]
 name = "sw0"
@@ -556,14 +565,14 @@ type = "membench"
 ops = ["copy"]
 min_size = "4B"
 max_size = "4B"
-`, pcap, host("a", "a", "10.1.0.1", "10.1.0.2", 100), host("b", "b", "10.1.0.2", "10.1.0.1", 200))
+`, pcap, faults, faults, host("a", "a", "10.1.0.1", "10.1.0.2", 100), host("b", "b", "10.1.0.2", "10.1.0.1", 200))
 	return text
 }
 
 // An ATM card without an IP address cannot carry the family: the VC
 // table names neighbours by address, and the host has none to be named by.
 func TestATMNeedsAddress(t *testing.T) {
-	text := strings.Replace(atmText("", false), `ip = "10.1.0.1"`+"\n[[host.atm.vc]]", `ip = "0.0.0.0"`+"\n[[host.atm.vc]]", 1)
+	text := strings.Replace(atmText("", "", false), `ip = "10.1.0.1"`+"\n[[host.atm.vc]]", `ip = "0.0.0.0"`+"\n[[host.atm.vc]]", 1)
 	exp, err := machine.LoadExperimentBytes("../../../configs/iso-atm-test.toml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -662,5 +671,42 @@ func TestATM(t *testing.T) {
 	t.Logf("link a: %d CLNP PDUs, %d longer than 1500 octets, the longest %d", pdus, large, largest)
 	if large < n/2 || largest < 5000 {
 		t.Errorf("%d of %d PDUs longer than an Ethernet frame, the longest %d octets", large, pdus, largest)
+	}
+}
+
+// Over ATM a lost cell loses its whole AAL5 PDU and a flipped payload bit
+// fails its CRC: with cells lost and damaged on both links both ways,
+// TP4 retransmits what the driver dropped and every TSDU still arrives
+// once, whole and in order, the connection released cleanly.
+func TestATMLossy(t *testing.T) {
+	const n = 150
+	faults := "[atm_link.faults]\ncell_loss = 0.0005\nbit_error = 0.0002\n[atm_link.net_faults]\ncell_loss = 0.0005\nbit_error = 0.0002"
+	g := newRig(t, atmFaultyExperiment(t, "[host.iso.tp4]\ntpdu_size = \"8KiB\"\nretransmit_time = \"300ms\"", faults, false))
+	got, _ := exchange(g, n, 0)
+	g.run()
+	fa, fb := g.host("a").ISO, g.host("b").ISO
+	ta, tb := fa.TP4().Stats(), fb.TP4().Stats()
+	if *got != n {
+		t.Fatalf("b received %d TSDUs, want %d\nTP4 a %+v\nTP4 b %+v\nCLNP a %+v\nCLNP b %+v", *got, n, ta, tb, fa.CLNP().Stats(), fb.CLNP().Stats())
+	}
+	var dropped uint64
+	for _, name := range []string{"a", "b"} {
+		s := g.host(name).ATMCards[0].Driver.Stats()
+		dropped += s.RxBadCRC + s.RxBroken + s.RxBadLength + s.RxSeqErrors
+	}
+	t.Logf("TP4 a: %d retransmissions; b: %d; PDUs the drivers dropped: %d", ta.TxRetransmissions, tb.TxRetransmissions, dropped)
+	if dropped == 0 || ta.TxRetransmissions+tb.TxRetransmissions == 0 {
+		t.Error("the faults dropped no PDU, or TP4 retransmitted nothing")
+	}
+	if ta.Released != 1 || tb.Released != 1 {
+		t.Errorf("releases: a %d, b %d", ta.Released, tb.Released)
+	}
+	if ta.RxBadChecksum+tb.RxBadChecksum != 0 {
+		t.Errorf("TP4 saw bad checksums (AAL5's CRC should have dropped them): a %d, b %d", ta.RxBadChecksum, tb.RxBadChecksum)
+	}
+	for _, f := range []*netiso.Family{fa, fb} {
+		if fr, tx := f.Held(); fr != 0 || tx != 0 {
+			t.Errorf("the family holds %d frames and %d transmit buffers at the end", fr, tx)
+		}
 	}
 }
