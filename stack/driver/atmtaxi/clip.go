@@ -64,7 +64,7 @@ const (
 )
 
 var (
-	defResolve = cpu.Def{Name: "clip_resolve", Layer: cpu.LayerIP, Instructions: 25, CodeBytes: 192, Why: "look the next hop up in the static VC table, write the VC tag and the LLC/SNAP header"}
+	defResolve = cpu.Def{Name: "clip_resolve", Layer: cpu.LayerInherit, Instructions: 25, CodeBytes: 192, Why: "look the next hop up in the static VC table, write the VC tag and the LLC header (the layer of the protocol that asks: IP's, or the ISO family's LLC for a routed ISO PDU)"}
 	defXmit    = cpu.Def{Name: "clip_start_xmit", Layer: cpu.LayerDEV, Instructions: 40, CodeBytes: 256, Why: "read the VC tag, find the VC, hand the SDU to the SAR, free the buffer"}
 	defInput   = cpu.Def{Name: "clip_input", Layer: cpu.LayerDEV, Instructions: 35, CodeBytes: 256, Why: "read the LLC header, pick the protocol, strip the header, queue to the backlog"}
 )
