@@ -194,9 +194,9 @@ func (s *System) ReferenceRange(a Addr, n uint64, kind AccessKind) int64 {
 		last = ^uint64(3)
 	}
 	if s.plain {
-		// The words touching the range (as Hierarchy.AccessRange
-		// walks them), counted for calibration.
-		return s.count(kind, (last-w)/4+1, s.Cache.AccessRange(a, n, kind))
+		// Hierarchy.AccessRange, its words counted for calibration.
+		words := (last-w)/4 + 1
+		return s.count(kind, words, s.Cache.accessWords(w, words, kind))
 	}
 	var cost int64
 	for {
