@@ -17,8 +17,12 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if r.Description != "" {
 		ew.printf("%s\n", r.Description)
 	}
-	if r.Detail != "" {
-		ew.printf("detail: %s (no cache model: every reference costs a calibrated average; no cache counters)\n", r.Detail)
+	switch r.Detail {
+	case "":
+	case "functional":
+		ew.printf("detail: functional (no cache model: every reference costs a calibrated average; no cache counters)\n")
+	default:
+		ew.printf("detail: %s\n", r.Detail)
 	}
 	ew.printf("simulated %v in %d events, %s\n", sim.Time(r.SimTimePS), r.Events, status(r))
 	for _, h := range r.Hosts {
