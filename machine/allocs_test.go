@@ -1,9 +1,11 @@
 package machine_test
 
 import (
+	"strings"
 	"testing"
 
 	"simkron/machine"
+	"simkron/memory"
 )
 
 // The steady state allocates nothing: a UDP sweep of 1 KiB messages makes
@@ -11,11 +13,15 @@ import (
 // differs is only the sample slices, which grow by doubling: a few). Each
 // configuration of BenchmarkUDPRoundTrips1KiB is checked.
 func TestNoAllocationPerRoundTrip(t *testing.T) {
-	for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
+	for _, cfg := range []string{"udp-ne2000", "udp-r4000", "udp-ne2000-functional", "udp-r4000-functional"} {
+		file, functional := strings.CutSuffix(cfg, "-functional")
 		allocs := func(messages int) float64 {
-			exp, err := machine.LoadExperiment("../configs/" + cfg + ".toml")
+			exp, err := machine.LoadExperiment("../configs/" + file + ".toml")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if functional {
+				exp.Info.Detail = memory.DetailFunctional
 			}
 			exp.Segments[0].Pcap = false
 			udpParams(exp).Sizes = []int{1024}

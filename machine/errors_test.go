@@ -122,6 +122,9 @@ irq = 1
 		{name: "bad host name", experiment: true, old: `name = "a"`, new: `name = "a b"`, want: `e.toml:5: host[0].name:`},
 		{name: "workload validate", experiment: true, old: `max_size = "4KiB"`, new: `max_size = "32B"`, want: "e.toml:10: workload.membench: min_size"},
 		{name: "unknown experiment key", experiment: true, old: `name = "e"`, new: "name = \"e\"\nsed = 3", want: "e.toml:3: experiment.sed: unknown key"},
+		{name: "unknown detail", experiment: true, old: `name = "e"`, new: "name = \"e\"\ndetail = \"fast\"", want: `e.toml:3: experiment.detail: detail "fast": want "full" or "functional"`},
+		{name: "functional without costs", experiment: true, old: `name = "e"`, new: "name = \"e\"\ndetail = \"functional\"", want: "e.toml:3: experiment.detail: functional: machine file " + "%DIR%/m.toml (host a) has no [functional] section: run `simkron calibrate %DIR%/e.toml`"},
+		{name: "functional cost range", old: "[[bus]]", new: "[functional]\nread = -1\n\n[[bus]]", want: "m.toml:21: functional.read:"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,7 +141,7 @@ irq = 1
 			if err == nil {
 				t.Fatalf("no error; want one containing %q", tc.want)
 			}
-			if !strings.Contains(err.Error(), tc.want) {
+			if want := strings.ReplaceAll(tc.want, "%DIR%", dir); !strings.Contains(err.Error(), want) {
 				t.Errorf("error:\n%v\nwant it to contain %q", err, tc.want)
 			}
 		})

@@ -70,10 +70,11 @@ type Device interface {
 	Counters() []report.Counter
 }
 
-// Build assembles the host hs on event kernel k, plugs its network cards
-// into net, and boots its kernel. Programs are added by the workload
-// afterwards.
-func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
+// Build assembles the host hs on event kernel k in the given detail,
+// plugs its network cards into net, and boots its kernel. Programs are
+// added by the workload afterwards. Functional detail needs the machine's
+// [functional] costs.
+func Build(k *sim.Kernel, net *Network, hs *HostSpec, detail memory.Detail) (*Host, error) {
 	name, spec := hs.Name, hs.Machine
 	if err := validName(name); err != nil {
 		return nil, fmt.Errorf("host: %w", err)
@@ -83,6 +84,12 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec) (*Host, error) {
 		return nil, fmt.Errorf("%s: cache: %w", name, err)
 	}
 	sys := memory.NewSystem(k, name, memory.NewPhys(spec.Memory.Size), hier)
+	if detail == memory.DetailFunctional {
+		if spec.Functional == nil {
+			return nil, fmt.Errorf("%s: machine %q has no [functional] costs for functional detail: run simkron calibrate", name, spec.Machine.Name)
+		}
+		sys.SetFunctional(*spec.Functional)
+	}
 	c, err := cpu.New(k, name+".cpu0", spec.CPU, sys)
 	if err != nil {
 		return nil, err

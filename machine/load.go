@@ -69,6 +69,7 @@ func decodeMachine(f *config.File) (*Spec, error) {
 		}
 	}
 	spec := DefaultSpec()
+	spec.Path = f.Path()
 	add(f.DecodePartial(&spec))
 	for _, i := range f.Keys("device") {
 		d := DefaultDevice()
@@ -286,6 +287,7 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 		}
 		add(err)
 	}
+	errs = append(errs, checkDetail(f, &exp)...)
 	// What the experiment says of each TOP host, and of each machine's
 	// devices and stack.
 	for i := range exp.Hosts {
@@ -487,4 +489,25 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkDetail asks functional detail for every host's machine file to
+// hold [functional] costs, naming each file that lacks them once, at the
+// experiment's detail key.
+func checkDetail(f *config.File, e *Experiment) config.Errors {
+	if e.Info.Detail != memory.DetailFunctional {
+		return nil
+	}
+	var errs config.Errors
+	seen := map[string]bool{}
+	for _, h := range e.Hosts {
+		if h.Machine == nil || h.Machine.Functional != nil || seen[h.Machine.Path] {
+			continue
+		}
+		seen[h.Machine.Path] = true
+		errs = append(errs, f.Errorf([]string{"experiment", "detail"},
+			"functional: machine file %s (host %s) has no [functional] section: run `simkron calibrate %s` and add the section it prints to the machine file",
+			h.Machine.Path, h.Name, f.Path()))
+	}
+	return errs
 }

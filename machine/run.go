@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"simkron/cpu"
+	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
 	"simkron/stack/kernel"
@@ -84,7 +85,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		if hs.Machine == nil {
 			return nil, fmt.Errorf("host %q has no machine", hs.Name)
 		}
-		h, err := Build(r.K, r.Net, hs)
+		h, err := Build(r.K, r.Net, hs, exp.Info.Detail)
 		if err != nil {
 			return nil, err
 		}
@@ -295,6 +296,7 @@ func (r *Run) result() (*report.Result, error) {
 		Experiment:  r.Exp.Info.Name,
 		Description: r.Exp.Info.Description,
 		Seed:        r.K.Seed(),
+		Detail:      detailName(r.Exp.Info.Detail),
 		Complete:    r.finished,
 		SimTimePS:   int64(r.K.Now()),
 		Events:      r.K.Fired(),
@@ -365,7 +367,12 @@ func (h *Host) result() report.Host {
 		},
 		GuestErrors: h.Sys.Guest.Count(),
 	}
+	// Functional detail has no caches to count: the hierarchy is never
+	// touched, and its zeros are not reported as measurements.
 	for _, c := range h.Sys.Cache.Caches() {
+		if h.Sys.Detail() != memory.DetailFull {
+			break
+		}
 		p, s := c.Params(), c.Stats()
 		out.Caches = append(out.Caches, report.Cache{
 			Name: h.Name + "." + c.Name(), Size: uint64(p.Size), Line: uint64(p.Line), Assoc: p.Assoc,
@@ -392,4 +399,13 @@ func (h *Host) result() report.Host {
 		out.GuestLog = append(out.GuestLog, g.String())
 	}
 	return out
+}
+
+// detailName is the result's detail field: empty for full detail, so that
+// full-detail results stay as they were.
+func detailName(d memory.Detail) string {
+	if d == memory.DetailFull {
+		return ""
+	}
+	return d.String()
 }

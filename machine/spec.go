@@ -32,6 +32,11 @@ type Spec struct {
 	VIA      VIASpec                `toml:"via"`
 	TOP      TOPSpec                `toml:"top"`
 	ISO      ISOSpec                `toml:"iso"`
+	// Functional holds the calibrated costs of functional detail (written
+	// by simkron calibrate); nil when the file has no [functional].
+	Functional *memory.FunctionalParams `toml:"functional" help:"average costs of functional detail, measured by simkron calibrate from a full-detail run"`
+	// Path is the file the machine came from ("" when built in code).
+	Path string `toml:"-"`
 	// Costs overrides instruction counts of modelled functions and loops
 	// by name (see `simkron symbols`).
 	Costs map[string]int64 `toml:"costs" help:"instruction counts by function or loop name, replacing the defaults"`
@@ -147,7 +152,9 @@ type ExperimentInfo struct {
 	Description string   `toml:"description" help:"one line for reports"`
 	Seed        uint64   `toml:"seed" help:"master seed of every random stream (overridden by --seed)"`
 	StopAt      sim.Time `toml:"stop_at" min:"1ns" help:"simulated time at which the run stops even if the workload has not ended"`
-	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
+	// Detail chooses the memory model (memory.Detail).
+	Detail      memory.Detail `toml:"detail" help:"memory model: \"full\" (every reference through the caches) or \"functional\" (no caches: each reference costs the average in the machine file's [functional], measured by simkron calibrate)"`
+	Annotations []string      `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
 	// The budget of annotation scripts (package annotations).
 	AnnotationCommands int64    `toml:"annotation_commands" min:"1000" max:"1000000000000" help:"Tcl commands one script's load or one annotation body may run; more is a script error that stops the run"`
 	AnnotationHostTime sim.Time `toml:"annotation_host_time" min:"1ms" max:"3600s" help:"host time one script's load or one annotation body may take, for a loop that runs no command (while 1 {}): the one limit on host time, which only stops scripts that would not end"`

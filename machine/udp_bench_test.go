@@ -4,15 +4,20 @@ import (
 	"testing"
 
 	"simkron/machine"
+	"simkron/memory"
 )
 
 // BenchmarkUDPRoundTrips1KiB reports UDP round trips of 1 KiB messages per
 // host second between two fully modelled hosts with NE2000s on 10 Mbit/s
 // Ethernet: the 486s of configs/udp-ne2000.toml and the R4000s of
-// configs/udp-r4000.toml.
+// configs/udp-r4000.toml; the -functional ones run the same exchange in
+// functional detail (no cache model, the machine files' calibrated costs).
 func BenchmarkUDPRoundTrips1KiB(b *testing.B) {
 	for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
-		b.Run(cfg, func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml") })
+		b.Run(cfg, func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml", memory.DetailFull) })
+	}
+	for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
+		b.Run(cfg+"-functional", func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml", memory.DetailFunctional) })
 	}
 }
 
@@ -31,8 +36,9 @@ func udpBench1KiB(tb testing.TB, path string) *machine.Experiment {
 	return exp
 }
 
-func benchUDP(b *testing.B, path string) {
+func benchUDP(b *testing.B, path string, detail memory.Detail) {
 	exp := udpBench1KiB(b, path)
+	exp.Info.Detail = detail
 	trips := 0
 	b.ReportAllocs()
 	for b.Loop() {

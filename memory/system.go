@@ -23,6 +23,14 @@ type System struct {
 	uncached []uncachedRegion // sorted by base, disjoint
 	ports    []*DMAPort
 	stats    SystemStats
+	// plain is set while no uncached region exists and the detail is
+	// full: the one branch the hot paths take to go straight to the
+	// hierarchy.
+	plain bool
+	fn    *functional // functional detail's costs; nil in full detail
+	// cal counts, by kind (Read, Write, Fetch, kindCopy), the cached
+	// references full detail charged and their cycles.
+	cal [nKinds]calCount
 }
 
 // SystemStats counts references that bypassed the caches.
@@ -39,7 +47,7 @@ type uncachedRegion struct {
 // NewSystem assembles a host's memory side. Stale reads found by the
 // hierarchy are reported to the system's GuestLog at the kernel's time.
 func NewSystem(k *sim.Kernel, name string, phys *Phys, h *Hierarchy) *System {
-	s := &System{Name: name, Phys: phys, Cache: h, Devices: NewRegistry(), Guest: &GuestLog{}, k: k}
+	s := &System{Name: name, Phys: phys, Cache: h, Devices: NewRegistry(), Guest: &GuestLog{}, k: k, plain: true}
 	h.OnStale = func(a Addr) {
 		s.Guest.Report(k.Now(), name+".cache",
 			"CPU read of %#x returned stale data: DMA wrote the line while it was cached "+
@@ -90,6 +98,7 @@ func (s *System) AddUncached(base Addr, size uint64, latency int64) error {
 	s.uncached = append(s.uncached, uncachedRegion{})
 	copy(s.uncached[i+1:], s.uncached[i:])
 	s.uncached[i] = uncachedRegion{base: base, end: end, latency: latency}
+	s.plain = false
 	return nil
 }
 
@@ -110,16 +119,21 @@ func (s *System) region(a Addr) int {
 
 // Reference charges one CPU reference of up to a word at a and returns its
 // cost in cycles: an uncached region's latency, or the cache hierarchy's.
+//
+// In functional detail a cached reference costs the kind's average.
 func (s *System) Reference(a Addr, kind AccessKind) int64 {
-	if len(s.uncached) == 0 {
-		return s.Cache.Access(a, kind)
+	if s.plain {
+		return s.count(kind, 1, s.Cache.Access(a, kind))
 	}
 	if i := s.region(a); i < len(s.uncached) && s.uncached[i].base <= a {
 		s.stats.UncachedRefs++
 		s.stats.UncachedCycles += uint64(s.uncached[i].latency)
 		return s.uncached[i].latency
 	}
-	return s.Cache.Access(a, kind)
+	if s.fn != nil {
+		return s.fn.charge(kind, 1)
+	}
+	return s.count(kind, 1, s.Cache.Access(a, kind))
 }
 
 // FetchLines fetches n consecutive instruction-cache lines, the first
@@ -128,9 +142,12 @@ func (s *System) Reference(a Addr, kind AccessKind) int64 {
 // uncached region overlaps the first to the last line address it is
 // Hierarchy.FetchLines; otherwise (or when the addresses wrap) each line
 // goes through Reference.
+//
+// In functional detail a cached line costs the hit latency plus the
+// average stall.
 func (s *System) FetchLines(a Addr, n uint64) int64 {
-	if len(s.uncached) == 0 {
-		return s.Cache.FetchLines(a, n)
+	if s.plain {
+		return s.count(Fetch, n, s.Cache.FetchLines(a, n))
 	}
 	if n == 0 {
 		return 0
@@ -141,7 +158,10 @@ func (s *System) FetchLines(a Addr, n uint64) int64 {
 	if n-1 <= (^uint64(0)-first)>>shift {
 		last := first + (n-1)<<shift
 		if i := s.region(Addr(first)); i == len(s.uncached) || uint64(s.uncached[i].base) > last {
-			return s.Cache.FetchLines(Addr(first), n)
+			if s.fn != nil {
+				return s.fn.charge(Fetch, n)
+			}
+			return s.count(Fetch, n, s.Cache.FetchLines(Addr(first), n))
 		}
 	}
 	var cost int64
@@ -155,8 +175,8 @@ func (s *System) FetchLines(a Addr, n uint64) int64 {
 // FetchLinesMemo is FetchLines with the hierarchy's memo m (see
 // Hierarchy.FetchLinesMemo) when no uncached region is in the way.
 func (s *System) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
-	if len(s.uncached) == 0 {
-		return s.Cache.FetchLinesMemo(a, n, m)
+	if s.plain {
+		return s.count(Fetch, n, s.Cache.FetchLinesMemo(a, n, m))
 	}
 	return s.FetchLines(a, n)
 }
@@ -168,13 +188,15 @@ func (s *System) ReferenceRange(a Addr, n uint64, kind AccessKind) int64 {
 	if n == 0 {
 		return 0
 	}
-	if len(s.uncached) == 0 {
-		return s.Cache.AccessRange(a, n, kind)
-	}
 	w := uint64(a) &^ 3
 	last := (uint64(a) + n - 1) &^ 3
 	if last < w {
 		last = ^uint64(3)
+	}
+	if s.plain {
+		// Hierarchy.AccessRange, its words counted for calibration.
+		words := (last-w)/4 + 1
+		return s.count(kind, words, s.Cache.accessWords(w, words, kind))
 	}
 	var cost int64
 	for {
@@ -194,7 +216,7 @@ func (s *System) ReferenceRange(a Addr, n uint64, kind AccessKind) int64 {
 			if i < len(s.uncached) {
 				stop = min(stop, (uint64(s.uncached[i].base)-1)&^3)
 			}
-			cost += s.Cache.AccessRange(Addr(w), stop-w+4, kind)
+			cost += s.cachedRange(Addr(w), stop-w+4, kind)
 			w = stop
 		}
 		if w >= last {
@@ -285,9 +307,13 @@ func (p *DMAPort) Write(a Addr, data []byte) (sim.Time, error) {
 		return 0, p.refuse("write", a, len(data))
 	}
 	_ = s.Phys.Write(a, data)
-	if p.coherent {
+	switch {
+	case s.fn != nil:
+		// Functional detail: no cache holds a copy to drop or to leave
+		// stale.
+	case p.coherent:
 		s.Cache.SnoopInvalidate(a, uint64(len(data)))
-	} else {
+	default:
 		s.Cache.MarkStale(a, uint64(len(data)))
 	}
 	p.stats.Writes++
@@ -305,7 +331,7 @@ func (p *DMAPort) Read(a Addr, dst []byte) (sim.Time, error) {
 	if !s.Phys.InRange(a, uint64(len(dst))) {
 		return 0, p.refuse("read", a, len(dst))
 	}
-	if !p.coherent && s.Cache.DirtyIn(a, uint64(len(dst))) {
+	if !p.coherent && s.fn == nil && s.Cache.DirtyIn(a, uint64(len(dst))) {
 		s.Guest.Report(s.k.Now(), p.component(),
 			"DMA read of unflushed dirty line in [%#x, %#x): the CPU's latest writes are still in the cache "+
 				"(non-coherent DMA; flush before starting the device)", uint64(a), uint64(a)+uint64(len(dst)))
@@ -323,9 +349,12 @@ func (p *DMAPort) Read(a Addr, dst []byte) (sim.Time, error) {
 // edge are charged whole, which gives the same (Hierarchy.CopyWords where
 // both sides are cached; where one side is uncached the other's words
 // interleave with nothing the caches see).
+//
+// In functional detail a cached word costs the copy average where both
+// sides are cached, the read or write average where one is.
 func (s *System) ReferenceCopy(dst, src Addr, n uint64) int64 {
-	if len(s.uncached) == 0 {
-		return s.Cache.CopyRange(dst, src, n)
+	if s.plain {
+		return s.count(kindCopy, (n+3)/4, s.Cache.CopyRange(dst, src, n))
 	}
 	var cost int64
 	for off := Addr(0); off < Addr(n); {
@@ -336,12 +365,18 @@ func (s *System) ReferenceCopy(dst, src Addr, n uint64) int64 {
 		end = min(off+(end-off+3)&^3, Addr(n))
 		words := uint64(end-off+3) / 4
 		switch {
+		case su < 0 && du < 0 && s.fn != nil:
+			cost += s.fn.charge(kindCopy, words)
 		case su < 0 && du < 0:
-			cost += s.Cache.CopyWords(dst+off, src+off, words)
+			cost += s.count(kindCopy, words, s.Cache.CopyWords(dst+off, src+off, words))
+		case du < 0 && s.fn != nil:
+			cost += s.uncachedRefs(su, words) + s.fn.charge(Write, words)
 		case du < 0:
-			cost += s.uncachedRefs(su, words) + s.Cache.accessWords(uint64(dst+off), words, Write)
+			cost += s.uncachedRefs(su, words) + s.count(Write, words, s.Cache.accessWords(uint64(dst+off), words, Write))
+		case su < 0 && s.fn != nil:
+			cost += s.fn.charge(Read, words) + s.uncachedRefs(du, words)
 		case su < 0:
-			cost += s.Cache.accessWords(uint64(src+off), words, Read) + s.uncachedRefs(du, words)
+			cost += s.count(Read, words, s.Cache.accessWords(uint64(src+off), words, Read)) + s.uncachedRefs(du, words)
 		default:
 			cost += s.uncachedRefs(su, words) + s.uncachedRefs(du, words)
 		}

@@ -46,7 +46,8 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 <dl class="meta">
 <dt>experiment</dt><dd>{{.R.Experiment}}</dd>
 <dt>seed</dt><dd>{{.R.Seed}}</dd>
-<dt>status</dt><dd class="{{if .R.Complete}}ok{{else}}bad{{end}}">{{.Status}}</dd>
+{{with .R.Detail}}<dt>detail</dt><dd>detail: {{.}}{{if eq . "functional"}} (no cache model: every reference costs a calibrated average; no cache counters){{end}}</dd>
+{{end}}<dt>status</dt><dd class="{{if .R.Complete}}ok{{else}}bad{{end}}">{{.Status}}</dd>
 <dt>workload</dt><dd>{{.R.Workload}}</dd>
 <dt>simulated</dt><dd>{{.SimTime}} in {{.R.Events}} events</dd>
 <dt>simkron</dt><dd>{{.R.Version}} (result schema {{.R.Schema}})</dd>

@@ -45,12 +45,16 @@ type Header struct {
 	Experiment  string `json:"experiment"`
 	Description string `json:"description,omitempty"`
 	Seed        uint64 `json:"seed"`
-	Complete    bool   `json:"complete"`
-	Incomplete  string `json:"incomplete_reason,omitempty"`
-	SimTimePS   int64  `json:"sim_time_ps"`
-	Events      uint64 `json:"events"`
-	Hosts       []Host `json:"hosts"`
-	Workload    string `json:"workload"`
+	// Detail is the memory model's detail, "functional" when the run
+	// charged calibrated averages instead of the caches; absent for full
+	// detail (the default, and every result written before the field).
+	Detail     string `json:"detail,omitempty"`
+	Complete   bool   `json:"complete"`
+	Incomplete string `json:"incomplete_reason,omitempty"`
+	SimTimePS  int64  `json:"sim_time_ps"`
+	Events     uint64 `json:"events"`
+	Hosts      []Host `json:"hosts"`
+	Workload   string `json:"workload"`
 }
 
 // Trailer is what follows the workload's sections.
@@ -76,7 +80,7 @@ type fixed struct {
 }
 
 // fixedKeys are the JSON keys of fixed's fields.
-var fixedKeys = []string{"schema", "simkron_version", "experiment", "description", "seed", "complete",
+var fixedKeys = []string{"schema", "simkron_version", "experiment", "description", "seed", "detail", "complete",
 	"incomplete_reason", "sim_time_ps", "events", "hosts", "workload", "sections", "segments", "annotations", "figures"}
 
 // MarshalJSON writes the fields in their fixed order.

@@ -17,6 +17,13 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if r.Description != "" {
 		ew.printf("%s\n", r.Description)
 	}
+	switch r.Detail {
+	case "":
+	case "functional":
+		ew.printf("detail: functional (no cache model: every reference costs a calibrated average; no cache counters)\n")
+	default:
+		ew.printf("detail: %s\n", r.Detail)
+	}
 	ew.printf("simulated %v in %d events, %s\n", sim.Time(r.SimTimePS), r.Events, status(r))
 	for _, h := range r.Hosts {
 		ew.printf("\nhost %s: %s (%s)\n", h.Name, h.Machine, sim.Frequency(h.ClockHz))
@@ -32,7 +39,12 @@ func WriteSummary(w io.Writer, r *Result) error {
 			ew.printf("  %s: %s %d-way %dB lines %s: %d references, %d misses (%.2f%%), %d write-backs\n",
 				c.Name, sim.Size(c.Size), c.Assoc, c.Line, c.WritePolicy, acc, miss, pct(int64(miss), int64(acc)), c.Writebacks)
 		}
-		ew.printf("  memory: %s, %d pages touched, %d line reads, %d writes\n", sim.Size(h.Memory.Size), h.Memory.PagesTouched, h.Memory.Reads, h.Memory.Writes)
+		if r.Detail == "" {
+			ew.printf("  memory: %s, %d pages touched, %d line reads, %d writes\n", sim.Size(h.Memory.Size), h.Memory.PagesTouched, h.Memory.Reads, h.Memory.Writes)
+		} else {
+			// No cache model, so no line traffic to count.
+			ew.printf("  memory: %s, %d pages touched\n", sim.Size(h.Memory.Size), h.Memory.PagesTouched)
+		}
 		ew.printf("  kernel: %d system calls, %d ticks, %d timers fired, heap peak %s\n", h.Kernel.Syscalls, h.Kernel.Ticks, h.Kernel.TimersFired, sim.Size(h.Kernel.HeapPeak))
 		for _, d := range h.Devices {
 			var cs []string

@@ -58,6 +58,9 @@ func writeHeading(ew *errWriter, r *Result) {
 	if r.Description != "" {
 		ew.printf("%s\n", r.Description)
 	}
+	if r.Detail != "" {
+		ew.printf("detail: %s\n", r.Detail)
+	}
 }
 
 // status says whether the run completed, and if not why.

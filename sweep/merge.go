@@ -25,6 +25,7 @@ type PointEntry struct {
 	Index      int                        `json:"index"`
 	Values     map[string]string          `json:"values"`
 	Seed       uint64                     `json:"seed"`
+	Detail     string                     `json:"detail,omitempty"` // as the point's result's
 	Complete   bool                       `json:"complete"`
 	Incomplete string                     `json:"incomplete_reason,omitempty"`
 	SimTimePS  int64                      `json:"sim_time_ps"`
@@ -62,7 +63,15 @@ func Merge(m *Manifest, results []*report.Result) *report.Result {
 		if !r.Complete && out.Complete {
 			out.Complete, out.Incomplete = false, fmt.Sprintf("point %d (%s): %s", i, g.Label(p), r.Incomplete)
 		}
-		e := PointEntry{Index: i, Values: map[string]string{}, Seed: r.Seed, Complete: r.Complete, Incomplete: r.Incomplete,
+		// The merged result is functional when every point is, and
+		// "mixed" when only some are (a sweep of experiment.detail).
+		switch {
+		case i == 0:
+			out.Detail = r.Detail
+		case r.Detail != out.Detail:
+			out.Detail = "mixed"
+		}
+		e := PointEntry{Index: i, Values: map[string]string{}, Seed: r.Seed, Detail: r.Detail, Complete: r.Complete, Incomplete: r.Incomplete,
 			SimTimePS: r.SimTimePS, Events: r.Events, Sections: map[string]json.RawMessage{}}
 		for k, a := range g.Axes {
 			e.Values[a.Key] = p.Values[k]

@@ -524,7 +524,7 @@ func (d *Driver) dma(a memory.Addr, n int, ctl uint32, rx bool) bool {
 	c.Enter(d.sym.dma)
 	defer c.Exit(d.sym.dma)
 	if !rx && d.p.CacheFlush {
-		c.Charge(d.sys.Cache.Flush(a, uint64(n)))
+		c.Charge(d.sys.Flush(a, uint64(n)))
 	}
 	was := c.DisableInterrupts()
 	d.out(regDMAAddr, uint32(a))
@@ -894,7 +894,7 @@ func (d *Driver) invalidate(a memory.Addr, n int) {
 	line := int(h.L1D().Params().Line)
 	lines := (int(a)%line + n + line - 1) / line
 	c.Exec(int64(lines) * d.invalLine)
-	c.Charge(h.Invalidate(a, uint64(n)))
+	c.Charge(d.sys.Invalidate(a, uint64(n)))
 	d.stats.Invalidated += uint64(n)
 }
 

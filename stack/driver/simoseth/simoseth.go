@@ -304,7 +304,7 @@ func (d *Driver) streamed() bool { return !d.p.Coherent && !d.p.UncachedBuffers 
 func (d *Driver) writeBack(a memory.Addr, n int) {
 	c := d.c
 	c.Enter(d.sym.cacheWB)
-	c.Charge(d.sys.Cache.Flush(a, uint64(n)))
+	c.Charge(d.sys.Flush(a, uint64(n)))
 	c.Exit(d.sym.cacheWB)
 }
 
@@ -312,7 +312,7 @@ func (d *Driver) writeBack(a memory.Addr, n int) {
 func (d *Driver) invalidate(a memory.Addr, n int) {
 	c := d.c
 	c.Enter(d.sym.cacheInv)
-	c.Charge(d.sys.Cache.Invalidate(a, uint64(n)))
+	c.Charge(d.sys.Invalidate(a, uint64(n)))
 	c.Exit(d.sym.cacheInv)
 }
 

@@ -1,0 +1,104 @@
+package memory_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"simkron/memory"
+	"simkron/sim"
+)
+
+func functionalSystem(t *testing.T) *memory.System {
+	t.Helper()
+	h, err := memory.NewHierarchy(fetchConfigs()["r4000"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return memory.NewSystem(sim.NewKernel(1), "h", memory.NewPhys(1*sim.MiB), h)
+}
+
+// Full detail counts what it charged for cached references, by kind;
+// uncached regions are left out (functional detail charges them exactly).
+func TestCalibrationCounts(t *testing.T) {
+	s := functionalSystem(t)
+	if err := s.AddUncached(0x80000, 0x1000, 7); err != nil {
+		t.Fatal(err)
+	}
+	var want memory.Calibration
+	add := func(c *memory.CalibrationCount, units uint64, cycles int64) {
+		c.Units += units
+		c.Cycles += uint64(cycles)
+	}
+	add(&want.Read, 1, s.Reference(0x1000, memory.Read))
+	s.Reference(0x80010, memory.Write) // uncached
+	add(&want.Write, 3, s.ReferenceRange(0x2002, 10, memory.Write))
+	add(&want.Copy, 4, s.ReferenceCopy(0x4000, 0x6000, 16))
+	add(&want.Fetch, 5, s.FetchLines(0x8000, 5))
+	if diff := cmp.Diff(want, s.Calibration()); diff != "" {
+		t.Errorf("calibration (-want +got):\n%s", diff)
+	}
+	p := s.Calibration().Params(1)
+	if got, want := p.Fetch, float64(want.Fetch.Cycles)/5-1; got != want {
+		t.Errorf("fetch stall %v, want %v", got, want)
+	}
+}
+
+// Functional detail charges the averages with the fraction carried, keeps
+// uncached latencies exact and never touches the caches, even for DMA.
+func TestFunctionalCosts(t *testing.T) {
+	s := functionalSystem(t)
+	if err := s.AddUncached(0x80000, 0x1000, 7); err != nil {
+		t.Fatal(err)
+	}
+	s.SetFunctional(memory.FunctionalParams{Read: 1.25, Write: 2.5, Copy: 3.333, Fetch: 0.5})
+	if s.Detail() != memory.DetailFunctional {
+		t.Fatalf("detail %v", s.Detail())
+	}
+	var got []int64
+	for range 4 {
+		got = append(got, s.Reference(0x1000, memory.Read))
+	}
+	got = append(got,
+		s.Reference(0x80000, memory.Read),            // uncached: 7
+		s.ReferenceRange(0x2000, 16, memory.Write),   // 4 words: 10
+		s.ReferenceCopy(0x4000, 0x6000, 12),          // 3 words: 9.999
+		s.ReferenceCopy(0x80000, 0x6000, 8),          // store uncached: 2 reads 2.5 (+0.999) + 2 stores 14
+		s.FetchLines(0x9000, 2),                      // 2 × (1 + 0.5)
+		s.ReferenceRange(0x7fffc, 12, memory.Read),   // 1 cached word, 2 uncached
+		s.Flush(0x3000, 64)+s.Invalidate(0x3000, 64), // 2 L1 lines × 1 + 1 L2 line × 10, twice
+	)
+	want := []int64{1, 1, 1, 2, 7, 10, 9, 3 + 14, 3, 1 + 14, 24}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("costs (-want +got):\n%s", diff)
+	}
+	port := s.NewDMAPort("nic", 1e6, false)
+	if _, err := port.Write(0x1000, make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := port.Read(0x1000, make([]byte, 64)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Cache.Caches() {
+		if st := c.Stats(); st != (memory.CacheStats{}) {
+			t.Errorf("%s touched in functional detail: %+v", c.Name(), st)
+		}
+	}
+	if s.Guest.Count() != 0 || s.Calibration() != (memory.Calibration{}) {
+		t.Errorf("%d guest errors, calibration %+v", s.Guest.Count(), s.Calibration())
+	}
+}
+
+func TestDetailText(t *testing.T) {
+	for _, d := range []memory.Detail{memory.DetailFull, memory.DetailFunctional} {
+		b, err := d.MarshalText()
+		var back memory.Detail
+		if err != nil || back.UnmarshalText(b) != nil || back != d {
+			t.Errorf("%v: %q %v, back %v", d, b, err, back)
+		}
+	}
+	var d memory.Detail
+	if err := d.UnmarshalText([]byte("fast")); err == nil {
+		t.Error("detail \"fast\" accepted")
+	}
+}
