@@ -125,6 +125,7 @@ irq = 1
 		{name: "unknown detail", experiment: true, old: `name = "e"`, new: "name = \"e\"\ndetail = \"fast\"", want: `e.toml:3: experiment.detail: detail "fast": want "full" or "functional"`},
 		{name: "functional without costs", experiment: true, old: `name = "e"`, new: "name = \"e\"\ndetail = \"functional\"", want: "e.toml:3: experiment.detail: functional: machine file " + "%DIR%/m.toml (host a) has no [functional] section: run `simkron calibrate %DIR%/e.toml`"},
 		{name: "functional cost range", old: "[[bus]]", new: "[functional]\nread = -1\n\n[[bus]]", want: "m.toml:21: functional.read:"},
+		{name: "functional cost missing", old: "[[bus]]", new: "[functional]\nread = 1\nwrite = 1\nfetch = 0\n\n[[bus]]", want: "m.toml:20: functional: functional.copy is missing: give all four costs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

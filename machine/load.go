@@ -114,6 +114,14 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 	if s.Cache.L1 == nil && s.Cache.L1I == nil {
 		errs = append(errs, f.Errorf(at("cache"), "no first-level cache: give [cache.l1] or [cache.l1i] and [cache.l1d]"))
 	}
+	if f.Has("functional") {
+		// A cost left out would silently be 0 cycles: calibrate writes all.
+		for _, k := range []string{"read", "write", "copy", "fetch"} {
+			if !f.Has("functional", k) {
+				errs = append(errs, f.Errorf(at("functional"), "functional.%s is missing: give all four costs (read, write, copy, fetch), as simkron calibrate prints them", k))
+			}
+		}
+	}
 	if s.Memory.KernelText >= uint64(s.Memory.Size) {
 		errs = append(errs, f.Errorf(at("memory", "kernel_text"), "0x%x lies beyond memory (%v)", s.Memory.KernelText, s.Memory.Size))
 	} else if need := s.Memory.KernelText + 1<<20 + uint64(s.Kernel.HeapSize); need > uint64(s.Memory.Size) {
