@@ -124,6 +124,7 @@ irq = 1
 		{name: "unknown experiment key", experiment: true, old: `name = "e"`, new: "name = \"e\"\nsed = 3", want: "e.toml:3: experiment.sed: unknown key"},
 		{name: "unknown detail", experiment: true, old: `name = "e"`, new: "name = \"e\"\ndetail = \"fast\"", want: `e.toml:3: experiment.detail: detail "fast": want "full" or "functional"`},
 		{name: "functional without costs", experiment: true, old: `name = "e"`, new: "name = \"e\"\ndetail = \"functional\"", want: "e.toml:3: experiment.detail: functional: machine file " + "%DIR%/m.toml (host a) has no [functional] section: run `simkron calibrate %DIR%/e.toml`"},
+		{name: "warm-up without functional detail", experiment: true, old: `name = "e"`, new: "name = \"e\"\nfull_detail_from = \"1s\"", want: "e.toml:3: experiment.full_detail_from: ends a functional warm-up, but the experiment's detail is full"},
 		{name: "functional cost range", old: "[[bus]]", new: "[functional]\nread = -1\n\n[[bus]]", want: "m.toml:21: functional.read:"},
 		{name: "functional cost missing", old: "[[bus]]", new: "[functional]\nread = 1\nwrite = 1\nfetch = 0\n\n[[bus]]", want: "m.toml:20: functional: functional.copy is missing: give all four costs"},
 	}

@@ -10,6 +10,7 @@ import (
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/report"
+	"simkron/sim"
 	"simkron/stack/apps/latency"
 )
 
@@ -193,5 +194,65 @@ func TestFunctionalError(t *testing.T) {
 		}
 		worst, at := errorTable(t, c.config, c.sections, full, fn, check, c.bound)
 		t.Logf("%s: largest error %+.2f%% (%s)", c.config, 100*worst, at)
+	}
+}
+
+// A functional warm-up (full_detail_from) runs as functional detail until
+// the switch and as full detail, caches cold, after it: switched before
+// the sweep starts, the sweep's medians are full detail's within a per
+// cent and its mean round trips within two (only the boot ran functional:
+// the first messages find the caches colder) and the caches count; switched after
+// the run has ended, the run is functional detail's and says so.
+func TestFunctionalWarmup(t *testing.T) {
+	load := func(detail memory.Detail, from sim.Time) *machine.Experiment {
+		exp := loadSweep(t, "udp-r4000", detail)
+		udpParams(exp).Sizes = []int{64, 1024, 8192}
+		udpParams(exp).Messages = 40
+		exp.Info.FullFrom = from
+		return exp
+	}
+	full, _ := runSweep(t, load(memory.DetailFull, 0))
+	fn, _ := runSweep(t, load(memory.DetailFunctional, 0))
+	early, _ := runSweep(t, load(memory.DetailFunctional, sim.Millisecond))
+	late, _ := runSweep(t, load(memory.DetailFunctional, 100*sim.Second))
+
+	if want := "functional until 1ms, then full"; early.Detail != want {
+		t.Errorf("detail %q, want %q", early.Detail, want)
+	}
+	if want := "functional (the run ended before full_detail_from, 100s)"; late.Detail != want {
+		t.Errorf("detail %q, want %q", late.Detail, want)
+	}
+	e, u := udpRows(early), udpRows(full)
+	for i := range u {
+		for _, c := range []struct {
+			what           string
+			got, want, tol float64
+		}{
+			{"send", e[i].Send.Median, u[i].Send.Median, 0.01},
+			{"receive", e[i].Receive.Median, u[i].Receive.Median, 0.01},
+			{"rtt", e[i].RTTMicros, u[i].RTTMicros, 0.02},
+		} {
+			if err := relErr(c.got, c.want); math.Abs(err) > c.tol {
+				t.Errorf("%d B, full detail from 1 ms: %s %.1f, full detail throughout %.1f (%+.1f%%)", u[i].Size, c.what, c.got, c.want, 100*err)
+			}
+		}
+	}
+	for i, h := range early.Hosts {
+		if len(h.Caches) == 0 || h.Caches[0].ReadHits == 0 {
+			t.Errorf("%s: caches %+v, want those counted since the switch", h.Name, h.Caches)
+			continue
+		}
+		if got, want := h.Caches[0].ReadHits+h.Caches[0].ReadMisses, full.Hosts[i].Caches[0].ReadHits+full.Hosts[i].Caches[0].ReadMisses; got >= want {
+			t.Errorf("%s: %d reads counted, %d in full detail from boot: want fewer (counted from the switch)", h.Caches[0].Name, got, want)
+		}
+	}
+	l, f := udpRows(late), udpRows(fn)
+	for i := range f {
+		if l[i].Send != f[i].Send || l[i].Receive != f[i].Receive || l[i].RTTMicros != f[i].RTTMicros {
+			t.Errorf("%d B, switch never reached: %+v %+v, functional detail %+v %+v", f[i].Size, l[i].Send, l[i].Receive, f[i].Send, f[i].Receive)
+		}
+	}
+	if len(late.Hosts[0].Caches) != 0 || fn.Detail != "functional" || full.Detail != "" {
+		t.Errorf("caches %v in a functional run; details %q and %q, want functional and none", late.Hosts[0].Caches, fn.Detail, full.Detail)
 	}
 }

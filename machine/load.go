@@ -504,6 +504,9 @@ func sortedKeys(m map[string]string) []string {
 // experiment's detail key.
 func checkDetail(f *config.File, e *Experiment) config.Errors {
 	if e.Info.Detail != memory.DetailFunctional {
+		if e.Info.FullFrom != 0 {
+			return config.Errors{f.Errorf([]string{"experiment", "full_detail_from"}, "ends a functional warm-up, but the experiment's detail is full: set detail = \"functional\" or leave the key out")}
+		}
 		return nil
 	}
 	var errs config.Errors

@@ -91,6 +91,13 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		}
 		r.Hosts = append(r.Hosts, h)
 	}
+	if exp.Info.Detail == memory.DetailFunctional && exp.Info.FullFrom > 0 {
+		r.K.Schedule(sim.NewEvent("full detail", func() {
+			for _, h := range r.Hosts {
+				h.Sys.SetFull()
+			}
+		}), exp.Info.FullFrom)
+	}
 	r.isoRoutes()
 	for _, name := range append([]string{exp.Workload.Type}, exp.Workload.Then...) {
 		t, ok := workload.Lookup(name)
@@ -296,7 +303,7 @@ func (r *Run) result() (*report.Result, error) {
 		Experiment:  r.Exp.Info.Name,
 		Description: r.Exp.Info.Description,
 		Seed:        r.K.Seed(),
-		Detail:      detailName(r.Exp.Info.Detail),
+		Detail:      r.detailName(),
 		Complete:    r.finished,
 		SimTimePS:   int64(r.K.Now()),
 		Events:      r.K.Fired(),
@@ -402,10 +409,18 @@ func (h *Host) result() report.Host {
 }
 
 // detailName is the result's detail field: empty for full detail, so that
-// full-detail results stay as they were.
-func detailName(d memory.Detail) string {
-	if d == memory.DetailFull {
+// full-detail results stay as they were; "functional"; or after a
+// functional warm-up "functional until T, then full" (or that the switch
+// was not reached).
+func (r *Run) detailName() string {
+	e := r.Exp.Info
+	switch {
+	case e.Detail == memory.DetailFull:
 		return ""
+	case e.FullFrom == 0:
+		return e.Detail.String()
+	case len(r.Hosts) > 0 && r.Hosts[0].Sys.Detail() == memory.DetailFunctional:
+		return fmt.Sprintf("functional (the run ended before full_detail_from, %v)", e.FullFrom)
 	}
-	return d.String()
+	return fmt.Sprintf("functional until %v, then full", e.FullFrom)
 }

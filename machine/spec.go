@@ -153,8 +153,10 @@ type ExperimentInfo struct {
 	Seed        uint64   `toml:"seed" help:"master seed of every random stream (overridden by --seed)"`
 	StopAt      sim.Time `toml:"stop_at" min:"1ns" help:"simulated time at which the run stops even if the workload has not ended"`
 	// Detail chooses the memory model (memory.Detail).
-	Detail      memory.Detail `toml:"detail" help:"memory model: \"full\" (every reference through the caches) or \"functional\" (no caches: each reference costs the average in the machine file's [functional], measured by simkron calibrate)"`
-	Annotations []string      `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
+	Detail memory.Detail `toml:"detail" help:"memory model: \"full\" (every reference through the caches) or \"functional\" (no caches: each reference costs the average in the machine file's [functional], measured by simkron calibrate)"`
+	// FullFrom ends functional detail's warm-up (0: never).
+	FullFrom    sim.Time `toml:"full_detail_from" help:"with detail = \"functional\": the simulated time from which every host runs in full detail, its caches empty (warm up in functional detail, measure in full); 0 or absent: functional to the end"`
+	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
 	// The budget of annotation scripts (package annotations).
 	AnnotationCommands int64    `toml:"annotation_commands" min:"1000" max:"1000000000000" help:"Tcl commands one script's load or one annotation body may run; more is a script error that stops the run"`
 	AnnotationHostTime sim.Time `toml:"annotation_host_time" min:"1ms" max:"3600s" help:"host time one script's load or one annotation body may take, for a loop that runs no command (while 1 {}): the one limit on host time, which only stops scripts that would not end"`

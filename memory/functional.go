@@ -153,6 +153,16 @@ func (s *System) SetFunctional(p FunctionalParams) {
 	s.plain = false
 }
 
+// SetFull switches a system in functional detail to full detail from now
+// on, the warm-up done: references, fetches and DMA go through the
+// hierarchy again. Its caches start empty, functional detail never having
+// touched them, as SimOS's caches did when it switched to a detailed
+// model; the caches' and the calibration's counters count from here.
+func (s *System) SetFull() {
+	s.fn = nil
+	s.plain = len(s.uncached) == 0
+}
+
 // Detail returns the system's detail mode.
 func (s *System) Detail() Detail {
 	if s.fn != nil {

@@ -39,7 +39,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 			ew.printf("  %s: %s %d-way %dB lines %s: %d references, %d misses (%.2f%%), %d write-backs\n",
 				c.Name, sim.Size(c.Size), c.Assoc, c.Line, c.WritePolicy, acc, miss, pct(int64(miss), int64(acc)), c.Writebacks)
 		}
-		if r.Detail == "" {
+		if len(h.Caches) > 0 {
 			ew.printf("  memory: %s, %d pages touched, %d line reads, %d writes\n", sim.Size(h.Memory.Size), h.Memory.PagesTouched, h.Memory.Reads, h.Memory.Writes)
 		} else {
 			// No cache model, so no line traffic to count.
