@@ -121,15 +121,33 @@ func SumBytes(sum uint32, b []byte, odd bool) (uint32, bool) {
 		i = 1
 		odd = false
 	}
-	// Four 16-bit words at a time into a 64-bit sum, folded back into 32
+	// Eight 16-bit words at a time into a 64-bit sum, folded back into 32
 	// bits afterwards: the same one's-complement sum (RFC 1071 sec. 2(A):
-	// deferred carries).
+	// deferred carries). The words of a 64-bit load are added in pairs
+	// into two 32-bit lanes (RFC 1071 sec. 2(B): parallel summation); a
+	// lane gains at most 4*0xffff per 16 bytes, so it is emptied into the
+	// sum every 64 KiB, before it could carry out. The sum is the same
+	// integer as adding the words one by one.
 	if len(b)-i >= 8 {
+		const pairs = 0x0000ffff0000ffff
 		acc := uint64(sum)
-		for ; i+8 <= len(b); i += 8 {
-			x := binary.BigEndian.Uint64(b[i:])
-			acc += x>>48 + x>>32&0xffff + x>>16&0xffff + x&0xffff
+		rest := b[i:]
+		for len(rest) >= 8 {
+			var lanes uint64
+			block := rest[:min(len(rest), 1<<16)&^7]
+			rest = rest[len(block):]
+			for ; len(block) >= 16; block = block[16:] {
+				x := binary.BigEndian.Uint64(block)
+				y := binary.BigEndian.Uint64(block[8:])
+				lanes += x&pairs + x>>16&pairs + y&pairs + y>>16&pairs
+			}
+			if len(block) == 8 {
+				x := binary.BigEndian.Uint64(block)
+				lanes += x&pairs + x>>16&pairs
+			}
+			acc += lanes>>32 + lanes&0xffffffff
 		}
+		i = len(b) - len(rest)
 		for acc >= 1<<31 {
 			acc = acc&0xffff + acc>>16
 		}
