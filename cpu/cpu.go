@@ -150,7 +150,10 @@ type CPU struct {
 	clock sim.Clock
 	sys   *memory.System
 	cpi   int64 // milli-cycles per instruction
-	rem   int64 // carried fraction of a cycle, in milli-cycles
+	// cpiWhole is the cycles per instruction when that is a whole number
+	// (cpi a multiple of 1000), else 0.
+	cpiWhole int64
+	rem      int64 // carried fraction of a cycle, in milli-cycles
 
 	cycle int64 // cycles since boot, idle included
 	stats Stats
@@ -215,6 +218,9 @@ func New(k *sim.Kernel, name string, p Params, sys *memory.System) (*CPU, error)
 		return nil, fmt.Errorf("%s: irq_lines %d out of range 1..32", name, p.Lines)
 	}
 	c := &CPU{k: k, name: name, p: p, clock: sim.NewClock(p.Clock), sys: sys, cpi: p.cpiMilli()}
+	if c.cpi%1000 == 0 {
+		c.cpiWhole = c.cpi / 1000
+	}
 	c.wake = sim.NewEvent(name+".resume", c.resume)
 	c.irqEv = sim.NewEventPriority(name+".irq", sim.PriorityLate, c.irqEvent)
 	c.pic.init(p.Lines)
@@ -389,9 +395,14 @@ func (c *CPU) Charge(n int64) {
 // Exec charges n instructions at the core's CPI.
 func (c *CPU) Exec(n int64) {
 	c.stats.Instructions += n
+	if c.cpiWhole != 0 { // no fraction to carry: c.rem stays 0
+		c.Charge(n * c.cpiWhole)
+		return
+	}
 	m := n*c.cpi + c.rem
-	c.rem = m % 1000
-	c.Charge(m / 1000)
+	q := m / 1000
+	c.rem = m - q*1000
+	c.Charge(q)
 }
 
 // Sync lets the event clock catch up with the charged work. Interrupts that
