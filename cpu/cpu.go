@@ -193,7 +193,7 @@ type CPU struct {
 	layers      []Layer
 	layerIndex  map[Layer]int
 	layerCycles []int64
-	symLayer    []int // per symbol index: its layer index, -1 inherit
+	sym         []symState // per symbol index
 
 	// OnIRQExit runs when the outermost interrupt handler returns, with
 	// interrupts enabled: the kernel's deferred work (bottom halves). It
@@ -490,10 +490,11 @@ func (c *CPU) Enter(s *Symbol) {
 	if s.index >= len(c.symCycles) {
 		c.growSymbols(s.index)
 	}
-	li := c.symLayer[s.index]
+	st := &c.sym[s.index]
+	li := st.layer
 	if li == -2 {
 		li = c.resolveLayer(s.Layer)
-		c.symLayer[s.index] = li
+		st.layer = li
 	}
 	if li < 0 { // inherit the caller's layer
 		li = 0
@@ -504,6 +505,9 @@ func (c *CPU) Enter(s *Symbol) {
 	x.stack = append(x.stack, frame{sym: s, index: s.index, layer: li})
 	if c.Hooks.Enter != nil {
 		c.Hooks.Enter(c, s)
+	}
+	if st.watch != nil && st.watch.enter != nil {
+		st.watch.enter(c, s)
 	}
 	c.fetch(s)
 	c.Exec(s.Instructions)
@@ -522,15 +526,57 @@ func (c *CPU) Exit(s *Symbol) {
 	if c.Hooks.Exit != nil {
 		c.Hooks.Exit(c, s)
 	}
+	if w := c.sym[s.index].watch; w != nil && w.exit != nil {
+		w.exit(c, s)
+	}
 	x.stack = x.stack[:n-1]
+}
+
+// symState is what a core keeps of one symbol.
+type symState struct {
+	layer int        // its layer index, -1 inherit, -2 not yet resolved
+	watch *callWatch // WatchCall's listeners, or nil
+}
+
+// callWatch is the listeners WatchCall installed on one symbol.
+type callWatch struct {
+	enter, exit func(c *CPU, s *Symbol)
+}
+
+// WatchCall makes enter see every call of s start and exit see it end,
+// where Hooks.Enter and Hooks.Exit would (either may be nil): a listener
+// on one symbol that costs the calls of other symbols nothing. Several
+// listeners on one symbol run in the order they were installed. Like
+// Hooks, they observe only.
+func (c *CPU) WatchCall(s *Symbol, enter, exit func(c *CPU, s *Symbol)) {
+	if s.index >= len(c.symCycles) {
+		c.growSymbols(s.index)
+	}
+	w := c.sym[s.index].watch
+	if w == nil {
+		w = &callWatch{}
+		c.sym[s.index].watch = w
+	}
+	w.enter, w.exit = chainCall(w.enter, enter), chainCall(w.exit, exit)
+}
+
+// chainCall returns a listener that calls first and then then.
+func chainCall(first, then func(c *CPU, s *Symbol)) func(c *CPU, s *Symbol) {
+	switch {
+	case then == nil:
+		return first
+	case first == nil:
+		return then
+	}
+	return func(c *CPU, s *Symbol) { first(c, s); then(c, s) }
 }
 
 // growSymbols makes room in the per-symbol tables for symbol index i and
 // a few more.
 func (c *CPU) growSymbols(i int) {
 	c.symCycles = append(c.symCycles, make([]int64, i+64-len(c.symCycles))...)
-	for len(c.symLayer) < len(c.symCycles) {
-		c.symLayer = append(c.symLayer, -2) // not yet resolved
+	for len(c.sym) < len(c.symCycles) {
+		c.sym = append(c.sym, symState{layer: -2})
 	}
 	if len(c.fetchMemo) < len(c.symCycles) {
 		c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, len(c.symCycles)-len(c.fetchMemo))...)

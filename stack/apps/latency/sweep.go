@@ -522,23 +522,21 @@ func (e *End) watch() {
 	e.sendSym, _ = h.Kernel.Symbols().Lookup(e.s.info.SendSymbol)
 	e.recvSym, _ = h.Kernel.Symbols().Lookup(e.s.info.RecvSymbol)
 	e.tr = e.s.tr.Tracker(e)
-	Watch(c, func(c *cpu.CPU, s *cpu.Symbol) {
-		if s == e.sendSym {
+	// Listeners on the two calls alone (cpu.WatchCall): the others'
+	// entries and exits cost nothing.
+	if e.sendSym != nil {
+		c.WatchCall(e.sendSym, func(c *cpu.CPU, _ *cpu.Symbol) {
 			if e.s.p.hostSpan() {
 				e.sendAcct = c.AccountAt(c.LocalTime())
 				return
 			}
 			x := c.Current()
 			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
-		}
-	}, func(c *cpu.CPU, s *cpu.Symbol) {
-		switch s {
-		case e.sendSym:
-			e.sent(c)
-		case e.recvSym:
-			e.received(c)
-		}
-	})
+		}, func(c *cpu.CPU, _ *cpu.Symbol) { e.sent(c) })
+	}
+	if e.recvSym != nil && e.recvSym != e.sendSym {
+		c.WatchCall(e.recvSym, nil, func(c *cpu.CPU, _ *cpu.Symbol) { e.received(c) })
+	}
 	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
 	h.Observe(func(f []byte) { e.tr.Frame(f, now) })
 	if w, ok := e.tr.(WholeTracker); ok && h.ObserveWhole != nil {
