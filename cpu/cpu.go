@@ -54,9 +54,7 @@ type Context struct {
 	yield func(struct{}) bool
 	// stack holds the active symbols, innermost last. Interrupt handlers
 	// push onto the stack of the context they interrupt.
-	stack []*Symbol
-	// layer is the layer index of each stack entry, resolved at entry.
-	layer []int
+	stack []frame
 	// cycles counts the cycles charged while this context ran outside
 	// interrupts: its own work, which a measurement of it wants.
 	cycles int64
@@ -79,6 +77,15 @@ func (x *Context) Cycles() int64 { return x.cycles }
 
 // Done reports whether the context's body has ended.
 func (x *Context) Done() bool { return x.done }
+
+// frame is one active call: its symbol, with the symbol's index and the
+// layer index it counts in resolved at entry, so that charging a cycle
+// reads one entry.
+type frame struct {
+	sym   *Symbol
+	index int
+	layer int
+}
 
 type reqKind uint8
 
@@ -143,7 +150,10 @@ type CPU struct {
 	clock sim.Clock
 	sys   *memory.System
 	cpi   int64 // milli-cycles per instruction
-	rem   int64 // carried fraction of a cycle, in milli-cycles
+	// cpiWhole is the cycles per instruction when that is a whole number
+	// (cpi a multiple of 1000), else 0.
+	cpiWhole int64
+	rem      int64 // carried fraction of a cycle, in milli-cycles
 
 	cycle int64 // cycles since boot, idle included
 	stats Stats
@@ -172,13 +182,18 @@ type CPU struct {
 	self *selfTable
 	// fetchMemo remembers each symbol's code lines in the I-cache.
 	fetchMemo []memory.FetchMemo
+	// icache is the hierarchy whose I-cache line size (iline) and hit
+	// latency (ihit) fetch last read.
+	icache *memory.Hierarchy
+	iline  memory.Addr
+	ihit   int64
 	// Layer attribution: every cycle goes to the innermost active
 	// symbol's layer (a symbol of LayerInherit takes its caller's).
 	// layerCycles is indexed like layers; index 0 is "no layer".
 	layers      []Layer
 	layerIndex  map[Layer]int
 	layerCycles []int64
-	symLayer    []int // per symbol index: its layer index, -1 inherit
+	sym         []symState // per symbol index
 
 	// OnIRQExit runs when the outermost interrupt handler returns, with
 	// interrupts enabled: the kernel's deferred work (bottom halves). It
@@ -203,6 +218,9 @@ func New(k *sim.Kernel, name string, p Params, sys *memory.System) (*CPU, error)
 		return nil, fmt.Errorf("%s: irq_lines %d out of range 1..32", name, p.Lines)
 	}
 	c := &CPU{k: k, name: name, p: p, clock: sim.NewClock(p.Clock), sys: sys, cpi: p.cpiMilli()}
+	if c.cpi%1000 == 0 {
+		c.cpiWhole = c.cpi / 1000
+	}
 	c.wake = sim.NewEvent(name+".resume", c.resume)
 	c.irqEv = sim.NewEventPriority(name+".irq", sim.PriorityLate, c.irqEvent)
 	c.pic.init(p.Lines)
@@ -249,7 +267,7 @@ func (c *CPU) Symbol() *Symbol {
 	if c.cur == nil || len(c.cur.stack) == 0 {
 		return nil
 	}
-	return c.cur.stack[len(c.cur.stack)-1]
+	return c.cur.stack[len(c.cur.stack)-1].sym
 }
 
 // SymbolCycles returns the self cycles charged while symbol index i was
@@ -358,11 +376,11 @@ func (c *CPU) Charge(n int64) {
 	}
 	li := 0
 	if x != nil && len(x.stack) > 0 {
-		top := len(x.stack) - 1
-		c.symCycles[x.stack[top].index] += n
-		li = x.layer[top]
+		f := &x.stack[len(x.stack)-1]
+		c.symCycles[f.index] += n
+		li = f.layer
 		if c.self != nil {
-			c.addSelf(x.stack[top], li, n)
+			c.addSelf(f.sym, li, n)
 		}
 	} else {
 		c.noSym += n
@@ -377,9 +395,14 @@ func (c *CPU) Charge(n int64) {
 // Exec charges n instructions at the core's CPI.
 func (c *CPU) Exec(n int64) {
 	c.stats.Instructions += n
+	if c.cpiWhole != 0 { // no fraction to carry: c.rem stays 0
+		c.Charge(n * c.cpiWhole)
+		return
+	}
 	m := n*c.cpi + c.rem
-	c.rem = m % 1000
-	c.Charge(m / 1000)
+	q := m / 1000
+	c.rem = m - q*1000
+	c.Charge(q)
 }
 
 // Sync lets the event clock catch up with the charged work. Interrupts that
@@ -465,26 +488,26 @@ func (c *CPU) Trap() {
 func (c *CPU) Enter(s *Symbol) {
 	x := c.cur
 	if s.index >= len(c.symCycles) {
-		c.symCycles = append(c.symCycles, make([]int64, s.index+64-len(c.symCycles))...)
-		for len(c.symLayer) < len(c.symCycles) {
-			c.symLayer = append(c.symLayer, -2) // not yet resolved
-		}
+		c.growSymbols(s.index)
 	}
-	li := c.symLayer[s.index]
+	st := &c.sym[s.index]
+	li := st.layer
 	if li == -2 {
 		li = c.resolveLayer(s.Layer)
-		c.symLayer[s.index] = li
+		st.layer = li
 	}
 	if li < 0 { // inherit the caller's layer
 		li = 0
-		if n := len(x.layer); n > 0 {
-			li = x.layer[n-1]
+		if n := len(x.stack); n > 0 {
+			li = x.stack[n-1].layer
 		}
 	}
-	x.stack = append(x.stack, s)
-	x.layer = append(x.layer, li)
+	x.stack = append(x.stack, frame{sym: s, index: s.index, layer: li})
 	if c.Hooks.Enter != nil {
 		c.Hooks.Enter(c, s)
+	}
+	if st.watch != nil && st.watch.enter != nil {
+		st.watch.enter(c, s)
 	}
 	c.fetch(s)
 	c.Exec(s.Instructions)
@@ -497,14 +520,67 @@ func (c *CPU) Exit(s *Symbol) {
 	}
 	x := c.cur
 	n := len(x.stack)
-	if n == 0 || x.stack[n-1] != s {
+	if n == 0 || x.stack[n-1].sym != s {
 		panic(fmt.Sprintf("cpu: %s: exit %s does not match the active symbol %v", c.name, s.Name, c.Symbol()))
 	}
 	if c.Hooks.Exit != nil {
 		c.Hooks.Exit(c, s)
 	}
+	if w := c.sym[s.index].watch; w != nil && w.exit != nil {
+		w.exit(c, s)
+	}
 	x.stack = x.stack[:n-1]
-	x.layer = x.layer[:n-1]
+}
+
+// symState is what a core keeps of one symbol.
+type symState struct {
+	layer int        // its layer index, -1 inherit, -2 not yet resolved
+	watch *callWatch // WatchCall's listeners, or nil
+}
+
+// callWatch is the listeners WatchCall installed on one symbol.
+type callWatch struct {
+	enter, exit func(c *CPU, s *Symbol)
+}
+
+// WatchCall makes enter see every call of s start and exit see it end,
+// where Hooks.Enter and Hooks.Exit would (either may be nil): a listener
+// on one symbol that costs the calls of other symbols nothing. Several
+// listeners on one symbol run in the order they were installed. Like
+// Hooks, they observe only.
+func (c *CPU) WatchCall(s *Symbol, enter, exit func(c *CPU, s *Symbol)) {
+	if s.index >= len(c.symCycles) {
+		c.growSymbols(s.index)
+	}
+	w := c.sym[s.index].watch
+	if w == nil {
+		w = &callWatch{}
+		c.sym[s.index].watch = w
+	}
+	w.enter, w.exit = chainCall(w.enter, enter), chainCall(w.exit, exit)
+}
+
+// chainCall returns a listener that calls first and then then.
+func chainCall(first, then func(c *CPU, s *Symbol)) func(c *CPU, s *Symbol) {
+	switch {
+	case then == nil:
+		return first
+	case first == nil:
+		return then
+	}
+	return func(c *CPU, s *Symbol) { first(c, s); then(c, s) }
+}
+
+// growSymbols makes room in the per-symbol tables for symbol index i and
+// a few more.
+func (c *CPU) growSymbols(i int) {
+	c.symCycles = append(c.symCycles, make([]int64, i+64-len(c.symCycles))...)
+	for len(c.sym) < len(c.symCycles) {
+		c.sym = append(c.sym, symState{layer: -2})
+	}
+	if len(c.fetchMemo) < len(c.symCycles) {
+		c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, len(c.symCycles)-len(c.fetchMemo))...)
+	}
 }
 
 // resolveLayer returns the counter index of layer l, or -1 for inherit.
@@ -607,24 +683,27 @@ func (c *CPU) Call(s *Symbol, fn func()) {
 
 // fetch charges the stall cycles of fetching the code a call of s runs:
 // its instructions taken as straight-line code from its start (4 bytes
-// each), at most the function's size, one fetch per line.
+// each), at most the function's size, one fetch per line. Enter has made
+// room for s in fetchMemo.
 func (c *CPU) fetch(s *Symbol) {
 	h := c.sys.Cache
 	if h == nil {
 		return
 	}
-	p := h.L1I().Params()
-	line := memory.Addr(p.Line)
+	if h != c.icache {
+		// The I-cache's geometry, read once per hierarchy.
+		p := h.L1I().Params()
+		c.icache, c.iline, c.ihit = h, memory.Addr(p.Line), p.HitLatency
+	}
+	line := c.iline
 	start := s.Addr &^ (line - 1)
 	end := s.Addr + memory.Addr(min(s.CodeBytes, 4*max(s.Instructions, 1)))
-	var stall int64
-	if end > start {
-		// The lines at start, start+line, ... below end.
-		n := uint64(end-start-1)/uint64(line) + 1
-		if s.index >= len(c.fetchMemo) {
-			c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, s.index+64-len(c.fetchMemo))...)
-		}
-		stall = c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index]) - int64(n)*p.HitLatency
+	if end <= start {
+		return
 	}
-	c.Charge(stall)
+	// The lines at start, start+line, ... below end.
+	n := uint64(end-start-1)/uint64(line) + 1
+	if stall := c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index]) - int64(n)*c.ihit; stall != 0 {
+		c.Charge(stall)
+	}
 }

@@ -128,13 +128,21 @@ func (k *Kernel) Next() Time {
 // reports whether the clock was moved.
 func (k *Kernel) AdvanceTo(t Time) bool {
 	if t < k.now {
-		panic(fmt.Sprintf("sim: AdvanceTo(%v) before now %v", t, k.now))
+		panic(advanceBack{to: t, now: k.now})
 	}
-	if len(k.heap) > 0 && k.heap[0].when <= t {
+	if h := k.heap; len(h) > 0 && h[0].when <= t {
 		return false
 	}
 	k.now = t
 	return true
+}
+
+// advanceBack is AdvanceTo's panic: an error value, formatted only when
+// printed, so that AdvanceTo is small enough to inline into the CPU's Sync.
+type advanceBack struct{ to, now Time }
+
+func (e advanceBack) Error() string {
+	return fmt.Sprintf("sim: AdvanceTo(%v) before now %v", e.to, e.now)
 }
 
 // Stop makes the running Run* call return after the current event.

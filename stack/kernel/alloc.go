@@ -18,9 +18,13 @@ import (
 type Allocator struct {
 	base, next, end memory.Addr
 	free            [numClasses][]memory.Addr
-	live            map[memory.Addr]int // block → class
-	inUse           uint64
-	peak            uint64
+	// live holds, for each 32-byte granule of the bump region, 1 + the
+	// class of the live block that starts there, or 0: every block
+	// starts on a multiple of 32 (its alignment), so a granule holds at
+	// most one block's start. It grows with the bump pointer.
+	live  []uint8
+	inUse uint64
+	peak  uint64
 }
 
 const (
@@ -40,7 +44,7 @@ func NewAllocator(base memory.Addr, size, memSize uint64) (*Allocator, error) {
 	if uint64(base)+size > memSize {
 		return nil, fmt.Errorf("heap [0x%x, 0x%x) does not fit in %d bytes of memory", uint64(base), uint64(base)+size, memSize)
 	}
-	return &Allocator{base: base, next: base, end: base + memory.Addr(size), live: map[memory.Addr]int{}}, nil
+	return &Allocator{base: base, next: base, end: base + memory.Addr(size)}, nil
 }
 
 func classOf(n int) int {
@@ -70,20 +74,31 @@ func (a *Allocator) Alloc(n int) (memory.Addr, bool) {
 		}
 		a.next = p + size
 	}
-	a.live[p] = c
+	g := a.granule(p)
+	if g >= len(a.live) {
+		a.live = append(a.live, make([]uint8, g+1-len(a.live))...)
+	}
+	a.live[g] = uint8(c + 1)
 	a.inUse += uint64(size)
 	a.peak = max(a.peak, a.inUse)
 	return p, true
 }
 
+// granule returns the index in live of the granule holding p.
+func (a *Allocator) granule(p memory.Addr) int { return int((p - a.base) >> minClassShift) }
+
 // Free returns a block. Freeing an address that is not a live block is
 // reported as an error (a guest double free).
 func (a *Allocator) Free(p memory.Addr) error {
-	c, ok := a.live[p]
-	if !ok {
+	g := -1
+	if p%(1<<minClassShift) == 0 && p >= a.base && p < a.next {
+		g = a.granule(p)
+	}
+	if g < 0 || g >= len(a.live) || a.live[g] == 0 {
 		return fmt.Errorf("free of 0x%x, which is not an allocated block", uint64(p))
 	}
-	delete(a.live, p)
+	c := int(a.live[g]) - 1
+	a.live[g] = 0
 	a.free[c] = append(a.free[c], p)
 	a.inUse -= uint64(1) << (c + minClassShift)
 	return nil

@@ -121,15 +121,20 @@ func SumBytes(sum uint32, b []byte, odd bool) (uint32, bool) {
 		i = 1
 		odd = false
 	}
-	// Four 16-bit words at a time into a 64-bit sum, folded back into 32
-	// bits afterwards: the same one's-complement sum (RFC 1071 sec. 2(A):
-	// deferred carries).
+	// Whole 8-byte steps into a 64-bit sum, folded back into 32 bits
+	// afterwards: the same one's-complement sum (RFC 1071 sec. 2(A):
+	// deferred carries), added 64 KiB at a time by sumLanes. The sum is
+	// the same integer as adding the words one by one.
 	if len(b)-i >= 8 {
 		acc := uint64(sum)
-		for ; i+8 <= len(b); i += 8 {
-			x := binary.BigEndian.Uint64(b[i:])
-			acc += x>>48 + x>>32&0xffff + x>>16&0xffff + x&0xffff
+		rest := b[i:]
+		for len(rest) >= 8 {
+			n := min(len(rest), 1<<16) &^ 7
+			lanes := sumLanes(rest[:n])
+			acc += lanes>>32 + lanes&0xffffffff
+			rest = rest[n:]
 		}
+		i = len(b) - len(rest)
 		for acc >= 1<<31 {
 			acc = acc&0xffff + acc>>16
 		}
@@ -146,6 +151,31 @@ func SumBytes(sum uint32, b []byte, odd bool) (uint32, bool) {
 		odd = true
 	}
 	return sum, odd
+}
+
+// sumLanes adds the 16-bit big-endian words of b, a multiple of 8 bytes
+// and at most 64 KiB, into the two 32-bit halves of its result (RFC 1071
+// sec. 2(B): parallel summation): the words at offsets 0 and 2 of every 8
+// bytes into the high half, those at 4 and 6 into the low one. A half
+// gains at most 2*0xffff per 8 bytes, so it cannot carry out within
+// 64 KiB.
+func sumLanes(b []byte) uint64 {
+	const pairs = 0x0000ffff0000ffff
+	var a, c uint64
+	for len(b) >= 32 {
+		p := (*[32]byte)(b)
+		w, x := binary.BigEndian.Uint64(p[0:]), binary.BigEndian.Uint64(p[8:])
+		y, z := binary.BigEndian.Uint64(p[16:]), binary.BigEndian.Uint64(p[24:])
+		a += w&pairs + x&pairs + y&pairs + z&pairs
+		c += w>>16&pairs + x>>16&pairs + y>>16&pairs + z>>16&pairs
+		b = b[32:]
+	}
+	for ; len(b) >= 8; b = b[8:] {
+		x := binary.BigEndian.Uint64(b)
+		a += x & pairs
+		c += x >> 16 & pairs
+	}
+	return a + c
 }
 
 // Fold reduces a running sum to 16 bits with end-around carry.

@@ -83,14 +83,91 @@ func (m Layers) Means(n int) []LayerCost {
 	}
 	var out []LayerCost
 	for l, v := range m {
-		if v != 0 {
-			name := string(l)
-			if name == "" {
-				name = "-"
-			}
-			out = append(out, LayerCost{Layer: name, Cycles: v / float64(n)})
-		}
+		out = appendMean(out, l, v, n)
 	}
+	return sortMeans(out)
+}
+
+func appendMean(out []LayerCost, l cpu.Layer, v float64, n int) []LayerCost {
+	if v == 0 {
+		return out
+	}
+	name := string(l)
+	if name == "" {
+		name = "-"
+	}
+	return append(out, LayerCost{Layer: name, Cycles: v / float64(n)})
+}
+
+func sortMeans(out []LayerCost) []LayerCost {
 	slices.SortFunc(out, func(a, b LayerCost) int { return strings.Compare(a.Layer, b.Layer) })
 	return out
+}
+
+// layerSums is Layers for a sweep's running totals, which take every
+// measured message: the sums by slot rather than in a map, so that adding
+// a message costs no map access per layer. The sweep numbers the layers
+// (slotFor) and each End maps its core's layer indices to those numbers
+// once; a core's layers keep their indices. The sums are the same
+// additions in the same order as Layers makes.
+type layerSums []float64
+
+// slotFor returns layer l's slot, numbering it if it is new.
+func (s *Sweep) slotFor(l cpu.Layer) int {
+	i, ok := s.slotOf[l]
+	if !ok {
+		i = len(s.slotLayer)
+		s.slotOf[l] = i
+		s.slotLayer = append(s.slotLayer, l)
+	}
+	return i
+}
+
+// slots returns the slots of the layers of a reading of e's core.
+func (e *End) slots(ls []cpu.LayerCycles) []int {
+	for i := len(e.slot); i < len(ls); i++ {
+		e.slot = append(e.slot, e.s.slotFor(ls[i].Layer))
+	}
+	return e.slot
+}
+
+// at returns the sum of slot i, growing m to hold it.
+func (m *layerSums) at(i int) *float64 {
+	if i >= len(*m) {
+		*m = append(*m, make([]float64, i+1-len(*m))...)
+	}
+	return &(*m)[i]
+}
+
+// add is Layers.Add for e's core's readings.
+func (e *End) add(m *layerSums, before, after []cpu.LayerCycles) {
+	slot := e.slots(after)
+	for i, l := range after {
+		c := l.Cycles
+		if i < len(before) {
+			c -= before[i].Cycles
+		}
+		*m.at(slot[i]) += float64(c)
+	}
+}
+
+// addReceive is Layers.AddReceive for e's core's readings.
+func (e *End) addReceive(m *layerSums, before, after cpu.Account) {
+	e.add(m, before.Layers, after.Layers)
+	idle := m.at(e.s.idleSlot)
+	v := *idle
+	*idle = 0
+	*m.at(e.s.dmaSlot) += v + float64(after.Idle-before.Idle)
+}
+
+// means is Layers.Means for sums whose slots name the layers of layer.
+func (m layerSums) means(layer []cpu.Layer, n int) []LayerCost {
+	if n == 0 {
+		return nil
+	}
+	var out []LayerCost
+	for i, v := range m {
+		out = appendMean(out, layer[i], v, n)
+	}
+	return sortMeans(out)
 }

@@ -171,9 +171,14 @@ type Sweep struct {
 	rows     []Row
 	sendSamp [][]float64
 	recvSamp [][]float64
-	sendLay  []Layers
-	recvLay  []Layers
-	rttSum   []sim.Time
+	sendLay  []layerSums
+	recvLay  []layerSums
+	// slotOf and slotLayer number the layers the sums have seen; the
+	// idle loop's and DMA's slots are numbered first.
+	slotOf            map[cpu.Layer]int
+	slotLayer         []cpu.Layer
+	idleSlot, dmaSlot int
+	rttSum            []sim.Time
 	// Per message, for medians by layer and the busy receive (samples.go).
 	samples samples
 	// replied marks the messages the client has had its echo of.
@@ -207,6 +212,8 @@ type End struct {
 	// sendDone and recvDone mark the messages measured at this host: one
 	// sample each, however many copies the faults made.
 	sendDone, recvDone []bool
+	// slot maps the host's core's layer indices to the sweep's slots.
+	slot []int
 }
 
 // recvSample is one message's receive latency at a host: its counters at
@@ -232,11 +239,12 @@ func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, 
 	n := len(p.Sizes)
 	s := &Sweep{p: p, tr: tr, info: info, compat: cp, rows: make([]Row, n), samples: newSamples(n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
-		sendLay: make([]Layers, n), recvLay: make([]Layers, n), rttSum: make([]sim.Time, n),
+		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n),
+		slotOf:  map[cpu.Layer]int{},
 		replied: make([]bool, n*(p.Warmup+p.Messages))}
+	s.idleSlot, s.dmaSlot = s.slotFor(cpu.LayerIDLE), s.slotFor(cpu.LayerDMA)
 	var off uint64
 	for si, size := range p.Sizes {
-		s.sendLay[si], s.recvLay[si] = Layers{}, Layers{}
 		// Each host measures each message once each way.
 		s.sendSamp[si], s.recvSamp[si] = make([]float64, 0, 2*p.Messages), make([]float64, 0, 2*p.Messages)
 		s.rows[si].Size = size
@@ -496,8 +504,8 @@ func (s *Sweep) finish() {
 			r.RTTMicros = float64(s.rttSum[si]) / float64(r.Messages) / float64(sim.Microsecond)
 		}
 		r.Lost = s.p.Messages - r.Messages
-		r.SendLayers = s.sendLay[si].Means(r.Send.N)
-		r.RecvLayers = s.recvLay[si].Means(r.Receive.N)
+		r.SendLayers = s.sendLay[si].means(s.slotLayer, r.Send.N)
+		r.RecvLayers = s.recvLay[si].means(s.slotLayer, r.Receive.N)
 		if s.p.ReceiveBusy {
 			b := Summarise(s.samples.busy[si])
 			r.ReceiveBusy = &b
@@ -514,23 +522,21 @@ func (e *End) watch() {
 	e.sendSym, _ = h.Kernel.Symbols().Lookup(e.s.info.SendSymbol)
 	e.recvSym, _ = h.Kernel.Symbols().Lookup(e.s.info.RecvSymbol)
 	e.tr = e.s.tr.Tracker(e)
-	Watch(c, func(c *cpu.CPU, s *cpu.Symbol) {
-		if s == e.sendSym {
+	// Listeners on the two calls alone (cpu.WatchCall): the others'
+	// entries and exits cost nothing.
+	if e.sendSym != nil {
+		c.WatchCall(e.sendSym, func(c *cpu.CPU, _ *cpu.Symbol) {
 			if e.s.p.hostSpan() {
 				e.sendAcct = c.AccountAt(c.LocalTime())
 				return
 			}
 			x := c.Current()
 			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
-		}
-	}, func(c *cpu.CPU, s *cpu.Symbol) {
-		switch s {
-		case e.sendSym:
-			e.sent(c)
-		case e.recvSym:
-			e.received(c)
-		}
-	})
+		}, func(c *cpu.CPU, _ *cpu.Symbol) { e.sent(c) })
+	}
+	if e.recvSym != nil && e.recvSym != e.sendSym {
+		c.WatchCall(e.recvSym, nil, func(c *cpu.CPU, _ *cpu.Symbol) { e.received(c) })
+	}
 	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
 	h.Observe(func(f []byte) { e.tr.Frame(f, now) })
 	if w, ok := e.tr.(WholeTracker); ok && h.ObserveWhole != nil {
@@ -550,14 +556,14 @@ func (e *End) sent(c *cpu.CPU) {
 	if s.p.hostSpan() {
 		end := c.AccountAt(c.LocalTime())
 		s.sendSamp[si] = append(s.sendSamp[si], float64(end.Cycle-e.sendAcct.Cycle))
-		s.sendLay[si].AddReceive(e.sendAcct, end)
+		e.addReceive(&s.sendLay[si], e.sendAcct, end)
 		s.samples.addSpan(&s.samples.send, si, e.sendAcct, end)
 		return
 	}
 	x := c.Current()
 	s.sendSamp[si] = append(s.sendSamp[si], float64(x.Cycles()-e.sendFrom))
 	e.layBuf = x.AppendLayerCycles(e.layBuf[:0])
-	s.sendLay[si].Add(e.sendLay, e.layBuf)
+	e.add(&s.sendLay[si], e.sendLay, e.layBuf)
 	s.samples.addThread(si, e.sendLay, e.layBuf)
 }
 
@@ -592,7 +598,7 @@ func (e *End) commit(i int) {
 		e.recvDone[i] = true
 		si := s.sched[i].sizeIdx
 		s.recvSamp[si] = append(s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle))
-		s.recvLay[si].AddReceive(p.start, p.end)
+		e.addReceive(&s.recvLay[si], p.start, p.end)
 		s.samples.addSpan(&s.samples.recv, si, p.start, p.end)
 		if s.p.ReceiveBusy {
 			s.samples.addBusy(si, p.start, p.end)

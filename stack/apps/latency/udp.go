@@ -158,8 +158,15 @@ func (u *udpTracker) Frame(f []byte, now func(*cpu.Account)) {
 		return
 	}
 	key := udpKey{src: ip.Src(), id: ip.ID()}
-	a, ok := u.arrivals[key]
-	if !ok {
+	// A datagram in one frame (no fragment of it in yet, none to follow)
+	// is its own first and last frame: it needs no entry in arrivals.
+	whole := len(u.arrivals) == 0 && ip.FragmentOffset() == 0 && !ip.More()
+	var a *udpArrival
+	found := false
+	if !whole {
+		a, found = u.arrivals[key]
+	}
+	if !found {
 		if n := len(u.free); n > 0 {
 			a = u.free[n-1]
 			u.free = u.free[:n-1]
@@ -167,7 +174,9 @@ func (u *udpTracker) Frame(f []byte, now func(*cpu.Account)) {
 			a = &udpArrival{}
 		}
 		now(&a.start)
-		u.arrivals[key] = a
+		if !whole {
+			u.arrivals[key] = a
+		}
 	}
 	if ip.FragmentOffset() != 0 {
 		return
@@ -179,7 +188,9 @@ func (u *udpTracker) Frame(f []byte, now func(*cpu.Account)) {
 	}
 	// The datagram's frames are all in (Linux sends the first fragment
 	// last); forget the key so that IDs may wrap.
-	delete(u.arrivals, key)
+	if !whole {
+		delete(u.arrivals, key)
+	}
 }
 
 // Completed reads the stamp of the datagram recvfrom put in the program's
