@@ -142,12 +142,6 @@ func (s CacheStats) MissRate() float64 {
 	return 0
 }
 
-// way is one entry of the tag store.
-type way struct {
-	tag   uint64 // line number + 1; 0 = invalid
-	stamp uint64 // clock at last use
-}
-
 // Line state bits.
 const (
 	lineDirty uint8 = 1 << iota
@@ -156,13 +150,13 @@ const (
 
 // Cache is the tag store of one cache with LRU replacement. It holds no
 // data: data always lives in Phys. The arrays are flat, indexed by
-// set*assoc + way:
+// set*assoc + way, so that a set's ways are adjacent:
 //
-//	ways[i].tag    line number + 1 (0 = invalid)
-//	ways[i].stamp  value of clock at the last use (LRU: smallest is evicted)
-//	flags[i]       lineDirty | lineStale
+//	tags[i]    line number + 1 (0 = invalid)
+//	stamps[i]  value of clock at the last use (LRU: smallest is evicted)
+//	flags[i]   lineDirty | lineStale
 //
-// Tag and stamp sit together so that a 4-way set is one host cache line.
+// A lookup reads only tags, a set's in a row.
 //
 // A Cache is driven by a Hierarchy.
 type Cache struct {
@@ -172,7 +166,8 @@ type Cache struct {
 	setMask   uint64
 	assoc     int
 	hit       int64
-	ways      []way
+	tags      []uint64
+	stamps    []uint64
 	flags     []uint8
 	clock     uint64
 	// gen counts, per set, the changes to which lines it holds and their
@@ -206,7 +201,8 @@ func NewCache(name string, p CacheParams) *Cache {
 		setMask:   sets - 1,
 		assoc:     p.Assoc,
 		hit:       p.HitLatency,
-		ways:      make([]way, lines),
+		tags:      make([]uint64, lines),
+		stamps:    make([]uint64, lines),
 		flags:     make([]uint8, lines),
 		gen:       make([]uint32, sets),
 		staleOn:   [3]uint8{Read: lineStale, Fetch: lineStale},
@@ -253,10 +249,9 @@ func (c *Cache) Probe(a Addr) (present, dirty bool) {
 func (c *Cache) find(line uint64) int {
 	tag := line + 1
 	base := int(line&c.setMask) * c.assoc
-	set := c.ways[base : base+c.assoc]
-	for w := range set {
-		if set[w].tag == tag {
-			return base + w
+	for i := base; i < base+c.assoc; i++ {
+		if c.tags[i] == tag {
+			return i
 		}
 	}
 	return -1
@@ -265,7 +260,7 @@ func (c *Cache) find(line uint64) int {
 // use marks entry i most recently used.
 func (c *Cache) use(i int) {
 	c.clock++
-	c.ways[i].stamp = c.clock
+	c.stamps[i] = c.clock
 }
 
 // install puts line (known absent) into its set, evicting the least
@@ -273,22 +268,22 @@ func (c *Cache) use(i int) {
 // was evicted, its line number and flags.
 func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicted bool) {
 	base := int(line&c.setMask) * c.assoc
-	set := c.ways[base : base+c.assoc]
-	// An invalid way has stamp 0 and every valid one a later stamp, so the
-	// smallest (stamp, way) is the first invalid way or else the LRU one.
-	// Packing both into one word lets min compile to conditional moves: no
-	// mispredicted branches. Stamps stay below 2^58 (centuries of host time).
-	best := uint64(1<<64 - 1)
-	for w := range set {
-		best = min(best, set[w].stamp<<6|uint64(w))
+	// An invalid way has stamp 0 and every valid one a later, distinct
+	// stamp, so the first way of the smallest stamp is the first invalid
+	// way or else the LRU one.
+	stamps := c.stamps[base : base+c.assoc]
+	v := 0
+	for w := 1; w < len(stamps); w++ {
+		if stamps[w] < stamps[v] {
+			v = w
+		}
 	}
-	v := int(best & 63)
 	i = base + v
-	if t := set[v].tag; t != 0 {
+	if t := c.tags[i]; t != 0 {
 		victim, vflags, evicted = t-1, c.flags[i], true
 	}
 	c.clock++
-	set[v] = way{tag: line + 1, stamp: c.clock}
+	c.tags[i], stamps[v] = line+1, c.clock
 	c.flags[i] = 0
 	c.gen[line&c.setMask]++
 	c.epoch++
@@ -297,7 +292,7 @@ func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicte
 
 // drop invalidates entry i.
 func (c *Cache) drop(i int) {
-	c.ways[i] = way{}
+	c.tags[i], c.stamps[i] = 0, 0
 	c.flags[i] = 0
 	c.stats.Invalidations++
 	c.changed(i)
@@ -327,7 +322,7 @@ func (c *Cache) lineSpan(a Addr, n uint64) (first, last uint64) {
 // tag store when that is shorter.
 func (c *Cache) eachPresent(a Addr, n uint64, fn func(i int)) {
 	first, last := c.lineSpan(a, n)
-	if last-first < uint64(len(c.ways)) {
+	if last-first < uint64(len(c.tags)) {
 		for l := first; ; l++ {
 			if i := c.find(l); i >= 0 {
 				fn(i)
@@ -337,8 +332,8 @@ func (c *Cache) eachPresent(a Addr, n uint64, fn func(i int)) {
 			}
 		}
 	}
-	for i := range c.ways {
-		if t := c.ways[i].tag; t != 0 && t-1 >= first && t-1 <= last {
+	for i, t := range c.tags {
+		if t != 0 && t-1 >= first && t-1 <= last {
 			fn(i)
 		}
 	}

@@ -174,13 +174,11 @@ func (h *Hierarchy) Access(a Addr, kind AccessKind) int64 {
 	// L1 hit fast path, without branches on the kind.
 	line := uint64(a) >> c.lineShift
 	base := int(line&c.setMask) * c.assoc
-	set := c.ways[base : base+c.assoc]
-	for w := range set {
-		if set[w].tag == line+1 {
-			i := base + w
+	for i := base; i < base+c.assoc; i++ {
+		if c.tags[i] == line+1 {
 			c.hits[kind]++
 			c.clock++
-			set[w].stamp = c.clock
+			c.stamps[i] = c.clock
 			f := c.flags[i] | c.dirtyOn[kind]
 			c.flags[i] = f
 			if f&c.staleOn[kind] != 0 {
@@ -213,24 +211,15 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 	c := h.l1i
 	shift := c.lineShift
 	step := uint64(1) << shift
-	ways, mask, assoc := c.ways, c.setMask, c.assoc
 	var cost int64
 	for addr := uint64(a) &^ (step - 1); n > 0; n-- {
 		line := addr >> shift
-		base := int(line&mask) * assoc
-		set := ways[base : base+assoc]
-		i := -1
-		for w := range set {
-			if set[w].tag == line+1 {
-				i = base + w
-				break
-			}
-		}
+		i := c.find(line)
 		if i >= 0 {
 			// Access's hit: a fetch sets no flag and is never passed on.
 			c.hits[Fetch]++
 			c.clock++
-			ways[i].stamp = c.clock
+			c.stamps[i] = c.clock
 			if c.flags[i]&lineStale != 0 {
 				h.staleRead(c, i, Addr(addr))
 			}
@@ -295,7 +284,7 @@ func (h *Hierarchy) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 			c.hits[Fetch] += n
 			for _, i := range m.idx {
 				c.clock++
-				c.ways[i].stamp = c.clock
+				c.stamps[i] = c.clock
 			}
 			return int64(n) * c.hit
 		}
@@ -314,7 +303,7 @@ func (h *Hierarchy) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 	cost := h.fetchWalk(a, n, m)
 	line := uint64(a) >> c.lineShift
 	for k, i := range m.idx {
-		if c.ways[i].tag != line+uint64(k)+1 {
+		if c.tags[i] != line+uint64(k)+1 {
 			return cost // a line of the range evicted another: no memo
 		}
 		s := int(i) / c.assoc
@@ -530,7 +519,7 @@ func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
 	case i >= 0: // Access's hit, words times
 		c.hits[kind] += words
 		c.clock += words
-		c.ways[i].stamp = c.clock
+		c.stamps[i] = c.clock
 		f := c.flags[i] | c.dirtyOn[kind]
 		c.flags[i] = f
 		if f&c.staleOn[kind] != 0 {
@@ -558,7 +547,7 @@ func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
 	i = c.find(line)
 	c.hits[kind] += more
 	c.clock += more
-	c.ways[i].stamp = c.clock
+	c.stamps[i] = c.clock
 	c.flags[i] |= c.dirtyOn[kind]
 	cost += int64(more) * c.hit
 	if c.through[kind] {
@@ -595,7 +584,7 @@ func (h *Hierarchy) writeRun(c *Cache, w, words uint64) int64 {
 		if k > 0 {
 			c.hits[Write] += k
 			c.clock += k
-			c.ways[i].stamp = c.clock
+			c.stamps[i] = c.clock
 			cost += int64(k) * c.hit
 			if c.p.WritePolicy == WriteBack {
 				c.flags[i] |= lineDirty
@@ -624,7 +613,7 @@ func (h *Hierarchy) Flush(a Addr, n uint64) int64 {
 		c.eachPresent(a, n, func(i int) {
 			if c.flags[i]&lineDirty != 0 {
 				c.stats.Writebacks++
-				h.writeback(c, Addr((c.ways[i].tag-1)<<c.lineShift))
+				h.writeback(c, Addr((c.tags[i]-1)<<c.lineShift))
 			}
 			c.drop(i)
 		})
