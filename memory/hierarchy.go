@@ -514,22 +514,29 @@ func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
 	line := w >> c.lineShift
 	i := c.find(line)
+	if i < 0 {
+		return h.lineRunMiss(c, kind, line, w, words)
+	}
+	// Access's hit, words times.
+	c.hits[kind] += words
+	c.clock += words
+	c.stamps[i] = c.clock
+	f := c.flags[i] | c.dirtyOn[kind]
+	c.flags[i] = f
+	if f&c.staleOn[kind] != 0 {
+		h.staleRead(c, i, Addr(w))
+	}
+	cost := int64(words) * c.hit
+	if c.through[kind] {
+		cost += h.writeRun(h.below(c), w, words)
+	}
+	return cost
+}
+
+// lineRunMiss is lineRun when the first word misses line.
+func (h *Hierarchy) lineRunMiss(c *Cache, kind AccessKind, line, w, words uint64) int64 {
 	var cost int64
 	switch {
-	case i >= 0: // Access's hit, words times
-		c.hits[kind] += words
-		c.clock += words
-		c.stamps[i] = c.clock
-		f := c.flags[i] | c.dirtyOn[kind]
-		c.flags[i] = f
-		if f&c.staleOn[kind] != 0 {
-			h.staleRead(c, i, Addr(w))
-		}
-		cost = int64(words) * c.hit
-		if c.through[kind] {
-			cost += h.writeRun(h.below(c), w, words)
-		}
-		return cost
 	case kind != Write:
 		cost, _ = h.miss(c, line, Addr(w), kind)
 	case !c.p.WriteAllocate:
@@ -544,7 +551,7 @@ func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
 	}
 	// The first word filled the line: the others hit it.
 	more := words - 1
-	i = c.find(line)
+	i := c.find(line)
 	c.hits[kind] += more
 	c.clock += more
 	c.stamps[i] = c.clock
@@ -563,6 +570,18 @@ func (h *Hierarchy) writeRun(c *Cache, w, words uint64) int64 {
 	if c == nil {
 		h.memWrites += words
 		return int64(words) * h.memWriteLat
+	}
+	// The common case, a run in one line that a write-back c holds, in one
+	// step.
+	line := w >> c.lineShift
+	if words > 0 && (w+4*(words-1))>>c.lineShift == line && c.p.WritePolicy == WriteBack {
+		if i := c.find(line); i >= 0 {
+			c.hits[Write] += words
+			c.clock += words
+			c.stamps[i] = c.clock
+			c.flags[i] |= lineDirty
+			return int64(words) * c.hit
+		}
 	}
 	var cost int64
 	for words > 0 {
