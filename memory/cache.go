@@ -273,9 +273,24 @@ func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicte
 	// way or else the LRU one.
 	stamps := c.stamps[base : base+c.assoc]
 	v := 0
-	for w := 1; w < len(stamps); w++ {
-		if stamps[w] < stamps[v] {
-			v = w
+	if len(stamps) == 4 {
+		// Four ways (the 486's L1), a knockout: ties go to the lower way.
+		s := stamps[:4]
+		a, b := 0, 2
+		if s[1] < s[0] {
+			a = 1
+		}
+		if s[3] < s[2] {
+			b = 3
+		}
+		if v = a; s[b] < s[a] {
+			v = b
+		}
+	} else {
+		for w := 1; w < len(stamps); w++ {
+			if stamps[w] < stamps[v] {
+				v = w
+			}
 		}
 	}
 	i = base + v
