@@ -238,19 +238,24 @@ func (c *Cache) ResetStats() {
 // Probe reports whether the line holding a is cached and whether it is
 // dirty, without changing replacement state or counters.
 func (c *Cache) Probe(a Addr) (present, dirty bool) {
-	i := c.find(uint64(a) >> c.lineShift)
+	i := c.find(c.lineOf(uint64(a)))
 	if i < 0 {
 		return false, false
 	}
 	return true, c.flags[i]&lineDirty != 0
 }
 
+// lineOf returns the number of the line holding address a. (The shift is
+// below 64: masking it says so to the compiler.)
+func (c *Cache) lineOf(a uint64) uint64 { return a >> (c.lineShift & 63) }
+
 // find returns the index of line, or -1.
 func (c *Cache) find(line uint64) int {
 	tag := line + 1
 	base := int(line&c.setMask) * c.assoc
+	tags := c.tags
 	for i := base; i < base+c.assoc; i++ {
-		if c.tags[i] == tag {
+		if tags[i] == tag {
 			return i
 		}
 	}

@@ -172,10 +172,11 @@ func (h *Hierarchy) below(c *Cache) *Cache {
 func (h *Hierarchy) Access(a Addr, kind AccessKind) int64 {
 	c := h.l1[kind]
 	// L1 hit fast path, without branches on the kind.
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	base := int(line&c.setMask) * c.assoc
+	tags := c.tags
 	for i := base; i < base+c.assoc; i++ {
-		if c.tags[i] == line+1 {
+		if tags[i] == line+1 {
 			c.hits[kind]++
 			c.clock++
 			c.stamps[i] = c.clock
@@ -209,7 +210,7 @@ func (h *Hierarchy) FetchLines(a Addr, n uint64) int64 { return h.fetchWalk(a, n
 // fetchWalk is FetchLines; with m, it notes each line's entry in m.idx.
 func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 	c := h.l1i
-	shift := c.lineShift
+	shift := c.lineShift & 63
 	step := uint64(1) << shift
 	var cost int64
 	for addr := uint64(a) &^ (step - 1); n > 0; n-- {
@@ -301,7 +302,7 @@ func (h *Hierarchy) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 	m.addr, m.n = a, n
 	m.idx, m.sets, m.gen = m.idx[:0], m.sets[:0], m.gen[:0]
 	cost := h.fetchWalk(a, n, m)
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	for k, i := range m.idx {
 		if c.tags[i] != line+uint64(k)+1 {
 			return cost // a line of the range evicted another: no memo
@@ -326,7 +327,7 @@ func (h *Hierarchy) fetchMiss(c *Cache, line uint64, a Addr) (int64, int) {
 		return h.memLat, h.fill(c, line)
 	}
 	var cost int64
-	l := uint64(a) >> n.lineShift
+	l := n.lineOf(uint64(a))
 	if j := n.find(l); j >= 0 {
 		n.hits[Fetch]++
 		n.use(j)
@@ -358,7 +359,7 @@ func (h *Hierarchy) read(c *Cache, a Addr, kind AccessKind) (int64, bool) {
 	if kind == fillKind {
 		count = Read
 	}
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	if i := c.find(line); i >= 0 {
 		c.countHit(count)
 		c.use(i)
@@ -397,7 +398,7 @@ func (h *Hierarchy) write(c *Cache, a Addr) int64 {
 		h.memWrites++
 		return h.memWriteLat
 	}
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	i := c.find(line)
 	if i < 0 {
 		return h.writeMiss(c, line, a)
@@ -454,7 +455,7 @@ func (h *Hierarchy) writeback(c *Cache, a Addr) {
 		pieces <<= c.lineShift - n.lineShift
 	}
 	for k := range pieces {
-		i := n.find((uint64(a) >> n.lineShift) + k)
+		i := n.find((n.lineOf(uint64(a))) + k)
 		switch {
 		case i < 0:
 			h.memWrites++
@@ -512,7 +513,7 @@ func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 // write that does not allocate, a miss again), and the writes a
 // write-through cache passes on go below as one run (writeRun).
 func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
-	line := w >> c.lineShift
+	line := c.lineOf(w)
 	i := c.find(line)
 	if i < 0 {
 		return h.lineRunMiss(c, kind, line, w, words)
@@ -573,8 +574,8 @@ func (h *Hierarchy) writeRun(c *Cache, w, words uint64) int64 {
 	}
 	// The common case, a run in one line that a write-back c holds, in one
 	// step.
-	line := w >> c.lineShift
-	if words > 0 && (w+4*(words-1))>>c.lineShift == line && c.p.WritePolicy == WriteBack {
+	line := c.lineOf(w)
+	if words > 0 && c.lineOf(w+4*(words-1)) == line && c.p.WritePolicy == WriteBack {
 		if i := c.find(line); i >= 0 {
 			c.hits[Write] += words
 			c.clock += words
@@ -586,7 +587,7 @@ func (h *Hierarchy) writeRun(c *Cache, w, words uint64) int64 {
 	var cost int64
 	for words > 0 {
 		k := min(words, ((w|(uint64(c.p.Line)-1))-w)/4+1)
-		line := w >> c.lineShift
+		line := c.lineOf(w)
 		i := c.find(line)
 		if i < 0 {
 			cost += h.writeMiss(c, line, Addr(w))
@@ -765,7 +766,7 @@ func (h *Hierarchy) CopyWords(dst, src Addr, words uint64) int64 {
 // of one set in a direct-mapped data cache, where they evict each other.
 func (h *Hierarchy) conflict(a, b uint64) bool {
 	for _, c := range h.direct {
-		la, lb := a>>c.lineShift, b>>c.lineShift
+		la, lb := c.lineOf(a), c.lineOf(b)
 		if la != lb && la&c.setMask == lb&c.setMask {
 			return true
 		}
