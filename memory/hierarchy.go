@@ -713,11 +713,12 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 		step = min(step, uint64(h.l2.p.Line))
 	}
 	c := h.l1d
+	check := h.mayConflict(uint64(src), uint64(dst))
 	var cost int64
 	for off := uint64(0); off < n; {
 		s, d := uint64(src)+off, uint64(dst)+off
-		k := min(n-off, step-s%step, step-d%step)
-		if h.conflict(s, d) {
+		k := min(n-off, step-s&(step-1), step-d&(step-1))
+		if check && h.conflict(s, d) {
 			for x := uint64(0); x < k; x += 4 {
 				cost += h.Access(Addr(s+x), Read)
 				cost += h.Access(Addr(d+x), Write)
@@ -760,6 +761,22 @@ func (h *Hierarchy) CopyWords(dst, src Addr, words uint64) int64 {
 		s, d, words = s+4*k, d+4*k, words-k
 	}
 	return cost
+}
+
+// mayConflict reports whether some piece of a copy from src to dst may
+// conflict: whether, in a direct-mapped data cache, lineOf(src) -
+// lineOf(dst) is within one of a multiple of the number of sets. Two lines
+// share a set when their difference is such a multiple, and the lines of
+// the pieces at src+off and dst+off differ by that of the first pieces
+// up to one.
+func (h *Hierarchy) mayConflict(src, dst uint64) bool {
+	for _, c := range h.direct {
+		d := c.lineOf(src) - c.lineOf(dst)
+		if (d-1)&c.setMask == 0 || d&c.setMask == 0 || (d+1)&c.setMask == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // conflict reports whether the lines holding a and b are different lines
