@@ -268,14 +268,12 @@ func (c *Cache) use(i int) {
 	c.stamps[i] = c.clock
 }
 
-// install puts line (known absent) into its set, evicting the least
-// recently used way. It returns the new entry's index and, if a valid line
-// was evicted, its line number and flags.
-func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicted bool) {
+// victim returns the entry that installing line (known absent) takes: the
+// first invalid way of its set, else the least recently used one. An
+// invalid way has stamp 0 and every valid one a later, distinct stamp, so
+// that is the first way of the smallest stamp.
+func (c *Cache) victim(line uint64) int {
 	base := int(line&c.setMask) * c.assoc
-	// An invalid way has stamp 0 and every valid one a later, distinct
-	// stamp, so the first way of the smallest stamp is the first invalid
-	// way or else the LRU one.
 	stamps := c.stamps[base : base+c.assoc]
 	v := 0
 	if len(stamps) == 4 {
@@ -298,16 +296,15 @@ func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicte
 			}
 		}
 	}
-	i = base + v
-	if t := c.tags[i]; t != 0 {
-		victim, vflags, evicted = t-1, c.flags[i], true
-	}
+	return base + v
+}
+
+// put makes entry i, line's victim, hold line, most recently used.
+func (c *Cache) put(i int, line uint64) {
 	c.clock++
-	c.tags[i], stamps[v] = line+1, c.clock
-	c.flags[i] = 0
+	c.tags[i], c.stamps[i], c.flags[i] = line+1, c.clock, 0
 	c.gen[line&c.setMask]++
 	c.epoch++
-	return i, victim, vflags, evicted
 }
 
 // drop invalidates entry i.

@@ -283,10 +283,12 @@ func (h *Hierarchy) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 			m.fails = 0
 			m.epoch = c.epoch
 			c.hits[Fetch] += n
+			clock, stamps := c.clock, c.stamps
 			for _, i := range m.idx {
-				c.clock++
-				c.stamps[i] = c.clock
+				clock++
+				stamps[i] = clock
 			}
+			c.clock = clock
 			return int64(n) * c.hit
 		}
 		// The memo did not hold. One that keeps failing (its sets are busy
@@ -433,11 +435,13 @@ func (h *Hierarchy) writeMiss(c *Cache, line uint64, a Addr) int64 {
 // fill installs line in c and writes back a dirty victim. It returns the
 // new entry.
 func (h *Hierarchy) fill(c *Cache, line uint64) int {
-	i, victim, vflags, evicted := c.install(line)
-	if evicted && vflags&lineDirty != 0 {
+	i := c.victim(line)
+	// The write-back goes below c only: it may come first.
+	if t := c.tags[i]; t != 0 && c.flags[i]&lineDirty != 0 {
 		c.stats.Writebacks++
-		h.writeback(c, Addr(victim<<c.lineShift))
+		h.writeback(c, Addr((t-1)<<c.lineShift))
 	}
+	c.put(i, line)
 	return i
 }
 
