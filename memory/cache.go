@@ -268,38 +268,7 @@ func (c *Cache) use(i int) {
 	c.stamps[i] = c.clock
 }
 
-// victim returns the entry that installing line (known absent) takes: the
-// first invalid way of its set, else the least recently used one. An
-// invalid way has stamp 0 and every valid one a later, distinct stamp, so
-// that is the first way of the smallest stamp.
-func (c *Cache) victim(line uint64) int {
-	base := int(line&c.setMask) * c.assoc
-	stamps := c.stamps[base : base+c.assoc]
-	v := 0
-	if len(stamps) == 4 {
-		// Four ways (the 486's L1), a knockout: ties go to the lower way.
-		s := stamps[:4]
-		a, b := 0, 2
-		if s[1] < s[0] {
-			a = 1
-		}
-		if s[3] < s[2] {
-			b = 3
-		}
-		if v = a; s[b] < s[a] {
-			v = b
-		}
-	} else {
-		for w := 1; w < len(stamps); w++ {
-			if stamps[w] < stamps[v] {
-				v = w
-			}
-		}
-	}
-	return base + v
-}
-
-// put makes entry i, line's victim, hold line, most recently used.
+// put makes entry i of line's set hold line, most recently used.
 func (c *Cache) put(i int, line uint64) {
 	c.clock++
 	c.tags[i], c.stamps[i], c.flags[i] = line+1, c.clock, 0

@@ -435,7 +435,34 @@ func (h *Hierarchy) writeMiss(c *Cache, line uint64, a Addr) int64 {
 // fill installs line in c and writes back a dirty victim. It returns the
 // new entry.
 func (h *Hierarchy) fill(c *Cache, line uint64) int {
-	i := c.victim(line)
+	// The victim: the first invalid way of the set, else the least
+	// recently used one. An invalid way has stamp 0 and every valid one a
+	// later, distinct stamp, so that is the first way of the smallest
+	// stamp.
+	base := int(line&c.setMask) * c.assoc
+	stamps := c.stamps[base : base+c.assoc]
+	v := 0
+	if len(stamps) == 4 {
+		// Four ways (the 486's L1), a knockout: ties go to the lower way.
+		s := stamps[:4]
+		a, b := 0, 2
+		if s[1] < s[0] {
+			a = 1
+		}
+		if s[3] < s[2] {
+			b = 3
+		}
+		if v = a; s[b] < s[a] {
+			v = b
+		}
+	} else {
+		for w := 1; w < len(stamps); w++ {
+			if stamps[w] < stamps[v] {
+				v = w
+			}
+		}
+	}
+	i := base + v
 	// The write-back goes below c only: it may come first.
 	if t := c.tags[i]; t != 0 && c.flags[i]&lineDirty != 0 {
 		c.stats.Writebacks++
