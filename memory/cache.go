@@ -262,6 +262,25 @@ func (c *Cache) find(line uint64) int {
 	return -1
 }
 
+// find4 is find in a four-way cache (the 486's L1), its tags compared
+// without a loop: instruction fetch, whose lines mostly miss in a small
+// unified cache, uses it.
+func (c *Cache) find4(line uint64) int {
+	tag := line + 1
+	base := int(line&c.setMask) * 4
+	switch t := c.tags[base : base+4 : base+4]; tag {
+	case t[0]:
+		return base
+	case t[1]:
+		return base + 1
+	case t[2]:
+		return base + 2
+	case t[3]:
+		return base + 3
+	}
+	return -1
+}
+
 // use marks entry i most recently used.
 func (c *Cache) use(i int) {
 	c.clock++

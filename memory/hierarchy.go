@@ -215,7 +215,12 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 	var cost int64
 	for addr := uint64(a) &^ (step - 1); n > 0; n-- {
 		line := addr >> shift
-		i := c.find(line)
+		var i int
+		if c.assoc == 4 {
+			i = c.find4(line)
+		} else {
+			i = c.find(line)
+		}
 		if i >= 0 {
 			// Access's hit: a fetch sets no flag and is never passed on.
 			c.hits[Fetch]++
