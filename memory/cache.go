@@ -264,7 +264,7 @@ func (c *Cache) find(line uint64) int {
 
 // find4 is find in a four-way cache (the 486's L1), its tags compared
 // without a loop: instruction fetch, whose lines mostly miss in a small
-// unified cache, uses it.
+// unified cache, and the first level's runs use it.
 func (c *Cache) find4(line uint64) int {
 	tag := line + 1
 	base := int(line&c.setMask) * 4

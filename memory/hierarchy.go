@@ -550,7 +550,12 @@ func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 // write-through cache passes on go below as one run (writeRun).
 func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
 	line := c.lineOf(w)
-	i := c.find(line)
+	var i int
+	if c.assoc == 4 {
+		i = c.find4(line)
+	} else {
+		i = c.find(line)
+	}
 	if i < 0 {
 		return h.lineRunMiss(c, kind, line, w, words)
 	}
