@@ -142,12 +142,6 @@ func (s CacheStats) MissRate() float64 {
 	return 0
 }
 
-// way is one entry of the tag store.
-type way struct {
-	tag   uint64 // line number + 1; 0 = invalid
-	stamp uint64 // clock at last use
-}
-
 // Line state bits.
 const (
 	lineDirty uint8 = 1 << iota
@@ -156,13 +150,13 @@ const (
 
 // Cache is the tag store of one cache with LRU replacement. It holds no
 // data: data always lives in Phys. The arrays are flat, indexed by
-// set*assoc + way:
+// set*assoc + way, so that a set's ways are adjacent:
 //
-//	ways[i].tag    line number + 1 (0 = invalid)
-//	ways[i].stamp  value of clock at the last use (LRU: smallest is evicted)
-//	flags[i]       lineDirty | lineStale
+//	tags[i]    line number + 1 (0 = invalid)
+//	stamps[i]  value of clock at the last use (LRU: smallest is evicted)
+//	flags[i]   lineDirty | lineStale
 //
-// Tag and stamp sit together so that a 4-way set is one host cache line.
+// A lookup reads only tags, a set's in a row.
 //
 // A Cache is driven by a Hierarchy.
 type Cache struct {
@@ -172,7 +166,8 @@ type Cache struct {
 	setMask   uint64
 	assoc     int
 	hit       int64
-	ways      []way
+	tags      []uint64
+	stamps    []uint64
 	flags     []uint8
 	clock     uint64
 	// gen counts, per set, the changes to which lines it holds and their
@@ -206,7 +201,8 @@ func NewCache(name string, p CacheParams) *Cache {
 		setMask:   sets - 1,
 		assoc:     p.Assoc,
 		hit:       p.HitLatency,
-		ways:      make([]way, lines),
+		tags:      make([]uint64, lines),
+		stamps:    make([]uint64, lines),
 		flags:     make([]uint8, lines),
 		gen:       make([]uint32, sets),
 		staleOn:   [3]uint8{Read: lineStale, Fetch: lineStale},
@@ -242,22 +238,45 @@ func (c *Cache) ResetStats() {
 // Probe reports whether the line holding a is cached and whether it is
 // dirty, without changing replacement state or counters.
 func (c *Cache) Probe(a Addr) (present, dirty bool) {
-	i := c.find(uint64(a) >> c.lineShift)
+	i := c.find(c.lineOf(uint64(a)))
 	if i < 0 {
 		return false, false
 	}
 	return true, c.flags[i]&lineDirty != 0
 }
 
+// lineOf returns the number of the line holding address a. (The shift is
+// below 64: masking it says so to the compiler.)
+func (c *Cache) lineOf(a uint64) uint64 { return a >> (c.lineShift & 63) }
+
 // find returns the index of line, or -1.
 func (c *Cache) find(line uint64) int {
 	tag := line + 1
 	base := int(line&c.setMask) * c.assoc
-	set := c.ways[base : base+c.assoc]
-	for w := range set {
-		if set[w].tag == tag {
-			return base + w
+	tags := c.tags
+	for i := base; i < base+c.assoc; i++ {
+		if tags[i] == tag {
+			return i
 		}
+	}
+	return -1
+}
+
+// find4 is find in a four-way cache (the 486's L1), its tags compared
+// without a loop: instruction fetch, whose lines mostly miss in a small
+// unified cache, and the first level's runs use it.
+func (c *Cache) find4(line uint64) int {
+	tag := line + 1
+	base := int(line&c.setMask) * 4
+	switch t := c.tags[base : base+4 : base+4]; tag {
+	case t[0]:
+		return base
+	case t[1]:
+		return base + 1
+	case t[2]:
+		return base + 2
+	case t[3]:
+		return base + 3
 	}
 	return -1
 }
@@ -265,39 +284,20 @@ func (c *Cache) find(line uint64) int {
 // use marks entry i most recently used.
 func (c *Cache) use(i int) {
 	c.clock++
-	c.ways[i].stamp = c.clock
+	c.stamps[i] = c.clock
 }
 
-// install puts line (known absent) into its set, evicting the least
-// recently used way. It returns the new entry's index and, if a valid line
-// was evicted, its line number and flags.
-func (c *Cache) install(line uint64) (i int, victim uint64, vflags uint8, evicted bool) {
-	base := int(line&c.setMask) * c.assoc
-	set := c.ways[base : base+c.assoc]
-	// An invalid way has stamp 0 and every valid one a later stamp, so the
-	// smallest (stamp, way) is the first invalid way or else the LRU one.
-	// Packing both into one word lets min compile to conditional moves: no
-	// mispredicted branches. Stamps stay below 2^58 (centuries of host time).
-	best := uint64(1<<64 - 1)
-	for w := range set {
-		best = min(best, set[w].stamp<<6|uint64(w))
-	}
-	v := int(best & 63)
-	i = base + v
-	if t := set[v].tag; t != 0 {
-		victim, vflags, evicted = t-1, c.flags[i], true
-	}
+// put makes entry i of line's set hold line, most recently used.
+func (c *Cache) put(i int, line uint64) {
 	c.clock++
-	set[v] = way{tag: line + 1, stamp: c.clock}
-	c.flags[i] = 0
+	c.tags[i], c.stamps[i], c.flags[i] = line+1, c.clock, 0
 	c.gen[line&c.setMask]++
 	c.epoch++
-	return i, victim, vflags, evicted
 }
 
 // drop invalidates entry i.
 func (c *Cache) drop(i int) {
-	c.ways[i] = way{}
+	c.tags[i], c.stamps[i] = 0, 0
 	c.flags[i] = 0
 	c.stats.Invalidations++
 	c.changed(i)
@@ -327,7 +327,7 @@ func (c *Cache) lineSpan(a Addr, n uint64) (first, last uint64) {
 // tag store when that is shorter.
 func (c *Cache) eachPresent(a Addr, n uint64, fn func(i int)) {
 	first, last := c.lineSpan(a, n)
-	if last-first < uint64(len(c.ways)) {
+	if last-first < uint64(len(c.tags)) {
 		for l := first; ; l++ {
 			if i := c.find(l); i >= 0 {
 				fn(i)
@@ -337,8 +337,8 @@ func (c *Cache) eachPresent(a Addr, n uint64, fn func(i int)) {
 			}
 		}
 	}
-	for i := range c.ways {
-		if t := c.ways[i].tag; t != 0 && t-1 >= first && t-1 <= last {
+	for i, t := range c.tags {
+		if t != 0 && t-1 >= first && t-1 <= last {
 			fn(i)
 		}
 	}

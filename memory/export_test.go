@@ -9,18 +9,18 @@ import "fmt"
 // of words on one line bumps its stamp once). Tests use it to prove two
 // ways of driving a hierarchy leave it in the same state.
 func StateDiff(want, got *Cache) string {
-	for i := range want.ways {
-		if want.ways[i].tag != got.ways[i].tag || want.flags[i] != got.flags[i] {
-			return fmt.Sprintf("%s: entry %d is %+v flags %#x, want %+v flags %#x",
-				got.name, i, got.ways[i], got.flags[i], want.ways[i], want.flags[i])
+	for i := range want.tags {
+		if want.tags[i] != got.tags[i] || want.flags[i] != got.flags[i] {
+			return fmt.Sprintf("%s: entry %d is tag %#x stamp %d flags %#x, want tag %#x stamp %d flags %#x",
+				got.name, i, got.tags[i], got.stamps[i], got.flags[i], want.tags[i], want.stamps[i], want.flags[i])
 		}
 	}
-	for set := 0; set < len(want.ways); set += want.assoc {
+	for set := 0; set < len(want.tags); set += want.assoc {
 		for i := set; i < set+want.assoc; i++ {
 			for j := i + 1; j < set+want.assoc; j++ {
-				if (want.ways[i].stamp < want.ways[j].stamp) != (got.ways[i].stamp < got.ways[j].stamp) {
+				if (want.stamps[i] < want.stamps[j]) != (got.stamps[i] < got.stamps[j]) {
 					return fmt.Sprintf("%s: entries %d and %d are in LRU order %d, %d; want %d, %d",
-						got.name, i, j, got.ways[i].stamp, got.ways[j].stamp, want.ways[i].stamp, want.ways[j].stamp)
+						got.name, i, j, got.stamps[i], got.stamps[j], want.stamps[i], want.stamps[j])
 				}
 			}
 		}

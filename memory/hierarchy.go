@@ -172,15 +172,14 @@ func (h *Hierarchy) below(c *Cache) *Cache {
 func (h *Hierarchy) Access(a Addr, kind AccessKind) int64 {
 	c := h.l1[kind]
 	// L1 hit fast path, without branches on the kind.
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	base := int(line&c.setMask) * c.assoc
-	set := c.ways[base : base+c.assoc]
-	for w := range set {
-		if set[w].tag == line+1 {
-			i := base + w
+	tags := c.tags
+	for i := base; i < base+c.assoc; i++ {
+		if tags[i] == line+1 {
 			c.hits[kind]++
 			c.clock++
-			set[w].stamp = c.clock
+			c.stamps[i] = c.clock
 			f := c.flags[i] | c.dirtyOn[kind]
 			c.flags[i] = f
 			if f&c.staleOn[kind] != 0 {
@@ -211,26 +210,22 @@ func (h *Hierarchy) FetchLines(a Addr, n uint64) int64 { return h.fetchWalk(a, n
 // fetchWalk is FetchLines; with m, it notes each line's entry in m.idx.
 func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 	c := h.l1i
-	shift := c.lineShift
+	shift := c.lineShift & 63
 	step := uint64(1) << shift
-	ways, mask, assoc := c.ways, c.setMask, c.assoc
 	var cost int64
 	for addr := uint64(a) &^ (step - 1); n > 0; n-- {
 		line := addr >> shift
-		base := int(line&mask) * assoc
-		set := ways[base : base+assoc]
-		i := -1
-		for w := range set {
-			if set[w].tag == line+1 {
-				i = base + w
-				break
-			}
+		var i int
+		if c.assoc == 4 {
+			i = c.find4(line)
+		} else {
+			i = c.find(line)
 		}
 		if i >= 0 {
 			// Access's hit: a fetch sets no flag and is never passed on.
 			c.hits[Fetch]++
 			c.clock++
-			ways[i].stamp = c.clock
+			c.stamps[i] = c.clock
 			if c.flags[i]&lineStale != 0 {
 				h.staleRead(c, i, Addr(addr))
 			}
@@ -293,10 +288,12 @@ func (h *Hierarchy) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 			m.fails = 0
 			m.epoch = c.epoch
 			c.hits[Fetch] += n
+			clock, stamps := c.clock, c.stamps
 			for _, i := range m.idx {
-				c.clock++
-				c.ways[i].stamp = c.clock
+				clock++
+				stamps[i] = clock
 			}
+			c.clock = clock
 			return int64(n) * c.hit
 		}
 		// The memo did not hold. One that keeps failing (its sets are busy
@@ -312,9 +309,9 @@ func (h *Hierarchy) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 	m.addr, m.n = a, n
 	m.idx, m.sets, m.gen = m.idx[:0], m.sets[:0], m.gen[:0]
 	cost := h.fetchWalk(a, n, m)
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	for k, i := range m.idx {
-		if c.ways[i].tag != line+uint64(k)+1 {
+		if c.tags[i] != line+uint64(k)+1 {
 			return cost // a line of the range evicted another: no memo
 		}
 		s := int(i) / c.assoc
@@ -337,7 +334,7 @@ func (h *Hierarchy) fetchMiss(c *Cache, line uint64, a Addr) (int64, int) {
 		return h.memLat, h.fill(c, line)
 	}
 	var cost int64
-	l := uint64(a) >> n.lineShift
+	l := n.lineOf(uint64(a))
 	if j := n.find(l); j >= 0 {
 		n.hits[Fetch]++
 		n.use(j)
@@ -369,7 +366,7 @@ func (h *Hierarchy) read(c *Cache, a Addr, kind AccessKind) (int64, bool) {
 	if kind == fillKind {
 		count = Read
 	}
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	if i := c.find(line); i >= 0 {
 		c.countHit(count)
 		c.use(i)
@@ -408,7 +405,7 @@ func (h *Hierarchy) write(c *Cache, a Addr) int64 {
 		h.memWrites++
 		return h.memWriteLat
 	}
-	line := uint64(a) >> c.lineShift
+	line := c.lineOf(uint64(a))
 	i := c.find(line)
 	if i < 0 {
 		return h.writeMiss(c, line, a)
@@ -443,11 +440,40 @@ func (h *Hierarchy) writeMiss(c *Cache, line uint64, a Addr) int64 {
 // fill installs line in c and writes back a dirty victim. It returns the
 // new entry.
 func (h *Hierarchy) fill(c *Cache, line uint64) int {
-	i, victim, vflags, evicted := c.install(line)
-	if evicted && vflags&lineDirty != 0 {
-		c.stats.Writebacks++
-		h.writeback(c, Addr(victim<<c.lineShift))
+	// The victim: the first invalid way of the set, else the least
+	// recently used one. An invalid way has stamp 0 and every valid one a
+	// later, distinct stamp, so that is the first way of the smallest
+	// stamp.
+	base := int(line&c.setMask) * c.assoc
+	stamps := c.stamps[base : base+c.assoc]
+	v := 0
+	if len(stamps) == 4 {
+		// Four ways (the 486's L1), a knockout: ties go to the lower way.
+		s := stamps[:4]
+		a, b := 0, 2
+		if s[1] < s[0] {
+			a = 1
+		}
+		if s[3] < s[2] {
+			b = 3
+		}
+		if v = a; s[b] < s[a] {
+			v = b
+		}
+	} else {
+		for w := 1; w < len(stamps); w++ {
+			if stamps[w] < stamps[v] {
+				v = w
+			}
+		}
 	}
+	i := base + v
+	// The write-back goes below c only: it may come first.
+	if t := c.tags[i]; t != 0 && c.flags[i]&lineDirty != 0 {
+		c.stats.Writebacks++
+		h.writeback(c, Addr((t-1)<<c.lineShift))
+	}
+	c.put(i, line)
 	return i
 }
 
@@ -465,7 +491,7 @@ func (h *Hierarchy) writeback(c *Cache, a Addr) {
 		pieces <<= c.lineShift - n.lineShift
 	}
 	for k := range pieces {
-		i := n.find((uint64(a) >> n.lineShift) + k)
+		i := n.find((n.lineOf(uint64(a))) + k)
 		switch {
 		case i < 0:
 			h.memWrites++
@@ -523,24 +549,36 @@ func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 // write that does not allocate, a miss again), and the writes a
 // write-through cache passes on go below as one run (writeRun).
 func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
-	line := w >> c.lineShift
-	i := c.find(line)
+	line := c.lineOf(w)
+	var i int
+	if c.assoc == 4 {
+		i = c.find4(line)
+	} else {
+		i = c.find(line)
+	}
+	if i < 0 {
+		return h.lineRunMiss(c, kind, line, w, words)
+	}
+	// Access's hit, words times.
+	c.hits[kind] += words
+	c.clock += words
+	c.stamps[i] = c.clock
+	f := c.flags[i] | c.dirtyOn[kind]
+	c.flags[i] = f
+	if f&c.staleOn[kind] != 0 {
+		h.staleRead(c, i, Addr(w))
+	}
+	cost := int64(words) * c.hit
+	if c.through[kind] {
+		cost += h.writeRun(h.below(c), w, words)
+	}
+	return cost
+}
+
+// lineRunMiss is lineRun when the first word misses line.
+func (h *Hierarchy) lineRunMiss(c *Cache, kind AccessKind, line, w, words uint64) int64 {
 	var cost int64
 	switch {
-	case i >= 0: // Access's hit, words times
-		c.hits[kind] += words
-		c.clock += words
-		c.ways[i].stamp = c.clock
-		f := c.flags[i] | c.dirtyOn[kind]
-		c.flags[i] = f
-		if f&c.staleOn[kind] != 0 {
-			h.staleRead(c, i, Addr(w))
-		}
-		cost = int64(words) * c.hit
-		if c.through[kind] {
-			cost += h.writeRun(h.below(c), w, words)
-		}
-		return cost
 	case kind != Write:
 		cost, _ = h.miss(c, line, Addr(w), kind)
 	case !c.p.WriteAllocate:
@@ -555,10 +593,10 @@ func (h *Hierarchy) lineRun(c *Cache, kind AccessKind, w, words uint64) int64 {
 	}
 	// The first word filled the line: the others hit it.
 	more := words - 1
-	i = c.find(line)
+	i := c.find(line)
 	c.hits[kind] += more
 	c.clock += more
-	c.ways[i].stamp = c.clock
+	c.stamps[i] = c.clock
 	c.flags[i] |= c.dirtyOn[kind]
 	cost += int64(more) * c.hit
 	if c.through[kind] {
@@ -575,10 +613,22 @@ func (h *Hierarchy) writeRun(c *Cache, w, words uint64) int64 {
 		h.memWrites += words
 		return int64(words) * h.memWriteLat
 	}
+	// The common case, a run in one line that a write-back c holds, in one
+	// step.
+	line := c.lineOf(w)
+	if words > 0 && c.lineOf(w+4*(words-1)) == line && c.p.WritePolicy == WriteBack {
+		if i := c.find(line); i >= 0 {
+			c.hits[Write] += words
+			c.clock += words
+			c.stamps[i] = c.clock
+			c.flags[i] |= lineDirty
+			return int64(words) * c.hit
+		}
+	}
 	var cost int64
 	for words > 0 {
 		k := min(words, ((w|(uint64(c.p.Line)-1))-w)/4+1)
-		line := w >> c.lineShift
+		line := c.lineOf(w)
 		i := c.find(line)
 		if i < 0 {
 			cost += h.writeMiss(c, line, Addr(w))
@@ -595,7 +645,7 @@ func (h *Hierarchy) writeRun(c *Cache, w, words uint64) int64 {
 		if k > 0 {
 			c.hits[Write] += k
 			c.clock += k
-			c.ways[i].stamp = c.clock
+			c.stamps[i] = c.clock
 			cost += int64(k) * c.hit
 			if c.p.WritePolicy == WriteBack {
 				c.flags[i] |= lineDirty
@@ -624,7 +674,7 @@ func (h *Hierarchy) Flush(a Addr, n uint64) int64 {
 		c.eachPresent(a, n, func(i int) {
 			if c.flags[i]&lineDirty != 0 {
 				c.stats.Writebacks++
-				h.writeback(c, Addr((c.ways[i].tag-1)<<c.lineShift))
+				h.writeback(c, Addr((c.tags[i]-1)<<c.lineShift))
 			}
 			c.drop(i)
 		})
@@ -704,19 +754,43 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 		step = min(step, uint64(h.l2.p.Line))
 	}
 	c := h.l1d
+	check := h.mayConflict(uint64(src), uint64(dst))
 	var cost int64
 	for off := uint64(0); off < n; {
 		s, d := uint64(src)+off, uint64(dst)+off
-		k := min(n-off, step-s%step, step-d%step)
-		if h.conflict(s, d) {
+		k := min(n-off, step-s&(step-1), step-d&(step-1))
+		if check && h.conflict(s, d) {
 			for x := uint64(0); x < k; x += 4 {
 				cost += h.Access(Addr(s+x), Read)
 				cost += h.Access(Addr(d+x), Write)
 			}
 		} else {
-			// Each piece lies in one line of every data cache.
-			cost += h.lineRun(c, Read, s&^3, ((s+k-1)&^3-s&^3)/4+1)
-			cost += h.lineRun(c, Write, d&^3, ((d+k-1)&^3-d&^3)/4+1)
+			// Each piece lies in one line of every data cache: the
+			// source's words, then the destination's, each a lineRun.
+			// The commonest, a first-level hit that reports nothing and
+			// passes nothing on (not stale; not written through), is
+			// charged here without the call.
+			sw, dw := s&^3, d&^3
+			sn, dn := ((s+k-1)&^3-sw)/4+1, ((d+k-1)&^3-dw)/4+1
+			if i := c.find(c.lineOf(sw)); i >= 0 && c.flags[i]&lineStale == 0 {
+				c.hits[Read] += sn
+				c.clock += sn
+				c.stamps[i] = c.clock
+				cost += int64(sn) * c.hit
+			} else {
+				cost += h.lineRun(c, Read, sw, sn)
+			}
+			if c.through[Write] {
+				cost += h.lineRun(c, Write, dw, dn)
+			} else if i := c.find(c.lineOf(dw)); i >= 0 {
+				c.hits[Write] += dn
+				c.clock += dn
+				c.stamps[i] = c.clock
+				c.flags[i] |= c.dirtyOn[Write]
+				cost += int64(dn) * c.hit
+			} else {
+				cost += h.lineRun(c, Write, dw, dn)
+			}
 		}
 		off += k
 	}
@@ -753,11 +827,27 @@ func (h *Hierarchy) CopyWords(dst, src Addr, words uint64) int64 {
 	return cost
 }
 
+// mayConflict reports whether some piece of a copy from src to dst may
+// conflict: whether, in a direct-mapped data cache, lineOf(src) -
+// lineOf(dst) is within one of a multiple of the number of sets. Two lines
+// share a set when their difference is such a multiple, and the lines of
+// the pieces at src+off and dst+off differ by that of the first pieces
+// up to one.
+func (h *Hierarchy) mayConflict(src, dst uint64) bool {
+	for _, c := range h.direct {
+		d := c.lineOf(src) - c.lineOf(dst)
+		if (d-1)&c.setMask == 0 || d&c.setMask == 0 || (d+1)&c.setMask == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // conflict reports whether the lines holding a and b are different lines
 // of one set in a direct-mapped data cache, where they evict each other.
 func (h *Hierarchy) conflict(a, b uint64) bool {
 	for _, c := range h.direct {
-		la, lb := a>>c.lineShift, b>>c.lineShift
+		la, lb := c.lineOf(a), c.lineOf(b)
 		if la != lb && la&c.setMask == lb&c.setMask {
 			return true
 		}
