@@ -334,7 +334,7 @@ func (n *Network) buildATM(k *sim.Kernel, links []ATMLinkSpec, switches []ATMSwi
 				return fmt.Errorf("atm_link %q: net_faults: %w", s.Name, err)
 			}
 		}
-		if s.Pcap {
+		if s.Pcap && n.capture {
 			var buf bytes.Buffer
 			if err := l.Tap(&buf); err != nil {
 				return err
@@ -342,7 +342,7 @@ func (n *Network) buildATM(k *sim.Kernel, links []ATMLinkSpec, switches []ATMSwi
 			a.pcaps = append(a.pcaps, s.Name)
 			a.pcap[s.Name] = &buf
 		}
-		if s.Trace {
+		if s.Trace && n.capture {
 			t := &atmTrace{}
 			t.w = atmnet.NewTraceWriter(&t.buf)
 			a.traces = append(a.traces, s.Name)

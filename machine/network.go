@@ -15,11 +15,12 @@ type Network struct {
 	segments map[string]*ethersim.Segment
 	order    []string
 	pcaps    map[string]*bytes.Buffer
+	capture  bool    // record the pcap captures and cell traces asked for
 	atm      *atmNet // the ATM links and switches, when the experiment has them
 }
 
-func newNetwork(k *sim.Kernel, specs []SegmentSpec) (*Network, error) {
-	n := &Network{Network: ethersim.NewNetwork(k), segments: map[string]*ethersim.Segment{}, pcaps: map[string]*bytes.Buffer{}}
+func newNetwork(k *sim.Kernel, specs []SegmentSpec, capture bool) (*Network, error) {
+	n := &Network{Network: ethersim.NewNetwork(k), segments: map[string]*ethersim.Segment{}, pcaps: map[string]*bytes.Buffer{}, capture: capture}
 	for _, s := range specs {
 		if _, dup := n.segments[s.Name]; dup {
 			return nil, fmt.Errorf("segment %q defined twice", s.Name)
@@ -30,7 +31,7 @@ func newNetwork(k *sim.Kernel, specs []SegmentSpec) (*Network, error) {
 		}
 		n.segments[s.Name] = seg
 		n.order = append(n.order, s.Name)
-		if s.Pcap {
+		if s.Pcap && capture {
 			var buf bytes.Buffer
 			if err := seg.Tap(&buf); err != nil {
 				return nil, fmt.Errorf("segment %q: pcap: %w", s.Name, err)

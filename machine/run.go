@@ -35,6 +35,11 @@ type Options struct {
 	// result is taken and the simulated contexts are ended (annotations'
 	// `sim exit`).
 	OnEnd func()
+	// NoCapture records none of the experiment's pcap captures and cell
+	// traces, for a run whose captures nothing will write: they are held
+	// in memory until the run ends. The run is the same otherwise
+	// (a capture only observes); Network.Captures then returns none.
+	NoCapture bool
 }
 
 // Run is one simulation of an experiment, built and ready.
@@ -67,7 +72,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
 	var err error
-	if r.Net, err = newNetwork(r.K, exp.Segments); err != nil {
+	if r.Net, err = newNetwork(r.K, exp.Segments, !opt.NoCapture); err != nil {
 		return nil, err
 	}
 	if len(exp.ATMLinks)+len(exp.ATMSwitches) > 0 {

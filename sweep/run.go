@@ -74,7 +74,7 @@ func NewPlan(g Grid, seed *uint64) (*Plan, error) {
 		exp, err := g.load(p, master)
 		if err == nil {
 			var r *machine.Run
-			if r, err = machine.New(exp, machine.Options{}); err == nil {
+			if r, err = machine.New(exp, machine.Options{NoCapture: true}); err == nil {
 				r.Close()
 			}
 		}
@@ -199,7 +199,8 @@ func (pl *Plan) runPoint(dir string, p Point) error {
 	if err != nil {
 		return err
 	}
-	r, err := machine.New(exp, machine.Options{})
+	// A point's result is written without its captures: none is recorded.
+	r, err := machine.New(exp, machine.Options{NoCapture: true})
 	if err != nil {
 		return err
 	}

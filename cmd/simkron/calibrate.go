@@ -40,7 +40,7 @@ will serve: the averages are of this run's references.`)
 	}
 	// The costs are measured in full detail whatever the file says.
 	exp.Info.Detail = memory.DetailFull
-	r, err := machine.New(exp, machine.Options{Seed: seed.v})
+	r, err := machine.New(exp, machine.Options{Seed: seed.v, NoCapture: true})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
 		return exitUsage

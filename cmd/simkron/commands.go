@@ -109,7 +109,8 @@ type outFile struct {
 // file path) as command cmd: what simkron run does after loading.
 func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptions) int {
 	e.log.WithField("config", path).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
-	opt := machine.Options{Seed: o.seed}
+	// Without --out no capture is written: none is recorded.
+	opt := machine.Options{Seed: o.seed, NoCapture: o.out == ""}
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%s: %v\n", path, err)
