@@ -3,6 +3,7 @@ package machine_test
 import (
 	"bytes"
 	"io"
+	"simkron/internal/isotest"
 	"strings"
 	"testing"
 	"time"
@@ -180,26 +181,11 @@ func checkISOCapture(t *testing.T, capture []byte) (checked, large int) {
 		if len(p) > 1500 {
 			large++
 		}
-		for nsdu := p.Payload(); len(nsdu) >= 2 && int(nsdu[0])+1 <= len(nsdu); {
-			h := header.TPDU(nsdu)
-			end := len(nsdu)
-			if !header.TPDUHasData(h.Code()) {
-				end = h.HeaderLen()
-			}
-			c0, c1 := 0, 0
-			for _, v := range nsdu[:end] {
-				c0 = (c0 + int(v)) % 255
-				c1 = (c1 + c0) % 255
-			}
-			if c0 != 0 || c1 != 0 {
-				t.Errorf("TPDU %#x fails its checksum", h.Code())
-			}
-			checked++
-			if end == len(nsdu) {
-				break
-			}
-			nsdu = nsdu[end:]
+		n, err := isotest.CheckTPDUs(p.Payload())
+		if err != nil {
+			t.Error(err)
 		}
+		checked += n
 	}
 	return checked, large
 }

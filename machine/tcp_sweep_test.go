@@ -41,14 +41,7 @@ func TestTCPSweep(t *testing.T) {
 	tcpParams(exp).Messages = 5
 	udpParams(exp).Sizes = sizes
 	udpParams(exp).Messages = 5
-	r, err := machine.New(exp, machine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := r.Execute(machine.Options{})
-	if err != nil || !res.Complete {
-		t.Fatal(err, res.Incomplete)
-	}
+	res, _ := runSweep(t, exp)
 	if len(udpRows(res)) != len(sizes) || len(tcpRows(res)) != len(sizes) {
 		t.Fatalf("%d UDP rows and %d TCP rows, want %d each", len(udpRows(res)), len(tcpRows(res)), len(sizes))
 	}

@@ -19,14 +19,7 @@ func TestUDPLayersSumToLatency(t *testing.T) {
 	exp.Segments[0].Pcap = false
 	udpParams(exp).Sizes = []int{4, 1472, 4096, 16384}
 	udpParams(exp).Messages = 5
-	r, err := machine.New(exp, machine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := r.Execute(machine.Options{})
-	if err != nil || !res.Complete {
-		t.Fatal(err, res.Incomplete)
-	}
+	res, _ := runSweep(t, exp)
 	sum := func(ls []latency.LayerCost) float64 {
 		var s float64
 		for _, l := range ls {

@@ -400,23 +400,30 @@ func (f *Family) input(b netdev.Buf) {
 		b.Free(f.k)
 		return
 	}
-	// A block header of its own stands for the frame's buffer: the
-	// buffer is freed when the last descriptor into it is.
+	if ch := f.wrapFrame(b, b.Addr+header.EthernetHeaderLen, l); ch != 0 {
+		f.llc.Input(e.Src(), e.Dst(), ch)
+	}
+}
+
+// wrapFrame describes the n bytes at data of received frame b in place,
+// as a chain: a block header of its own stands for the frame's buffer,
+// which is freed when the last descriptor into it is. Out of memory, the
+// frame is dropped, counted, and the chain is 0.
+func (f *Family) wrapFrame(b netdev.Buf, data memory.Addr, n int) osi.Chain {
 	blk := f.k.Kmalloc(osi.BlockHeader)
 	if blk == 0 {
 		f.stats.RxNoMemory++
 		b.Free(f.k)
-		return
+		return 0
 	}
-	f.bufs.InitBlock(blk, ownerFrame, l)
+	f.bufs.InitBlock(blk, ownerFrame, n)
 	f.frames[blk] = b
-	ch := f.bufs.Wrap(osi.Rx, blk, b.Addr+header.EthernetHeaderLen, l)
+	ch := f.bufs.Wrap(osi.Rx, blk, data, n)
 	if ch == 0 {
 		f.stats.RxNoMemory++
 		f.freeBlock(blk)
-		return
 	}
-	f.llc.Input(e.Src(), e.Dst(), ch)
+	return ch
 }
 
 // inputFramed hands one routed ISO PDU from a Framer (its data from the
@@ -431,21 +438,9 @@ func (f *Family) inputFramed(b netdev.Buf) {
 		b.Free(f.k)
 		return
 	}
-	blk := f.k.Kmalloc(osi.BlockHeader)
-	if blk == 0 {
-		f.stats.RxNoMemory++
-		b.Free(f.k)
-		return
+	if ch := f.wrapFrame(b, b.Addr, b.Len); ch != 0 {
+		f.clnp.Input(b.Peer, ch)
 	}
-	f.bufs.InitBlock(blk, ownerFrame, b.Len)
-	f.frames[blk] = b
-	ch := f.bufs.Wrap(osi.Rx, blk, b.Addr, b.Len)
-	if ch == 0 {
-		f.stats.RxNoMemory++
-		f.freeBlock(blk)
-		return
-	}
-	f.clnp.Input(b.Peer, ch)
 }
 
 // freeBlock returns a block whose use count reached zero.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"simkron/internal/isotest"
 	"strings"
 	"testing"
 
@@ -421,26 +422,11 @@ func TestCaptureTshark(t *testing.T) {
 		if !p.IsValid(len(p)) || p.Type() != header.CLNPTypeDT {
 			continue
 		}
-		for nsdu := p.Payload(); len(nsdu) >= 2 && int(nsdu[0])+1 <= len(nsdu); {
-			h := header.TPDU(nsdu)
-			end := len(nsdu)
-			if !header.TPDUHasData(h.Code()) {
-				end = h.HeaderLen()
-			}
-			c0, c1 := 0, 0
-			for _, v := range nsdu[:end] {
-				c0 = (c0 + int(v)) % 255
-				c1 = (c1 + c0) % 255
-			}
-			if c0 != 0 || c1 != 0 {
-				t.Errorf("TPDU %#x fails its checksum", h.Code())
-			}
-			checked++
-			if end == len(nsdu) {
-				break
-			}
-			nsdu = nsdu[end:]
+		n, err := isotest.CheckTPDUs(p.Payload())
+		if err != nil {
+			t.Error(err)
 		}
+		checked += n
 	}
 	if checked < 60 {
 		t.Errorf("%d TPDUs checked, want a DT and an AK for each of the 30 TSDUs at least", checked)
