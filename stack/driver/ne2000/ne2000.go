@@ -25,6 +25,7 @@ package ne2000
 
 import (
 	"fmt"
+	"simkron/stack/driver/dp8390"
 
 	"simkron/cpu"
 	"simkron/memory"
@@ -72,18 +73,20 @@ const (
 
 // txPages is the pages of one transmit slot: a maximum frame without FCS
 // (the chip appends it).
-func txPages(mtu int) int { return (mtu + etherHdr + pageSize - 1) / pageSize }
+func txPages(mtu int) int { return (mtu + dp8390.EtherHdr + dp8390.PageSize - 1) / dp8390.PageSize }
 
 // rxFramePages is the ring pages one maximum received frame takes: the
 // header, the frame and its FCS, counted as the next-page pointer the
 // driver's sanity check expects (1 + count/256, which is one page more
 // than needed when the count is a multiple of 256).
-func rxFramePages(mtu int) int { return 1 + (hdrBytes+mtu+etherHdr+fcsBytes)/pageSize }
+func rxFramePages(mtu int) int {
+	return 1 + (dp8390.HdrBytes+mtu+dp8390.EtherHdr+dp8390.FcsBytes)/dp8390.PageSize
+}
 
 // MaxFrame returns the longest frame the driver sends or accepts, FCS
 // included: the MTU, the Ethernet header and the FCS. The card's
 // max_frame must be at least this.
-func (p Params) MaxFrame() int { return p.MTU + etherHdr + fcsBytes }
+func (p Params) MaxFrame() int { return p.MTU + dp8390.EtherHdr + dp8390.FcsBytes }
 
 // Validate checks p; errors start with the TOML key at fault.
 func (p Params) Validate() error {
@@ -94,7 +97,7 @@ func (p Params) Validate() error {
 		return fmt.Errorf("mtu: %d is below the minimum of %d (RFC 791)", p.MTU, MinMTU)
 	}
 	slot := txPages(p.MTU)
-	ring := max(cardMemHi-cardMemLo-p.TxBuffers*slot, 0)
+	ring := max(dp8390.CardMemHi-dp8390.CardMemLo-p.TxBuffers*slot, 0)
 	if need := 2*rxFramePages(p.MTU) + 1; ring < need {
 		return fmt.Errorf("mtu: %d does not fit the card's 16 KiB of packet RAM with tx_buffers = %d: "+
 			"%d transmit slot(s) of %d pages leave a receive ring of %d pages; two %d-byte frames need %d (%d pages each and the page BNRY holds)",
@@ -199,10 +202,10 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 	}
 	slot := txPages(p.MTU)
 	for i := range d.slots {
-		d.slots[i].page = cardMemLo + byte(i*slot)
+		d.slots[i].page = dp8390.CardMemLo + byte(i*slot)
 	}
-	d.rxStart = cardMemLo + byte(p.TxBuffers*slot)
-	d.rxStop = cardMemHi
+	d.rxStart = dp8390.CardMemLo + byte(p.TxBuffers*slot)
+	d.rxStop = dp8390.CardMemHi
 	d.maxRx = p.MaxFrame()
 	d.qi = ns.AddDevice(d)
 	return d, nil
@@ -250,8 +253,8 @@ func (d *Driver) Init() {
 	c.Enter(d.sym.init)
 	defer c.Exit(d.sym.init)
 	d.scratch = d.k.Kmalloc(32)
-	d.pad = d.k.Kmalloc(minFrame)
-	c.Write(d.pad, make([]byte, minFrame))
+	d.pad = d.k.Kmalloc(dp8390.MinFrame)
+	c.Write(d.pad, make([]byte, dp8390.MinFrame))
 	if !d.resetCard() {
 		d.k.CPU().System().Guest.Report(c.LocalTime(), d.name, "ne2000 at %s 0x%x: no reset acknowledge; card not found", d.space, uint64(d.base))
 		return
@@ -273,10 +276,10 @@ func (d *Driver) resetCard() bool {
 	c := d.c
 	c.Enter(d.sym.reset)
 	defer c.Exit(d.sym.reset)
-	d.out(regReset, d.in(regReset))
+	d.out(dp8390.RegReset, d.in(dp8390.RegReset))
 	for range 100 {
-		if d.in(regISR)&isrReset != 0 {
-			d.out(regISR, 0xFF)
+		if d.in(dp8390.RegISR)&dp8390.IsrReset != 0 {
+			d.out(dp8390.RegISR, 0xFF)
 			return true
 		}
 	}
@@ -292,17 +295,17 @@ func (d *Driver) readPROM() bool {
 		reg memory.Addr
 		v   byte
 	}{
-		{regCmd, crNoDMA | crPage0 | crStop}, {regDCR, dcrByte}, {regRBCR0, 0}, {regRBCR1, 0},
-		{regIMR, 0}, {regISR, 0xFF}, {regRCR, rcrMonitor}, {regTCR, tcrLoopback},
-		{regRBCR0, 32}, {regRBCR1, 0}, {regRSAR0, 0}, {regRSAR1, 0}, {regCmd, crRRead | crStart},
+		{dp8390.RegCmd, dp8390.CrNoDMA | dp8390.CrPage0 | dp8390.CrStop}, {dp8390.RegDCR, dp8390.DcrByte}, {dp8390.RegRBCR0, 0}, {dp8390.RegRBCR1, 0},
+		{dp8390.RegIMR, 0}, {dp8390.RegISR, 0xFF}, {dp8390.RegRCR, dp8390.RcrMonitor}, {dp8390.RegTCR, dp8390.TcrLoopback},
+		{dp8390.RegRBCR0, 32}, {dp8390.RegRBCR1, 0}, {dp8390.RegRSAR0, 0}, {dp8390.RegRSAR1, 0}, {dp8390.RegCmd, dp8390.CrRRead | dp8390.CrStart},
 	}
 	for _, s := range seq {
 		d.out(s.reg, s.v)
 	}
-	c.InString(d.space, d.base+regData, 1, d.scratch, 32)
+	c.InString(d.space, d.base+dp8390.RegData, 1, d.scratch, 32)
 	var prom [32]byte
 	c.Read(d.scratch, prom[:])
-	d.out(regISR, isrRDC)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
 	for i := range d.mac {
 		d.mac[i] = prom[2*i]
 	}
@@ -316,38 +319,38 @@ func (d *Driver) readPROM() bool {
 // initChip is NS8390_init: the National Semiconductor order (reference
 // section 9). start also runs the chip.
 func (d *Driver) initChip(start bool) {
-	d.out(regCmd, crNoDMA|crPage0|crStop)
-	d.out(regDCR, dcrWord)
-	d.out(regRBCR0, 0)
-	d.out(regRBCR1, 0)
-	d.out(regRCR, rcrMonitor)
-	d.out(regTCR, tcrLoopback)
-	d.out(regTPSR, d.slots[0].page)
-	d.out(regPStart, d.rxStart)
-	d.out(regBnry, d.rxStop-1)
-	d.out(regPStop, d.rxStop)
-	d.out(regISR, 0xFF)
-	d.out(regIMR, 0)
-	d.out(regCmd, crNoDMA|crPage1|crStop)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
+	d.out(dp8390.RegDCR, dp8390.DcrWord)
+	d.out(dp8390.RegRBCR0, 0)
+	d.out(dp8390.RegRBCR1, 0)
+	d.out(dp8390.RegRCR, dp8390.RcrMonitor)
+	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
+	d.out(dp8390.RegTPSR, d.slots[0].page)
+	d.out(dp8390.RegPStart, d.rxStart)
+	d.out(dp8390.RegBnry, d.rxStop-1)
+	d.out(dp8390.RegPStop, d.rxStop)
+	d.out(dp8390.RegISR, 0xFF)
+	d.out(dp8390.RegIMR, 0)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStop)
 	for i, b := range d.mac {
-		d.out(regPAR0+memory.Addr(i), b)
+		d.out(dp8390.RegPAR0+memory.Addr(i), b)
 	}
-	d.out(regCurr, d.rxStart)
-	d.out(regCmd, crNoDMA|crPage0|crStop)
+	d.out(dp8390.RegCurr, d.rxStart)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
 	d.slots[0].loaded, d.slots[1].loaded = false, false
 	d.txing = -1
 	if !start {
 		return
 	}
-	d.out(regISR, 0xFF)
-	d.out(regIMR, imrAll)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	d.out(regTCR, tcrNormal)
-	rcr := byte(rcrAB)
+	d.out(dp8390.RegISR, 0xFF)
+	d.out(dp8390.RegIMR, dp8390.IMRAll)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.out(dp8390.RegTCR, dp8390.TcrNormal)
+	rcr := byte(dp8390.RcrAB)
 	if d.p.Promiscuous {
-		rcr |= rcrPRO | rcrAM
+		rcr |= dp8390.RcrPRO | dp8390.RcrAM
 	}
-	d.out(regRCR, rcr)
+	d.out(dp8390.RegRCR, rcr)
 }
 
 // Busy implements netdev.Device: a frame is loaded on the card or on the
@@ -378,7 +381,7 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	if s < 0 {
 		return false
 	}
-	if b.Len > d.p.MTU+etherHdr {
+	if b.Len > d.p.MTU+dp8390.EtherHdr {
 		// It would run past its slot into the next one or the ring.
 		d.stats.TxTooLong++
 		d.stats.TxErrors++
@@ -389,16 +392,16 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	c.Enter(d.sym.startXmit)
 	defer c.Exit(d.sym.startXmit)
 	// Keep the card's interrupts out while its remote DMA is ours.
-	d.out(regIMR, 0)
+	d.out(dp8390.RegIMR, 0)
 	sl := &d.slots[s]
 	sl.start = c.LocalTime()
 	n := b.Len
-	if n < minFrame {
+	if n < dp8390.MinFrame {
 		// Pad short frames with zeros (ETH_ZLEN), through a zeroed buffer.
 		d.k.Bcopy(d.pad, b.Addr, n)
-		d.blockOutput(d.pad, minFrame, sl.page)
+		d.blockOutput(d.pad, dp8390.MinFrame, sl.page)
 		c.Write(d.pad, make([]byte, n)) // zero it again for the next one
-		n = minFrame
+		n = dp8390.MinFrame
 	} else {
 		d.blockOutput(b.Addr, n, sl.page)
 	}
@@ -408,7 +411,7 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	if d.txing < 0 {
 		d.trigger(s)
 	}
-	d.out(regIMR, imrAll)
+	d.out(dp8390.RegIMR, dp8390.IMRAll)
 	return true
 }
 
@@ -419,21 +422,21 @@ func (d *Driver) blockOutput(src memory.Addr, n int, page byte) {
 	c.Enter(d.sym.blockOut)
 	defer c.Exit(d.sym.blockOut)
 	count := n + n&1 // word mode moves whole words
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	d.out(regISR, isrRDC)
-	d.out(regRBCR0, byte(count))
-	d.out(regRBCR1, byte(count>>8))
-	d.out(regRSAR0, 0)
-	d.out(regRSAR1, page)
-	d.out(regCmd, crRWrite|crStart)
-	c.OutString(d.space, d.base+regData, 2, src, count)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
+	d.out(dp8390.RegRBCR0, byte(count))
+	d.out(dp8390.RegRBCR1, byte(count>>8))
+	d.out(dp8390.RegRSAR0, 0)
+	d.out(dp8390.RegRSAR1, page)
+	d.out(dp8390.RegCmd, dp8390.CrRWrite|dp8390.CrStart)
+	c.OutString(d.space, d.base+dp8390.RegData, 2, src, count)
 	d.stats.RemoteDMAWriteWords += uint64(count / 2)
 	for range 100 {
-		if d.in(regISR)&isrRDC != 0 {
+		if d.in(dp8390.RegISR)&dp8390.ISRRDC != 0 {
 			break
 		}
 	}
-	d.out(regISR, isrRDC)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
 }
 
 // trigger starts the transmission of slot s (NS8390_trigger_send).
@@ -442,15 +445,15 @@ func (d *Driver) trigger(s int) {
 	c.Enter(d.sym.trigger)
 	defer c.Exit(d.sym.trigger)
 	sl := &d.slots[s]
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	if d.in(regCmd)&crTrans != 0 {
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	if d.in(dp8390.RegCmd)&dp8390.CrTrans != 0 {
 		c.System().Guest.Report(c.LocalTime(), d.name, "trigger_send while the transmitter is busy")
 		return
 	}
-	d.out(regTBCR0, byte(sl.length))
-	d.out(regTBCR1, byte(sl.length>>8))
-	d.out(regTPSR, sl.page)
-	d.out(regCmd, crNoDMA|crTrans|crStart)
+	d.out(dp8390.RegTBCR0, byte(sl.length))
+	d.out(dp8390.RegTBCR1, byte(sl.length>>8))
+	d.out(dp8390.RegTPSR, sl.page)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrTrans|dp8390.CrStart)
 	d.txing = s
 }
 
@@ -459,31 +462,31 @@ func (d *Driver) interrupt() {
 	c := d.c
 	c.Enter(d.sym.interrupt)
 	defer c.Exit(d.sym.interrupt)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
 	rounds := 0
-	for ; rounds < maxIntLoop; rounds++ {
-		isr := d.in(regISR)
-		if isr&^isrReset == 0 {
+	for ; rounds < dp8390.MaxIntLoop; rounds++ {
+		isr := d.in(dp8390.RegISR)
+		if isr&^dp8390.IsrReset == 0 {
 			break
 		}
 		d.stats.InterruptRounds++
 		c.Exec(defInterrupt.Instructions / 4) // the dispatch of one more round
-		if isr&isrOver != 0 {
+		if isr&dp8390.IsrOver != 0 {
 			d.overrun()
-		} else if isr&(isrRx|isrRxErr) != 0 {
+		} else if isr&(dp8390.IsrRx|dp8390.IsrRxErr) != 0 {
 			d.receive()
 		}
-		if isr&isrTx != 0 {
+		if isr&dp8390.IsrTx != 0 {
 			d.txDone(false)
-		} else if isr&isrTxErr != 0 {
+		} else if isr&dp8390.IsrTxErr != 0 {
 			d.txDone(true)
 		}
-		if isr&isrCounter != 0 {
+		if isr&dp8390.IsrCounter != 0 {
 			d.readCounters()
-			d.out(regISR, isrCounter)
+			d.out(dp8390.RegISR, dp8390.IsrCounter)
 		}
-		if isr&isrRDC != 0 {
-			d.out(regISR, isrRDC)
+		if isr&dp8390.ISRRDC != 0 {
+			d.out(dp8390.RegISR, dp8390.ISRRDC)
 		}
 	}
 	if rounds == 0 {
@@ -497,14 +500,14 @@ func (d *Driver) txDone(failed bool) {
 	c := d.c
 	c.Enter(d.sym.txIntr)
 	defer c.Exit(d.sym.txIntr)
-	tsr := d.in(regTSR)
+	tsr := d.in(dp8390.RegTSR)
 	if failed {
-		d.out(regISR, isrTxErr)
+		d.out(dp8390.RegISR, dp8390.IsrTxErr)
 		d.stats.TxErrors++
 	} else {
-		d.out(regISR, isrTx)
+		d.out(dp8390.RegISR, dp8390.IsrTx)
 	}
-	if tsr&tsrCol != 0 {
+	if tsr&dp8390.TsrCol != 0 {
 		d.stats.TxCollisions++
 	}
 	if d.txing >= 0 {
@@ -532,11 +535,11 @@ func (d *Driver) receive() {
 	c := d.c
 	c.Enter(d.sym.receive)
 	defer c.Exit(d.sym.receive)
-	for range maxRxLoops {
-		d.out(regCmd, crNoDMA|crPage1|crStart)
-		curr := d.in(regCurr)
-		d.out(regCmd, crNoDMA|crPage0|crStart)
-		this := d.in(regBnry) + 1
+	for range dp8390.MaxRxLoops {
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStart)
+		curr := d.in(dp8390.RegCurr)
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+		this := d.in(dp8390.RegBnry) + 1
 		if this >= d.rxStop {
 			this = d.rxStart
 		}
@@ -544,14 +547,14 @@ func (d *Driver) receive() {
 			break
 		}
 		status, next, count := d.getHeader(this)
-		pktLen := int(count) - hdrBytes // frame with its FCS
-		plausible := next == this+1+byte((pktLen+hdrBytes)>>8) ||
-			next == this+1+byte((pktLen+hdrBytes)>>8)-(d.rxStop-d.rxStart) ||
+		pktLen := int(count) - dp8390.HdrBytes // frame with its FCS
+		plausible := next == this+1+byte((pktLen+dp8390.HdrBytes)>>8) ||
+			next == this+1+byte((pktLen+dp8390.HdrBytes)>>8)-(d.rxStop-d.rxStart) ||
 			next == this+1 || next == this+1-(d.rxStop-d.rxStart)
 		switch {
-		case pktLen < minFrame+fcsBytes || pktLen > d.maxRx || !plausible:
+		case pktLen < dp8390.MinFrame+dp8390.FcsBytes || pktLen > d.maxRx || !plausible:
 			d.stats.RxErrors++
-		case status&rsrOK == 0:
+		case status&dp8390.RsrOK == 0:
 			d.stats.RxErrors++
 		default:
 			buf := d.k.Kmalloc(pktLen + 1)
@@ -559,7 +562,7 @@ func (d *Driver) receive() {
 				d.stats.RxNoBuffer++
 				break
 			}
-			d.blockInput(buf, pktLen, int(this)<<8+hdrBytes)
+			d.blockInput(buf, pktLen, int(this)<<8+dp8390.HdrBytes)
 			d.stats.RxFrames++
 			d.stats.RxBytes += uint64(pktLen - 4)
 			d.ns.Rx(netdev.Buf{Addr: buf, Len: pktLen - 4, Dev: d})
@@ -572,16 +575,16 @@ func (d *Driver) receive() {
 			if curr == d.rxStart {
 				bnry = d.rxStop - 1
 			}
-			d.out(regBnry, bnry)
+			d.out(dp8390.RegBnry, bnry)
 			break
 		}
 		bnry := next - 1
 		if next == d.rxStart {
 			bnry = d.rxStop - 1
 		}
-		d.out(regBnry, bnry)
+		d.out(dp8390.RegBnry, bnry)
 	}
-	d.out(regISR, isrRx|isrRxErr)
+	d.out(dp8390.RegISR, dp8390.IsrRx|dp8390.IsrRxErr)
 }
 
 // getHeader reads the 4-byte receive header at page (ne_get_8390_hdr).
@@ -589,16 +592,16 @@ func (d *Driver) getHeader(page byte) (status, next byte, count uint16) {
 	c := d.c
 	c.Enter(d.sym.getHdr)
 	defer c.Exit(d.sym.getHdr)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	d.out(regRBCR0, hdrBytes)
-	d.out(regRBCR1, 0)
-	d.out(regRSAR0, 0)
-	d.out(regRSAR1, page)
-	d.out(regCmd, crRRead|crStart)
-	c.InString(d.space, d.base+regData, 2, d.scratch, hdrBytes)
-	d.stats.RemoteDMAReadWords += hdrBytes / 2
-	d.out(regISR, isrRDC)
-	var h [hdrBytes]byte
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.out(dp8390.RegRBCR0, dp8390.HdrBytes)
+	d.out(dp8390.RegRBCR1, 0)
+	d.out(dp8390.RegRSAR0, 0)
+	d.out(dp8390.RegRSAR1, page)
+	d.out(dp8390.RegCmd, dp8390.CrRRead|dp8390.CrStart)
+	c.InString(d.space, d.base+dp8390.RegData, 2, d.scratch, dp8390.HdrBytes)
+	d.stats.RemoteDMAReadWords += dp8390.HdrBytes / 2
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
+	var h [dp8390.HdrBytes]byte
 	c.Read(d.scratch, h[:])
 	return h[0], h[1], uint16(h[2]) | uint16(h[3])<<8
 }
@@ -611,15 +614,15 @@ func (d *Driver) blockInput(dst memory.Addr, n, off int) {
 	c.Enter(d.sym.blockIn)
 	defer c.Exit(d.sym.blockIn)
 	count := n + n&1
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	d.out(regRBCR0, byte(count))
-	d.out(regRBCR1, byte(count>>8))
-	d.out(regRSAR0, byte(off))
-	d.out(regRSAR1, byte(off>>8))
-	d.out(regCmd, crRRead|crStart)
-	c.InString(d.space, d.base+regData, 2, dst, count)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.out(dp8390.RegRBCR0, byte(count))
+	d.out(dp8390.RegRBCR1, byte(count>>8))
+	d.out(dp8390.RegRSAR0, byte(off))
+	d.out(dp8390.RegRSAR1, byte(off>>8))
+	d.out(dp8390.RegCmd, dp8390.CrRRead|dp8390.CrStart)
+	c.InString(d.space, d.base+dp8390.RegData, 2, dst, count)
 	d.stats.RemoteDMAReadWords += uint64(count / 2)
-	d.out(regISR, isrRDC)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
 }
 
 // overrun recovers from a full ring by the data sheet's sequence
@@ -629,19 +632,19 @@ func (d *Driver) overrun() {
 	c.Enter(d.sym.overrun)
 	defer c.Exit(d.sym.overrun)
 	d.stats.Overruns++
-	wasTx := d.in(regCmd)&crTrans != 0
-	d.out(regCmd, crNoDMA|crPage0|crStop)
+	wasTx := d.in(dp8390.RegCmd)&dp8390.CrTrans != 0
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
 	c.Charge(c.Clock().Cycles(d.p.OverrunWait)) // udelay: the core spins
-	d.out(regRBCR0, 0)
-	d.out(regRBCR1, 0)
-	resend := wasTx && d.in(regISR)&(isrTx|isrTxErr) == 0
-	d.out(regTCR, tcrLoopback)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(dp8390.RegRBCR0, 0)
+	d.out(dp8390.RegRBCR1, 0)
+	resend := wasTx && d.in(dp8390.RegISR)&(dp8390.IsrTx|dp8390.IsrTxErr) == 0
+	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
 	d.receive()
-	d.out(regISR, isrOver)
-	d.out(regTCR, tcrNormal)
+	d.out(dp8390.RegISR, dp8390.IsrOver)
+	d.out(dp8390.RegTCR, dp8390.TcrNormal)
 	if resend {
-		d.out(regCmd, crNoDMA|crPage0|crStart|crTrans)
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart|dp8390.CrTrans)
 	}
 }
 
@@ -650,9 +653,9 @@ func (d *Driver) readCounters() {
 	c := d.c
 	c.Enter(d.sym.counters)
 	defer c.Exit(d.sym.counters)
-	d.stats.FrameErrors += uint64(d.in(regCntr0))
-	d.stats.CRCErrors += uint64(d.in(regCntr1))
-	d.stats.Missed += uint64(d.in(regCntr2))
+	d.stats.FrameErrors += uint64(d.in(dp8390.RegCntr0))
+	d.stats.CRCErrors += uint64(d.in(dp8390.RegCntr1))
+	d.stats.Missed += uint64(d.in(dp8390.RegCntr2))
 }
 
 // loopbackXmit copies the frame into a fresh receive buffer and hands it

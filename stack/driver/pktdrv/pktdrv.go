@@ -35,6 +35,7 @@ package pktdrv
 
 import (
 	"fmt"
+	"simkron/stack/driver/dp8390"
 
 	"simkron/cpu"
 	"simkron/memory"
@@ -185,9 +186,9 @@ type Driver struct {
 }
 
 const (
-	txPage   = cardMemLo
-	rxStart  = cardMemLo + 6 // one transmit buffer of 6 pages (1536 bytes)
-	rxStop   = cardMemHi
+	txPage   = dp8390.CardMemLo
+	rxStart  = dp8390.CardMemLo + 6 // one transmit buffer of 6 pages (1536 bytes)
+	rxStop   = dp8390.CardMemHi
 	peekLen  = 16 // frame octets read first, for type matching
 	maxFrame = 1514
 )
@@ -247,11 +248,11 @@ func (d *Driver) call(s *cpu.Symbol, fn func()) {
 func (d *Driver) Init() {
 	c := d.c
 	c.Call(d.sym.init, func() {
-		d.out(regReset, d.in(regReset))
+		d.out(dp8390.RegReset, d.in(dp8390.RegReset))
 		ok := false
 		for range 100 {
-			if d.in(regISR)&isrReset != 0 {
-				d.out(regISR, 0xFF)
+			if d.in(dp8390.RegISR)&dp8390.IsrReset != 0 {
+				d.out(dp8390.RegISR, 0xFF)
 				ok = true
 				break
 			}
@@ -277,16 +278,16 @@ func (d *Driver) readPROM() bool {
 		reg memory.Addr
 		v   byte
 	}{
-		{regCmd, crNoDMA | crPage0 | crStop}, {regDCR, dcrByte}, {regRBCR0, 0}, {regRBCR1, 0},
-		{regIMR, 0}, {regISR, 0xFF}, {regRCR, rcrMonitor}, {regTCR, tcrLoopback},
-		{regRBCR0, 32}, {regRBCR1, 0}, {regRSAR0, 0}, {regRSAR1, 0}, {regCmd, crRRead | crStart},
+		{dp8390.RegCmd, dp8390.CrNoDMA | dp8390.CrPage0 | dp8390.CrStop}, {dp8390.RegDCR, dp8390.DcrByte}, {dp8390.RegRBCR0, 0}, {dp8390.RegRBCR1, 0},
+		{dp8390.RegIMR, 0}, {dp8390.RegISR, 0xFF}, {dp8390.RegRCR, dp8390.RcrMonitor}, {dp8390.RegTCR, dp8390.TcrLoopback},
+		{dp8390.RegRBCR0, 32}, {dp8390.RegRBCR1, 0}, {dp8390.RegRSAR0, 0}, {dp8390.RegRSAR1, 0}, {dp8390.RegCmd, dp8390.CrRRead | dp8390.CrStart},
 	} {
 		d.out(s.reg, s.v)
 	}
-	c.InString(d.space, d.base+regData, 1, d.scratch, 32)
+	c.InString(d.space, d.base+dp8390.RegData, 1, d.scratch, 32)
 	var prom [32]byte
 	c.Read(d.scratch, prom[:])
-	d.out(regISR, isrRDC)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
 	for i := range d.mac {
 		d.mac[i] = prom[2*i]
 	}
@@ -300,37 +301,37 @@ func (d *Driver) readPROM() bool {
 // initChip is the National Semiconductor initialisation order
 // (ne2000.md sec. 9), starting the chip unless in loopback.
 func (d *Driver) initChip() {
-	d.out(regCmd, crNoDMA|crPage0|crStop)
-	d.out(regDCR, dcrWord)
-	d.out(regRBCR0, 0)
-	d.out(regRBCR1, 0)
-	d.out(regRCR, rcrMonitor)
-	d.out(regTCR, tcrLoopback)
-	d.out(regTPSR, txPage)
-	d.out(regPStart, rxStart)
-	d.out(regBnry, rxStop-1)
-	d.out(regPStop, rxStop)
-	d.out(regISR, 0xFF)
-	d.out(regIMR, 0)
-	d.out(regCmd, crNoDMA|crPage1|crStop)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
+	d.out(dp8390.RegDCR, dp8390.DcrWord)
+	d.out(dp8390.RegRBCR0, 0)
+	d.out(dp8390.RegRBCR1, 0)
+	d.out(dp8390.RegRCR, dp8390.RcrMonitor)
+	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
+	d.out(dp8390.RegTPSR, txPage)
+	d.out(dp8390.RegPStart, rxStart)
+	d.out(dp8390.RegBnry, rxStop-1)
+	d.out(dp8390.RegPStop, rxStop)
+	d.out(dp8390.RegISR, 0xFF)
+	d.out(dp8390.RegIMR, 0)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStop)
 	for i, b := range d.mac {
-		d.out(regPAR0+memory.Addr(i), b)
+		d.out(dp8390.RegPAR0+memory.Addr(i), b)
 	}
-	d.out(regCurr, rxStart)
-	d.out(regCmd, crNoDMA|crPage0|crStop)
+	d.out(dp8390.RegCurr, rxStart)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
 	d.txBusy = false
 	if d.p.Loopback {
 		return
 	}
-	d.out(regISR, 0xFF)
-	d.out(regIMR, imrAll)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	d.out(regTCR, tcrNormal)
-	rcr := byte(rcrAB)
+	d.out(dp8390.RegISR, 0xFF)
+	d.out(dp8390.RegIMR, dp8390.IMRAll)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.out(dp8390.RegTCR, dp8390.TcrNormal)
+	rcr := byte(dp8390.RcrAB)
 	if d.p.Promiscuous {
-		rcr |= rcrPRO | rcrAM
+		rcr |= dp8390.RcrPRO | dp8390.RcrAM
 	}
-	d.out(regRCR, rcr)
+	d.out(dp8390.RegRCR, rcr)
 }
 
 // DriverInfo is function 1, driver_info.
@@ -457,18 +458,18 @@ func (d *Driver) SendPkt(buf memory.Addr, n int) error {
 				c.Halt()
 			}
 		}
-		d.out(regIMR, 0)
+		d.out(dp8390.RegIMR, 0)
 		d.txStart = c.LocalTime()
 		count := n + n&1
 		d.blockOut(buf, count)
-		d.txLen = max(n, minFrame)
-		d.out(regCmd, crNoDMA|crPage0|crStart)
-		d.out(regTBCR0, byte(d.txLen))
-		d.out(regTBCR1, byte(d.txLen>>8))
-		d.out(regTPSR, txPage)
-		d.out(regCmd, crNoDMA|crTrans|crStart)
+		d.txLen = max(n, dp8390.MinFrame)
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+		d.out(dp8390.RegTBCR0, byte(d.txLen))
+		d.out(dp8390.RegTBCR1, byte(d.txLen>>8))
+		d.out(dp8390.RegTPSR, txPage)
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrTrans|dp8390.CrStart)
 		d.txBusy = true
-		d.out(regIMR, imrAll)
+		d.out(dp8390.RegIMR, dp8390.IMRAll)
 	})
 	return err
 }
@@ -480,20 +481,20 @@ func (d *Driver) blockOut(src memory.Addr, count int) {
 	c := d.c
 	c.Enter(d.sym.blockOut)
 	defer c.Exit(d.sym.blockOut)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	d.out(regISR, isrRDC)
-	d.out(regRBCR0, byte(count))
-	d.out(regRBCR1, byte(count>>8))
-	d.out(regRSAR0, 0)
-	d.out(regRSAR1, txPage)
-	d.out(regCmd, crRWrite|crStart)
-	c.OutString(d.space, d.base+regData, 2, src, count)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
+	d.out(dp8390.RegRBCR0, byte(count))
+	d.out(dp8390.RegRBCR1, byte(count>>8))
+	d.out(dp8390.RegRSAR0, 0)
+	d.out(dp8390.RegRSAR1, txPage)
+	d.out(dp8390.RegCmd, dp8390.CrRWrite|dp8390.CrStart)
+	c.OutString(d.space, d.base+dp8390.RegData, 2, src, count)
 	for range 100 {
-		if d.in(regISR)&isrRDC != 0 {
+		if d.in(dp8390.RegISR)&dp8390.ISRRDC != 0 {
 			break
 		}
 	}
-	d.out(regISR, isrRDC)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
 }
 
 // loopback delivers the frame at buf to the matching handle's receive
@@ -557,32 +558,32 @@ func (d *Driver) interrupt() {
 	c := d.c
 	c.Enter(d.sym.isr)
 	defer c.Exit(d.sym.isr)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
 	rounds := 0
-	for ; rounds < maxIntLoop; rounds++ {
-		isr := d.in(regISR)
-		if isr&^isrReset == 0 {
+	for ; rounds < dp8390.MaxIntLoop; rounds++ {
+		isr := d.in(dp8390.RegISR)
+		if isr&^dp8390.IsrReset == 0 {
 			break
 		}
 		c.Exec(defISR.Instructions / 2)
-		if isr&isrOver != 0 {
+		if isr&dp8390.IsrOver != 0 {
 			d.overrun()
-		} else if isr&(isrRx|isrRxErr) != 0 {
+		} else if isr&(dp8390.IsrRx|dp8390.IsrRxErr) != 0 {
 			d.receive()
 		}
-		if isr&(isrTx|isrTxErr) != 0 {
-			d.txDone(isr&isrTxErr != 0 && isr&isrTx == 0)
+		if isr&(dp8390.IsrTx|dp8390.IsrTxErr) != 0 {
+			d.txDone(isr&dp8390.IsrTxErr != 0 && isr&dp8390.IsrTx == 0)
 		}
-		if isr&isrCounter != 0 {
+		if isr&dp8390.IsrCounter != 0 {
 			c.Call(d.sym.counters, func() {
-				d.stats.FrameErrors += uint64(d.in(regCntr0))
-				d.stats.CRCErrors += uint64(d.in(regCntr1))
-				d.stats.Missed += uint64(d.in(regCntr2))
+				d.stats.FrameErrors += uint64(d.in(dp8390.RegCntr0))
+				d.stats.CRCErrors += uint64(d.in(dp8390.RegCntr1))
+				d.stats.Missed += uint64(d.in(dp8390.RegCntr2))
 			})
-			d.out(regISR, isrCounter)
+			d.out(dp8390.RegISR, dp8390.IsrCounter)
 		}
-		if isr&isrRDC != 0 {
-			d.out(regISR, isrRDC)
+		if isr&dp8390.ISRRDC != 0 {
+			d.out(dp8390.RegISR, dp8390.ISRRDC)
 		}
 	}
 	if rounds == 0 {
@@ -594,12 +595,12 @@ func (d *Driver) txDone(failed bool) {
 	c := d.c
 	c.Enter(d.sym.txDone)
 	defer c.Exit(d.sym.txDone)
-	tsr := d.in(regTSR)
-	if failed || tsr&tsrAbort != 0 {
-		d.out(regISR, isrTxErr)
+	tsr := d.in(dp8390.RegTSR)
+	if failed || tsr&dp8390.TsrAbort != 0 {
+		d.out(dp8390.RegISR, dp8390.IsrTxErr)
 		d.stats.TxErrors++
 	} else {
-		d.out(regISR, isrTx)
+		d.out(dp8390.RegISR, dp8390.IsrTx)
 		d.stats.TxFrames++
 		d.stats.TxBytes += uint64(d.txLen)
 	}
@@ -619,15 +620,15 @@ func (d *Driver) receive() {
 	// the ring is being emptied raises PRX again and is not missed (the
 	// ack at the end, as in Linux's ei_receive, would clear its request
 	// when it came after the last look at CURR).
-	d.out(regISR, isrRx|isrRxErr)
+	d.out(dp8390.RegISR, dp8390.IsrRx|dp8390.IsrRxErr)
 	// Until the ring is empty (at most one frame a page): a bound like
 	// Linux's nine frames a call would strand frames whose request the
 	// early ack already cleared.
 	for range rxStop - rxStart {
-		d.out(regCmd, crNoDMA|crPage1|crStart)
-		curr := d.in(regCurr)
-		d.out(regCmd, crNoDMA|crPage0|crStart)
-		this := d.in(regBnry) + 1
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStart)
+		curr := d.in(dp8390.RegCurr)
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+		this := d.in(dp8390.RegBnry) + 1
 		if this >= rxStop {
 			this = rxStart
 		}
@@ -636,19 +637,19 @@ func (d *Driver) receive() {
 		}
 		c.Exec(defRecv.Instructions)
 		// The ring header and the frame's first octets, in one read.
-		var hdr [hdrBytes + peekLen]byte
+		var hdr [dp8390.HdrBytes + peekLen]byte
 		d.remoteRead(d.scratch, len(hdr), int(this)<<8)
 		c.Read(d.scratch, hdr[:])
 		status, next := hdr[0], hdr[1]
 		count := int(hdr[2]) | int(hdr[3])<<8
-		n := count - hdrBytes - fcsBytes // frame without FCS
+		n := count - dp8390.HdrBytes - dp8390.FcsBytes // frame without FCS
 		switch {
-		case n < minFrame || n > maxFrame || next < rxStart || next >= rxStop:
+		case n < dp8390.MinFrame || n > maxFrame || next < rxStart || next >= rxStop:
 			d.stats.RxErrors++
-		case status&rsrOK == 0:
+		case status&dp8390.RsrOK == 0:
 			d.stats.RxErrors++
 		default:
-			d.deliver(this, hdr[hdrBytes:], n)
+			d.deliver(this, hdr[dp8390.HdrBytes:], n)
 		}
 		if next < rxStart || next >= rxStop {
 			next = curr // a corrupt header: give the ring back up to CURR
@@ -657,7 +658,7 @@ func (d *Driver) receive() {
 		if next == rxStart {
 			bnry = rxStop - 1
 		}
-		d.out(regBnry, bnry)
+		d.out(dp8390.RegBnry, bnry)
 	}
 }
 
@@ -676,8 +677,8 @@ func (d *Driver) deliver(page byte, head []byte, n int) {
 		d.stats.RxDropped++
 		return
 	}
-	d.copy.Copy(dst, d.scratch+hdrBytes, peekLen)
-	d.blockIn(dst+peekLen, n-peekLen, int(page)<<8+hdrBytes+peekLen)
+	d.copy.Copy(dst, d.scratch+dp8390.HdrBytes, peekLen)
+	d.blockIn(dst+peekLen, n-peekLen, int(page)<<8+dp8390.HdrBytes+peekLen)
 	d.stats.RxFrames++
 	d.stats.RxBytes += uint64(n)
 	recv(h, 1, dst, n)
@@ -685,14 +686,14 @@ func (d *Driver) deliver(page byte, head []byte, n int) {
 
 func (d *Driver) remoteRead(dst memory.Addr, n, off int) {
 	count := n + n&1
-	d.out(regCmd, crNoDMA|crPage0|crStart)
-	d.out(regRBCR0, byte(count))
-	d.out(regRBCR1, byte(count>>8))
-	d.out(regRSAR0, byte(off))
-	d.out(regRSAR1, byte(off>>8))
-	d.out(regCmd, crRRead|crStart)
-	d.c.InString(d.space, d.base+regData, 2, dst, count)
-	d.out(regISR, isrRDC)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.out(dp8390.RegRBCR0, byte(count))
+	d.out(dp8390.RegRBCR1, byte(count>>8))
+	d.out(dp8390.RegRSAR0, byte(off))
+	d.out(dp8390.RegRSAR1, byte(off>>8))
+	d.out(dp8390.RegCmd, dp8390.CrRRead|dp8390.CrStart)
+	d.c.InString(d.space, d.base+dp8390.RegData, 2, dst, count)
+	d.out(dp8390.RegISR, dp8390.ISRRDC)
 }
 
 // blockIn reads n octets of packet RAM at card offset off into dst; the
@@ -714,18 +715,18 @@ func (d *Driver) overrun() {
 	c.Enter(d.sym.overrun)
 	defer c.Exit(d.sym.overrun)
 	d.stats.Overruns++
-	wasTx := d.in(regCmd)&crTrans != 0
-	d.out(regCmd, crNoDMA|crPage0|crStop)
+	wasTx := d.in(dp8390.RegCmd)&dp8390.CrTrans != 0
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
 	c.Charge(c.Clock().Cycles(d.p.OverrunWait))
-	d.out(regRBCR0, 0)
-	d.out(regRBCR1, 0)
-	resend := wasTx && d.in(regISR)&(isrTx|isrTxErr) == 0
-	d.out(regTCR, tcrLoopback)
-	d.out(regCmd, crNoDMA|crPage0|crStart)
+	d.out(dp8390.RegRBCR0, 0)
+	d.out(dp8390.RegRBCR1, 0)
+	resend := wasTx && d.in(dp8390.RegISR)&(dp8390.IsrTx|dp8390.IsrTxErr) == 0
+	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
+	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
 	d.receive()
-	d.out(regISR, isrOver)
-	d.out(regTCR, tcrNormal)
+	d.out(dp8390.RegISR, dp8390.IsrOver)
+	d.out(dp8390.RegTCR, dp8390.TcrNormal)
 	if resend {
-		d.out(regCmd, crNoDMA|crPage0|crStart|crTrans)
+		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart|dp8390.CrTrans)
 	}
 }
