@@ -96,7 +96,7 @@ func init() {
 		Params: func() any { p := DefaultCompareParams(); return &p },
 		Hosts: func(params any) []workload.HostRef {
 			p := params.(*CompareParams)
-			return []workload.HostRef{{Key: "client", Name: p.Client}, {Key: "server", Name: p.Server}}
+			return clientServer(p.Client, p.Server)
 		},
 		New: newCompare,
 	})

@@ -13,7 +13,7 @@ func init() {
 		Name:   "udp",
 		Help:   "UDP echo latency sweep through sockets: send and receive cycles by layer per message size",
 		Params: func() any { p := DefaultUDPParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return p.(*UDPParams).hosts() },
+		Hosts:  func(p any) []workload.HostRef { return p.(*UDPParams).HostRefs() },
 		New: func(env workload.Env, p any) (workload.Workload, error) {
 			u := *p.(*UDPParams)
 			s, err := newUDP(env, u)
@@ -27,13 +27,17 @@ func init() {
 		Name:   "tcp",
 		Help:   "TCP echo latency sweep through stream sockets, optionally after the UDP sweep on the same hosts (compare_udp)",
 		Params: func() any { p := DefaultTCPParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return p.(*TCPParams).hosts() },
+		Hosts:  func(p any) []workload.HostRef { return p.(*TCPParams).HostRefs() },
 		New:    newTCPWorkload,
 	})
 }
 
-func (p Params) hosts() []workload.HostRef {
-	return []workload.HostRef{{Key: "client", Name: p.Client}, {Key: "server", Name: p.Server}}
+// HostRefs names the sweep's two hosts by their keys, for a
+// workload.Type's Hosts: every sweep over a transport has these two.
+func (p Params) HostRefs() []workload.HostRef { return clientServer(p.Client, p.Server) }
+
+func clientServer(client, server string) []workload.HostRef {
+	return []workload.HostRef{{Key: "client", Name: client}, {Key: "server", Name: server}}
 }
 
 func newUDP(env workload.Env, p UDPParams) (*Sweep, error) {

@@ -53,11 +53,8 @@ func init() {
 		Name:   "tp4",
 		Help:   "TP4 echo latency sweep through the kernel's ISO sockets (LLC, CLNP, TP4 class 4): send and receive cycles by layer per message size; the compare workload sets it beside UDP and TCP",
 		Params: func() any { p := DefaultParams(); return &p },
-		Hosts: func(p any) []workload.HostRef {
-			q := p.(*Params)
-			return []workload.HostRef{{Key: "client", Name: q.Client}, {Key: "server", Name: q.Server}}
-		},
-		New: newWorkload,
+		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
+		New:    newWorkload,
 	})
 	latency.RegisterTransport(latency.TransportType{Name: "tp4", Help: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
 		New: func(env workload.Env, common latency.Params) (latency.Transport, latency.Params, error) {

@@ -15,11 +15,8 @@ func init() {
 		Name:   "via",
 		Help:   "VIA latency sweep (M-VIA's vpingpong over the VIPL): send and receive cycles by layer per message size; the compare workload sets it beside UDP and TCP",
 		Params: func() any { p := DefaultParams(); return &p },
-		Hosts: func(p any) []workload.HostRef {
-			q := p.(*Params)
-			return []workload.HostRef{{Key: "client", Name: q.Client}, {Key: "server", Name: q.Server}}
-		},
-		New: newWorkload,
+		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
+		New:    newWorkload,
 	})
 	latency.RegisterTransport(latency.TransportType{Name: "via", Help: "VIA through the VIPL (VipPostSend/VipRecvWait), M-VIA's agent on the hosts' cards ([workload.via]'s slots, reliability)",
 		New: func(env workload.Env, common latency.Params) (latency.Transport, latency.Params, error) {
