@@ -39,6 +39,23 @@ type Kernel struct {
 	stopped bool
 	seed    uint64
 	trace   func(t Time, ev *Event)
+	// run is what the running Run* call goes on while; nested runs
+	// (RunNested) consult it as the call itself does.
+	run runState
+	// depth counts the nested runs active; unwind is the depth of the one
+	// whose wait ended while a deeper one ran (0: none), which every run
+	// above it must hand back to.
+	depth  int
+	unwind int
+}
+
+// runState is a Run* call's condition: RunWhile's cond, else an event
+// count and a time limit.
+type runState struct {
+	active bool
+	cond   func() bool
+	left   uint64
+	limit  Time
 }
 
 // NewKernel returns a kernel at time 0 whose random streams derive from
@@ -170,10 +187,7 @@ func (k *Kernel) Run() { k.RunUntil(Never) }
 // first; then, if it was not stopped, the clock stands at limit (or stays
 // where it is when limit is Never).
 func (k *Kernel) RunUntil(limit Time) {
-	k.stopped = false
-	for !k.stopped && len(k.heap) > 0 && k.heap[0].when <= limit {
-		k.Step()
-	}
+	k.runLoop(runState{active: true, left: ^uint64(0), limit: limit})
 	if !k.stopped && limit != Never && k.now < limit {
 		k.now = limit
 	}
@@ -181,18 +195,80 @@ func (k *Kernel) RunUntil(limit Time) {
 
 // RunEvents fires at most n events and returns how many fired.
 func (k *Kernel) RunEvents(n uint64) uint64 {
-	k.stopped = false
-	var i uint64
-	for ; i < n && !k.stopped && k.Step(); i++ {
-	}
-	return i
+	start := k.fired
+	k.runLoop(runState{active: true, left: n, limit: Never})
+	return k.fired - start
 }
 
 // RunWhile fires events while cond returns true; cond is checked before
 // each event.
 func (k *Kernel) RunWhile(cond func() bool) {
+	k.runLoop(runState{active: true, cond: cond})
+}
+
+func (k *Kernel) runLoop(r runState) {
 	k.stopped = false
-	for !k.stopped && cond() && k.Step() {
+	outer := k.run
+	k.run = r
+	for k.more() && k.Step() {
+	}
+	k.run = outer
+}
+
+// more reports whether the running Run* call goes on to the next event.
+func (k *Kernel) more() bool {
+	r := &k.run
+	switch {
+	case k.stopped:
+		return false
+	case r.cond != nil:
+		return r.cond()
+	case r.left == 0:
+		return false
+	}
+	r.left--
+	return len(k.heap) > 0 && k.heap[0].when <= r.limit
+}
+
+// Nest is one nested run's state (RunNested).
+type Nest struct {
+	depth int
+	done  bool
+}
+
+// RunNested fires events from inside an event's handler, on behalf of the
+// running Run* call and exactly as it would: a simulated core whose
+// software waits runs the event loop on its own stack instead of handing
+// back to the handler that resumed it and being resumed again, which
+// saves two coroutine switches a wait; the events and their order are the
+// same. It returns true once Release(n) was called (the wait ended), false
+// at once outside a Run* call, and false when the caller must hand back
+// after all: the Run* call would stop, or the wait of a nested run beneath
+// this one has ended (that one runs next).
+func (k *Kernel) RunNested(n *Nest) bool {
+	if !k.run.active {
+		return false
+	}
+	k.depth++
+	n.depth, n.done = k.depth, false
+	for !n.done && k.unwind == 0 && k.more() && k.Step() {
+	}
+	k.depth--
+	if !n.done {
+		return false
+	}
+	if k.unwind == n.depth {
+		k.unwind = 0
+	}
+	return true
+}
+
+// Release ends the wait of the nested run n: it returns true after the
+// event that calls Release, and every nested run above it hands back.
+func (k *Kernel) Release(n *Nest) {
+	n.done = true
+	if k.unwind == 0 || n.depth < k.unwind {
+		k.unwind = n.depth
 	}
 }
 

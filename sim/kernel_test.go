@@ -819,3 +819,59 @@ func BenchmarkReschedule(b *testing.B) {
 		k.Schedule(e, delays[i&mask])
 	}
 }
+
+// A handler that runs the event loop itself (RunNested) sees the events
+// the outer run would have fired, in its order, until the event that
+// releases it; a nested run beneath a released one hands back at once,
+// and one whose outer run would stop returns false.
+func TestRunNested(t *testing.T) {
+	r := newRecorder()
+	var outer, inner sim.Nest
+	var got []string
+	note := func(s string) func() { return func() { got = append(got, s) } }
+	r.k.Schedule(r.ev("a", 0, func() {
+		if r.k.RunNested(&outer) {
+			got = append(got, "a released")
+		}
+	}), 10)
+	r.k.Schedule(r.ev("b", 0, func() {
+		got = append(got, "b nests")
+		if !r.k.RunNested(&inner) {
+			got = append(got, "b hands back")
+		}
+	}), 20)
+	r.k.Schedule(r.ev("c", 0, func() { r.k.Release(&outer) }), 30)
+	r.k.Schedule(r.ev("d", 0, note("d")), 40)
+	if r.k.RunNested(&outer) {
+		t.Error("RunNested outside a Run* call ran")
+	}
+	r.k.RunUntil(35)
+	want := []string{"b nests", "b hands back", "a released"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nesting (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]firing{{"a", 10}, {"b", 20}, {"c", 30}}, r.log); diff != "" {
+		t.Errorf("fire log (-want +got):\n%s", diff)
+	}
+	if r.k.Now() != 35 || r.k.Pending() != 1 {
+		t.Errorf("after RunUntil(35): Now %v, pending %d; want 35ps and 1", r.k.Now(), r.k.Pending())
+	}
+
+	// The outer run's own condition bounds a nested run: RunEvents' count
+	// includes the events a nested run fired, and Stop ends both.
+	r = newRecorder()
+	released := false
+	r.k.Schedule(r.ev("a", 0, func() { released = r.k.RunNested(&outer) }), 1)
+	for i, n := range []string{"b", "c", "d"} {
+		r.k.Schedule(r.ev(n, 0), sim.Time(2+i))
+	}
+	if n := r.k.RunEvents(3); n != 3 || released {
+		t.Errorf("RunEvents(3) with a nested run = %d (released %v), want 3 and false", n, released)
+	}
+	r.k.Schedule(r.ev("a", 0), 10)
+	r.k.Schedule(r.ev("s", 0, r.k.Stop), 11)
+	r.k.RunWhile(func() bool { return true })
+	if diff := cmp.Diff([]firing{{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}, {"a", 10}, {"s", 11}}, r.log); diff != "" {
+		t.Errorf("fire log (-want +got):\n%s", diff)
+	}
+}
