@@ -140,7 +140,7 @@ annotation set pc ip_rcv:START {
 	set ::seen 1
 	puts "[host] [cpu] [symbol] [layer] [string is wide [cycles]] [expr {[now] > 0}]"
 	puts "[string length [mem read 0 16]] [expr {[stat cycles] > 0}] [expr {[stat l1.misses] >= [stat l1d.misses]}]"
-	puts "[expr {[stat interrupts] == [stat irq.0] + [stat irq.3]}] [string is wide [stat l2.writebacks]]"
+	puts "[expr {[stat interrupts] == [stat irq.0] + [stat irq.3]}] [string is wide [stat l2.writebacks]] [string is wide [stat waits_nested]]"
 }
 layer map ip_rcv DEV
 annotation set sim exit { puts [llength [symbols]] }
@@ -149,7 +149,7 @@ annotation set sim exit { puts [llength [symbols]] }
 		t.Fatal(r.finish)
 	}
 	lines := strings.Split(strings.TrimSpace(r.e.Output()), "\n")
-	want := []string{"pcB pcB.cpu0 ip_rcv IP 1 1", "32 1 1", "1 1"}
+	want := []string{"pcB pcB.cpu0 ip_rcv IP 1 1", "32 1 1", "1 1 1"}
 	if len(lines) != 4 {
 		t.Fatalf("output %q", r.e.Output())
 	}
