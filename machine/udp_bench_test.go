@@ -12,9 +12,9 @@ import (
 // Ethernet: the 486s of configs/udp-ne2000.toml and the R4000s of
 // configs/udp-r4000.toml; the -functional ones run the same exchange in
 // functional detail (no cache model, the machine files' calibrated costs).
-// Building the hosts (machine.New) is outside the timer, as building the
-// topology is outside the ns-3 peer's (../shared/peers), which times
-// Simulator::Run alone, and as in BenchmarkTCPSegments.
+// Building the hosts (machine.New) is outside the timer, as in
+// BenchmarkTCPSegments and as the ns-3 peer of this exchange times
+// Simulator::Run alone, not the building of its topology.
 func BenchmarkUDPRoundTrips1KiB(b *testing.B) {
 	for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
 		b.Run(cfg, func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml", memory.DetailFull) })
