@@ -4,7 +4,8 @@
 // of the chip shares, as Linux's drivers/net/ethernet/8390/8390.h is
 // (shared reference ne2000.md sections 1-3). The NE2000 kernel driver and
 // the DOS packet driver both program the chip through these names.
-// Layer: a driver header; constants only.
+// Layer: a driver header: constants, and the register sequences every
+// driver of the chip runs (Chip).
 package dp8390
 
 // Register offsets (page 0 unless noted) and sizes.

@@ -156,16 +156,15 @@ type slot struct {
 
 // Driver drives one NE2000.
 type Driver struct {
-	k     *kernel.Kernel
-	c     *cpu.CPU
-	ns    *netdev.Stack
-	qi    int
-	p     Params
-	space memory.Space
-	base  memory.Addr
-	irq   int
-	name  string
-	mac   [6]byte
+	k    *kernel.Kernel
+	c    *cpu.CPU
+	ns   *netdev.Stack
+	qi   int
+	p    Params
+	chip dp8390.Chip
+	irq  int
+	name string
+	mac  [6]byte
 
 	slots   [2]slot
 	txing   int // slot on the wire, or -1
@@ -186,7 +185,7 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Driver{k: k, c: k.CPU(), ns: ns, p: p, space: space, base: base, irq: irq, name: name, txing: -1}
+	d := &Driver{k: k, c: k.CPU(), ns: ns, p: p, chip: dp8390.Chip{C: k.CPU(), Space: space, Base: base}, irq: irq, name: name, txing: -1}
 	syms := k.Symbols()
 	for _, x := range []struct {
 		s   **cpu.Symbol
@@ -237,14 +236,6 @@ func (d *Driver) SetLoopback(on bool) { d.p.Loopback = on }
 // Ready reports whether Init found and started the card.
 func (d *Driver) Ready() bool { return d.ready }
 
-func (d *Driver) in(reg memory.Addr) byte {
-	return byte(d.c.In(d.space, d.base+reg, 1))
-}
-
-func (d *Driver) out(reg memory.Addr, v byte) {
-	d.c.Out(d.space, d.base+reg, 1, uint64(v))
-}
-
 // Init probes and starts the card. It runs in a thread during boot. A card
 // that is missing or does not answer like an NE2000 is reported as a
 // guest error and left alone.
@@ -256,7 +247,7 @@ func (d *Driver) Init() {
 	d.pad = d.k.Kmalloc(dp8390.MinFrame)
 	c.Write(d.pad, make([]byte, dp8390.MinFrame))
 	if !d.resetCard() {
-		d.k.CPU().System().Guest.Report(c.LocalTime(), d.name, "ne2000 at %s 0x%x: no reset acknowledge; card not found", d.space, uint64(d.base))
+		d.k.CPU().System().Guest.Report(c.LocalTime(), d.name, "ne2000 at %s 0x%x: no reset acknowledge; card not found", d.chip.Space, uint64(d.chip.Base))
 		return
 	}
 	if !d.readPROM() {
@@ -276,12 +267,8 @@ func (d *Driver) resetCard() bool {
 	c := d.c
 	c.Enter(d.sym.reset)
 	defer c.Exit(d.sym.reset)
-	d.out(dp8390.RegReset, d.in(dp8390.RegReset))
-	for range 100 {
-		if d.in(dp8390.RegISR)&dp8390.IsrReset != 0 {
-			d.out(dp8390.RegISR, 0xFF)
-			return true
-		}
+	if d.chip.Reset() {
+		return true
 	}
 	d.stats.ResetTimeouts++
 	return false
@@ -291,26 +278,12 @@ func (d *Driver) resetCard() bool {
 // twice on a 16-bit card) and checks the NE2000 signature.
 func (d *Driver) readPROM() bool {
 	c := d.c
-	seq := []struct {
-		reg memory.Addr
-		v   byte
-	}{
-		{dp8390.RegCmd, dp8390.CrNoDMA | dp8390.CrPage0 | dp8390.CrStop}, {dp8390.RegDCR, dp8390.DcrByte}, {dp8390.RegRBCR0, 0}, {dp8390.RegRBCR1, 0},
-		{dp8390.RegIMR, 0}, {dp8390.RegISR, 0xFF}, {dp8390.RegRCR, dp8390.RcrMonitor}, {dp8390.RegTCR, dp8390.TcrLoopback},
-		{dp8390.RegRBCR0, 32}, {dp8390.RegRBCR1, 0}, {dp8390.RegRSAR0, 0}, {dp8390.RegRSAR1, 0}, {dp8390.RegCmd, dp8390.CrRRead | dp8390.CrStart},
-	}
-	for _, s := range seq {
-		d.out(s.reg, s.v)
-	}
-	c.InString(d.space, d.base+dp8390.RegData, 1, d.scratch, 32)
-	var prom [32]byte
-	c.Read(d.scratch, prom[:])
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
+	prom := d.chip.ReadPROM(d.scratch)
 	for i := range d.mac {
 		d.mac[i] = prom[2*i]
 	}
 	if prom[28] != 0x57 || prom[30] != 0x57 {
-		c.System().Guest.Report(c.LocalTime(), d.name, "ne2000 at %s 0x%x: PROM signature %#02x %#02x, not an NE2000", d.space, uint64(d.base), prom[28], prom[30])
+		c.System().Guest.Report(c.LocalTime(), d.name, "ne2000 at %s 0x%x: PROM signature %#02x %#02x, not an NE2000", d.chip.Space, uint64(d.chip.Base), prom[28], prom[30])
 		return false
 	}
 	return true
@@ -319,38 +292,12 @@ func (d *Driver) readPROM() bool {
 // initChip is NS8390_init: the National Semiconductor order (reference
 // section 9). start also runs the chip.
 func (d *Driver) initChip(start bool) {
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
-	d.out(dp8390.RegDCR, dp8390.DcrWord)
-	d.out(dp8390.RegRBCR0, 0)
-	d.out(dp8390.RegRBCR1, 0)
-	d.out(dp8390.RegRCR, dp8390.RcrMonitor)
-	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
-	d.out(dp8390.RegTPSR, d.slots[0].page)
-	d.out(dp8390.RegPStart, d.rxStart)
-	d.out(dp8390.RegBnry, d.rxStop-1)
-	d.out(dp8390.RegPStop, d.rxStop)
-	d.out(dp8390.RegISR, 0xFF)
-	d.out(dp8390.RegIMR, 0)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStop)
-	for i, b := range d.mac {
-		d.out(dp8390.RegPAR0+memory.Addr(i), b)
-	}
-	d.out(dp8390.RegCurr, d.rxStart)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
+	d.chip.Init(d.slots[0].page, d.rxStart, d.rxStop, d.mac)
 	d.slots[0].loaded, d.slots[1].loaded = false, false
 	d.txing = -1
-	if !start {
-		return
+	if start {
+		d.chip.Start(d.p.Promiscuous)
 	}
-	d.out(dp8390.RegISR, 0xFF)
-	d.out(dp8390.RegIMR, dp8390.IMRAll)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.out(dp8390.RegTCR, dp8390.TcrNormal)
-	rcr := byte(dp8390.RcrAB)
-	if d.p.Promiscuous {
-		rcr |= dp8390.RcrPRO | dp8390.RcrAM
-	}
-	d.out(dp8390.RegRCR, rcr)
 }
 
 // Busy implements netdev.Device: a frame is loaded on the card or on the
@@ -392,7 +339,7 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	c.Enter(d.sym.startXmit)
 	defer c.Exit(d.sym.startXmit)
 	// Keep the card's interrupts out while its remote DMA is ours.
-	d.out(dp8390.RegIMR, 0)
+	d.chip.Out(dp8390.RegIMR, 0)
 	sl := &d.slots[s]
 	sl.start = c.LocalTime()
 	n := b.Len
@@ -411,7 +358,7 @@ func (d *Driver) StartXmit(b netdev.Buf) bool {
 	if d.txing < 0 {
 		d.trigger(s)
 	}
-	d.out(dp8390.RegIMR, dp8390.IMRAll)
+	d.chip.Out(dp8390.RegIMR, dp8390.IMRAll)
 	return true
 }
 
@@ -422,21 +369,8 @@ func (d *Driver) blockOutput(src memory.Addr, n int, page byte) {
 	c.Enter(d.sym.blockOut)
 	defer c.Exit(d.sym.blockOut)
 	count := n + n&1 // word mode moves whole words
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
-	d.out(dp8390.RegRBCR0, byte(count))
-	d.out(dp8390.RegRBCR1, byte(count>>8))
-	d.out(dp8390.RegRSAR0, 0)
-	d.out(dp8390.RegRSAR1, page)
-	d.out(dp8390.RegCmd, dp8390.CrRWrite|dp8390.CrStart)
-	c.OutString(d.space, d.base+dp8390.RegData, 2, src, count)
+	d.chip.RemoteWrite(src, count, page)
 	d.stats.RemoteDMAWriteWords += uint64(count / 2)
-	for range 100 {
-		if d.in(dp8390.RegISR)&dp8390.ISRRDC != 0 {
-			break
-		}
-	}
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
 }
 
 // trigger starts the transmission of slot s (NS8390_trigger_send).
@@ -445,15 +379,15 @@ func (d *Driver) trigger(s int) {
 	c.Enter(d.sym.trigger)
 	defer c.Exit(d.sym.trigger)
 	sl := &d.slots[s]
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	if d.in(dp8390.RegCmd)&dp8390.CrTrans != 0 {
+	d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	if d.chip.In(dp8390.RegCmd)&dp8390.CrTrans != 0 {
 		c.System().Guest.Report(c.LocalTime(), d.name, "trigger_send while the transmitter is busy")
 		return
 	}
-	d.out(dp8390.RegTBCR0, byte(sl.length))
-	d.out(dp8390.RegTBCR1, byte(sl.length>>8))
-	d.out(dp8390.RegTPSR, sl.page)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrTrans|dp8390.CrStart)
+	d.chip.Out(dp8390.RegTBCR0, byte(sl.length))
+	d.chip.Out(dp8390.RegTBCR1, byte(sl.length>>8))
+	d.chip.Out(dp8390.RegTPSR, sl.page)
+	d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrTrans|dp8390.CrStart)
 	d.txing = s
 }
 
@@ -462,10 +396,10 @@ func (d *Driver) interrupt() {
 	c := d.c
 	c.Enter(d.sym.interrupt)
 	defer c.Exit(d.sym.interrupt)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
 	rounds := 0
 	for ; rounds < dp8390.MaxIntLoop; rounds++ {
-		isr := d.in(dp8390.RegISR)
+		isr := d.chip.In(dp8390.RegISR)
 		if isr&^dp8390.IsrReset == 0 {
 			break
 		}
@@ -483,10 +417,10 @@ func (d *Driver) interrupt() {
 		}
 		if isr&dp8390.IsrCounter != 0 {
 			d.readCounters()
-			d.out(dp8390.RegISR, dp8390.IsrCounter)
+			d.chip.Out(dp8390.RegISR, dp8390.IsrCounter)
 		}
 		if isr&dp8390.ISRRDC != 0 {
-			d.out(dp8390.RegISR, dp8390.ISRRDC)
+			d.chip.Out(dp8390.RegISR, dp8390.ISRRDC)
 		}
 	}
 	if rounds == 0 {
@@ -500,12 +434,12 @@ func (d *Driver) txDone(failed bool) {
 	c := d.c
 	c.Enter(d.sym.txIntr)
 	defer c.Exit(d.sym.txIntr)
-	tsr := d.in(dp8390.RegTSR)
+	tsr := d.chip.In(dp8390.RegTSR)
 	if failed {
-		d.out(dp8390.RegISR, dp8390.IsrTxErr)
+		d.chip.Out(dp8390.RegISR, dp8390.IsrTxErr)
 		d.stats.TxErrors++
 	} else {
-		d.out(dp8390.RegISR, dp8390.IsrTx)
+		d.chip.Out(dp8390.RegISR, dp8390.IsrTx)
 	}
 	if tsr&dp8390.TsrCol != 0 {
 		d.stats.TxCollisions++
@@ -536,10 +470,10 @@ func (d *Driver) receive() {
 	c.Enter(d.sym.receive)
 	defer c.Exit(d.sym.receive)
 	for range dp8390.MaxRxLoops {
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStart)
-		curr := d.in(dp8390.RegCurr)
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-		this := d.in(dp8390.RegBnry) + 1
+		d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStart)
+		curr := d.chip.In(dp8390.RegCurr)
+		d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+		this := d.chip.In(dp8390.RegBnry) + 1
 		if this >= d.rxStop {
 			this = d.rxStart
 		}
@@ -575,16 +509,16 @@ func (d *Driver) receive() {
 			if curr == d.rxStart {
 				bnry = d.rxStop - 1
 			}
-			d.out(dp8390.RegBnry, bnry)
+			d.chip.Out(dp8390.RegBnry, bnry)
 			break
 		}
 		bnry := next - 1
 		if next == d.rxStart {
 			bnry = d.rxStop - 1
 		}
-		d.out(dp8390.RegBnry, bnry)
+		d.chip.Out(dp8390.RegBnry, bnry)
 	}
-	d.out(dp8390.RegISR, dp8390.IsrRx|dp8390.IsrRxErr)
+	d.chip.Out(dp8390.RegISR, dp8390.IsrRx|dp8390.IsrRxErr)
 }
 
 // getHeader reads the 4-byte receive header at page (ne_get_8390_hdr).
@@ -592,15 +526,8 @@ func (d *Driver) getHeader(page byte) (status, next byte, count uint16) {
 	c := d.c
 	c.Enter(d.sym.getHdr)
 	defer c.Exit(d.sym.getHdr)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.out(dp8390.RegRBCR0, dp8390.HdrBytes)
-	d.out(dp8390.RegRBCR1, 0)
-	d.out(dp8390.RegRSAR0, 0)
-	d.out(dp8390.RegRSAR1, page)
-	d.out(dp8390.RegCmd, dp8390.CrRRead|dp8390.CrStart)
-	c.InString(d.space, d.base+dp8390.RegData, 2, d.scratch, dp8390.HdrBytes)
+	d.chip.RemoteRead(d.scratch, dp8390.HdrBytes, int(page)<<8)
 	d.stats.RemoteDMAReadWords += dp8390.HdrBytes / 2
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
 	var h [dp8390.HdrBytes]byte
 	c.Read(d.scratch, h[:])
 	return h[0], h[1], uint16(h[2]) | uint16(h[3])<<8
@@ -614,15 +541,8 @@ func (d *Driver) blockInput(dst memory.Addr, n, off int) {
 	c.Enter(d.sym.blockIn)
 	defer c.Exit(d.sym.blockIn)
 	count := n + n&1
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.out(dp8390.RegRBCR0, byte(count))
-	d.out(dp8390.RegRBCR1, byte(count>>8))
-	d.out(dp8390.RegRSAR0, byte(off))
-	d.out(dp8390.RegRSAR1, byte(off>>8))
-	d.out(dp8390.RegCmd, dp8390.CrRRead|dp8390.CrStart)
-	c.InString(d.space, d.base+dp8390.RegData, 2, dst, count)
+	d.chip.RemoteRead(dst, count, off)
 	d.stats.RemoteDMAReadWords += uint64(count / 2)
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
 }
 
 // overrun recovers from a full ring by the data sheet's sequence
@@ -632,20 +552,7 @@ func (d *Driver) overrun() {
 	c.Enter(d.sym.overrun)
 	defer c.Exit(d.sym.overrun)
 	d.stats.Overruns++
-	wasTx := d.in(dp8390.RegCmd)&dp8390.CrTrans != 0
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
-	c.Charge(c.Clock().Cycles(d.p.OverrunWait)) // udelay: the core spins
-	d.out(dp8390.RegRBCR0, 0)
-	d.out(dp8390.RegRBCR1, 0)
-	resend := wasTx && d.in(dp8390.RegISR)&(dp8390.IsrTx|dp8390.IsrTxErr) == 0
-	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.receive()
-	d.out(dp8390.RegISR, dp8390.IsrOver)
-	d.out(dp8390.RegTCR, dp8390.TcrNormal)
-	if resend {
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart|dp8390.CrTrans)
-	}
+	d.chip.Overrun(d.p.OverrunWait, d.receive)
 }
 
 // readCounters reads (and so clears) the tally counters.
@@ -653,9 +560,9 @@ func (d *Driver) readCounters() {
 	c := d.c
 	c.Enter(d.sym.counters)
 	defer c.Exit(d.sym.counters)
-	d.stats.FrameErrors += uint64(d.in(dp8390.RegCntr0))
-	d.stats.CRCErrors += uint64(d.in(dp8390.RegCntr1))
-	d.stats.Missed += uint64(d.in(dp8390.RegCntr2))
+	d.stats.FrameErrors += uint64(d.chip.In(dp8390.RegCntr0))
+	d.stats.CRCErrors += uint64(d.chip.In(dp8390.RegCntr1))
+	d.stats.Missed += uint64(d.chip.In(dp8390.RegCntr2))
 }
 
 // loopbackXmit copies the frame into a fresh receive buffer and hands it

@@ -164,14 +164,13 @@ type handle struct {
 
 // Driver is the resident driver of one card.
 type Driver struct {
-	c     *cpu.CPU
-	p     Params
-	space memory.Space
-	base  memory.Addr
-	irq   int
-	name  string
-	mac   [6]byte
-	copy  *dos.Copier
+	c    *cpu.CPU
+	p    Params
+	chip dp8390.Chip
+	irq  int
+	name string
+	mac  [6]byte
+	copy *dos.Copier
 
 	scratch memory.Addr // 32 bytes: PROM, ring header, frame start
 	handles [4]handle
@@ -199,7 +198,7 @@ func New(c *cpu.CPU, syms *cpu.SymbolTable, name string, space memory.Space, bas
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Driver{c: c, p: p, space: space, base: base, irq: irq, name: name, scratch: mem}
+	d := &Driver{c: c, p: p, chip: dp8390.Chip{C: c, Space: space, Base: base}, irq: irq, name: name, scratch: mem}
 	for _, x := range []struct {
 		s   **cpu.Symbol
 		def cpu.Def
@@ -230,10 +229,6 @@ func (d *Driver) Ready() bool { return d.ready }
 // Loopback reports whether the driver loops frames back.
 func (d *Driver) Loopback() bool { return d.p.Loopback }
 
-func (d *Driver) in(reg memory.Addr) byte { return byte(d.c.In(d.space, d.base+reg, 1)) }
-
-func (d *Driver) out(reg memory.Addr, v byte) { d.c.Out(d.space, d.base+reg, 1, uint64(v)) }
-
 // call charges the software interrupt into the driver around fn.
 func (d *Driver) call(s *cpu.Symbol, fn func()) {
 	c := d.c
@@ -248,17 +243,8 @@ func (d *Driver) call(s *cpu.Symbol, fn func()) {
 func (d *Driver) Init() {
 	c := d.c
 	c.Call(d.sym.init, func() {
-		d.out(dp8390.RegReset, d.in(dp8390.RegReset))
-		ok := false
-		for range 100 {
-			if d.in(dp8390.RegISR)&dp8390.IsrReset != 0 {
-				d.out(dp8390.RegISR, 0xFF)
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			c.System().Guest.Report(c.LocalTime(), d.name, "no NE2000 answers at %s %#x", d.space, uint64(d.base))
+		if !d.chip.Reset() {
+			c.System().Guest.Report(c.LocalTime(), d.name, "no NE2000 answers at %s %#x", d.chip.Space, uint64(d.chip.Base))
 			return
 		}
 		if !d.readPROM() {
@@ -274,20 +260,7 @@ func (d *Driver) Init() {
 
 func (d *Driver) readPROM() bool {
 	c := d.c
-	for _, s := range []struct {
-		reg memory.Addr
-		v   byte
-	}{
-		{dp8390.RegCmd, dp8390.CrNoDMA | dp8390.CrPage0 | dp8390.CrStop}, {dp8390.RegDCR, dp8390.DcrByte}, {dp8390.RegRBCR0, 0}, {dp8390.RegRBCR1, 0},
-		{dp8390.RegIMR, 0}, {dp8390.RegISR, 0xFF}, {dp8390.RegRCR, dp8390.RcrMonitor}, {dp8390.RegTCR, dp8390.TcrLoopback},
-		{dp8390.RegRBCR0, 32}, {dp8390.RegRBCR1, 0}, {dp8390.RegRSAR0, 0}, {dp8390.RegRSAR1, 0}, {dp8390.RegCmd, dp8390.CrRRead | dp8390.CrStart},
-	} {
-		d.out(s.reg, s.v)
-	}
-	c.InString(d.space, d.base+dp8390.RegData, 1, d.scratch, 32)
-	var prom [32]byte
-	c.Read(d.scratch, prom[:])
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
+	prom := d.chip.ReadPROM(d.scratch)
 	for i := range d.mac {
 		d.mac[i] = prom[2*i]
 	}
@@ -301,37 +274,11 @@ func (d *Driver) readPROM() bool {
 // initChip is the National Semiconductor initialisation order
 // (ne2000.md sec. 9), starting the chip unless in loopback.
 func (d *Driver) initChip() {
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
-	d.out(dp8390.RegDCR, dp8390.DcrWord)
-	d.out(dp8390.RegRBCR0, 0)
-	d.out(dp8390.RegRBCR1, 0)
-	d.out(dp8390.RegRCR, dp8390.RcrMonitor)
-	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
-	d.out(dp8390.RegTPSR, txPage)
-	d.out(dp8390.RegPStart, rxStart)
-	d.out(dp8390.RegBnry, rxStop-1)
-	d.out(dp8390.RegPStop, rxStop)
-	d.out(dp8390.RegISR, 0xFF)
-	d.out(dp8390.RegIMR, 0)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStop)
-	for i, b := range d.mac {
-		d.out(dp8390.RegPAR0+memory.Addr(i), b)
-	}
-	d.out(dp8390.RegCurr, rxStart)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
+	d.chip.Init(txPage, rxStart, rxStop, d.mac)
 	d.txBusy = false
-	if d.p.Loopback {
-		return
+	if !d.p.Loopback {
+		d.chip.Start(d.p.Promiscuous)
 	}
-	d.out(dp8390.RegISR, 0xFF)
-	d.out(dp8390.RegIMR, dp8390.IMRAll)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.out(dp8390.RegTCR, dp8390.TcrNormal)
-	rcr := byte(dp8390.RcrAB)
-	if d.p.Promiscuous {
-		rcr |= dp8390.RcrPRO | dp8390.RcrAM
-	}
-	d.out(dp8390.RegRCR, rcr)
 }
 
 // DriverInfo is function 1, driver_info.
@@ -458,18 +405,18 @@ func (d *Driver) SendPkt(buf memory.Addr, n int) error {
 				c.Halt()
 			}
 		}
-		d.out(dp8390.RegIMR, 0)
+		d.chip.Out(dp8390.RegIMR, 0)
 		d.txStart = c.LocalTime()
 		count := n + n&1
 		d.blockOut(buf, count)
 		d.txLen = max(n, dp8390.MinFrame)
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-		d.out(dp8390.RegTBCR0, byte(d.txLen))
-		d.out(dp8390.RegTBCR1, byte(d.txLen>>8))
-		d.out(dp8390.RegTPSR, txPage)
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrTrans|dp8390.CrStart)
+		d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+		d.chip.Out(dp8390.RegTBCR0, byte(d.txLen))
+		d.chip.Out(dp8390.RegTBCR1, byte(d.txLen>>8))
+		d.chip.Out(dp8390.RegTPSR, txPage)
+		d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrTrans|dp8390.CrStart)
 		d.txBusy = true
-		d.out(dp8390.RegIMR, dp8390.IMRAll)
+		d.chip.Out(dp8390.RegIMR, dp8390.IMRAll)
 	})
 	return err
 }
@@ -481,20 +428,7 @@ func (d *Driver) blockOut(src memory.Addr, count int) {
 	c := d.c
 	c.Enter(d.sym.blockOut)
 	defer c.Exit(d.sym.blockOut)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
-	d.out(dp8390.RegRBCR0, byte(count))
-	d.out(dp8390.RegRBCR1, byte(count>>8))
-	d.out(dp8390.RegRSAR0, 0)
-	d.out(dp8390.RegRSAR1, txPage)
-	d.out(dp8390.RegCmd, dp8390.CrRWrite|dp8390.CrStart)
-	c.OutString(d.space, d.base+dp8390.RegData, 2, src, count)
-	for range 100 {
-		if d.in(dp8390.RegISR)&dp8390.ISRRDC != 0 {
-			break
-		}
-	}
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
+	d.chip.RemoteWrite(src, count, txPage)
 }
 
 // loopback delivers the frame at buf to the matching handle's receive
@@ -558,10 +492,10 @@ func (d *Driver) interrupt() {
 	c := d.c
 	c.Enter(d.sym.isr)
 	defer c.Exit(d.sym.isr)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+	d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
 	rounds := 0
 	for ; rounds < dp8390.MaxIntLoop; rounds++ {
-		isr := d.in(dp8390.RegISR)
+		isr := d.chip.In(dp8390.RegISR)
 		if isr&^dp8390.IsrReset == 0 {
 			break
 		}
@@ -576,14 +510,14 @@ func (d *Driver) interrupt() {
 		}
 		if isr&dp8390.IsrCounter != 0 {
 			c.Call(d.sym.counters, func() {
-				d.stats.FrameErrors += uint64(d.in(dp8390.RegCntr0))
-				d.stats.CRCErrors += uint64(d.in(dp8390.RegCntr1))
-				d.stats.Missed += uint64(d.in(dp8390.RegCntr2))
+				d.stats.FrameErrors += uint64(d.chip.In(dp8390.RegCntr0))
+				d.stats.CRCErrors += uint64(d.chip.In(dp8390.RegCntr1))
+				d.stats.Missed += uint64(d.chip.In(dp8390.RegCntr2))
 			})
-			d.out(dp8390.RegISR, dp8390.IsrCounter)
+			d.chip.Out(dp8390.RegISR, dp8390.IsrCounter)
 		}
 		if isr&dp8390.ISRRDC != 0 {
-			d.out(dp8390.RegISR, dp8390.ISRRDC)
+			d.chip.Out(dp8390.RegISR, dp8390.ISRRDC)
 		}
 	}
 	if rounds == 0 {
@@ -595,12 +529,12 @@ func (d *Driver) txDone(failed bool) {
 	c := d.c
 	c.Enter(d.sym.txDone)
 	defer c.Exit(d.sym.txDone)
-	tsr := d.in(dp8390.RegTSR)
+	tsr := d.chip.In(dp8390.RegTSR)
 	if failed || tsr&dp8390.TsrAbort != 0 {
-		d.out(dp8390.RegISR, dp8390.IsrTxErr)
+		d.chip.Out(dp8390.RegISR, dp8390.IsrTxErr)
 		d.stats.TxErrors++
 	} else {
-		d.out(dp8390.RegISR, dp8390.IsrTx)
+		d.chip.Out(dp8390.RegISR, dp8390.IsrTx)
 		d.stats.TxFrames++
 		d.stats.TxBytes += uint64(d.txLen)
 	}
@@ -620,15 +554,15 @@ func (d *Driver) receive() {
 	// the ring is being emptied raises PRX again and is not missed (the
 	// ack at the end, as in Linux's ei_receive, would clear its request
 	// when it came after the last look at CURR).
-	d.out(dp8390.RegISR, dp8390.IsrRx|dp8390.IsrRxErr)
+	d.chip.Out(dp8390.RegISR, dp8390.IsrRx|dp8390.IsrRxErr)
 	// Until the ring is empty (at most one frame a page): a bound like
 	// Linux's nine frames a call would strand frames whose request the
 	// early ack already cleared.
 	for range rxStop - rxStart {
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStart)
-		curr := d.in(dp8390.RegCurr)
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-		this := d.in(dp8390.RegBnry) + 1
+		d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage1|dp8390.CrStart)
+		curr := d.chip.In(dp8390.RegCurr)
+		d.chip.Out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
+		this := d.chip.In(dp8390.RegBnry) + 1
 		if this >= rxStop {
 			this = rxStart
 		}
@@ -638,7 +572,7 @@ func (d *Driver) receive() {
 		c.Exec(defRecv.Instructions)
 		// The ring header and the frame's first octets, in one read.
 		var hdr [dp8390.HdrBytes + peekLen]byte
-		d.remoteRead(d.scratch, len(hdr), int(this)<<8)
+		d.chip.RemoteRead(d.scratch, len(hdr), int(this)<<8)
 		c.Read(d.scratch, hdr[:])
 		status, next := hdr[0], hdr[1]
 		count := int(hdr[2]) | int(hdr[3])<<8
@@ -658,7 +592,7 @@ func (d *Driver) receive() {
 		if next == rxStart {
 			bnry = rxStop - 1
 		}
-		d.out(dp8390.RegBnry, bnry)
+		d.chip.Out(dp8390.RegBnry, bnry)
 	}
 }
 
@@ -684,30 +618,15 @@ func (d *Driver) deliver(page byte, head []byte, n int) {
 	recv(h, 1, dst, n)
 }
 
-func (d *Driver) remoteRead(dst memory.Addr, n, off int) {
-	count := n + n&1
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.out(dp8390.RegRBCR0, byte(count))
-	d.out(dp8390.RegRBCR1, byte(count>>8))
-	d.out(dp8390.RegRSAR0, byte(off))
-	d.out(dp8390.RegRSAR1, byte(off>>8))
-	d.out(dp8390.RegCmd, dp8390.CrRRead|dp8390.CrStart)
-	d.c.InString(d.space, d.base+dp8390.RegData, 2, dst, count)
-	d.out(dp8390.RegISR, dp8390.ISRRDC)
-}
-
 // blockIn reads n octets of packet RAM at card offset off into dst; the
-// chip wraps the ring.
+// chip wraps the ring. For an odd n the last word's second octet lands
+// one past the frame: the upcall's buffer must have room for it (the MAC
+// rounds up).
 func (d *Driver) blockIn(dst memory.Addr, n, off int) {
 	c := d.c
 	c.Enter(d.sym.blockIn)
 	defer c.Exit(d.sym.blockIn)
-	if n&1 != 0 {
-		// The last word's second octet lands one past the frame; the
-		// upcall's buffer must have room for it (the MAC rounds up).
-		n++
-	}
-	d.remoteRead(dst, n, off)
+	d.chip.RemoteRead(dst, n, off)
 }
 
 func (d *Driver) overrun() {
@@ -715,18 +634,5 @@ func (d *Driver) overrun() {
 	c.Enter(d.sym.overrun)
 	defer c.Exit(d.sym.overrun)
 	d.stats.Overruns++
-	wasTx := d.in(dp8390.RegCmd)&dp8390.CrTrans != 0
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStop)
-	c.Charge(c.Clock().Cycles(d.p.OverrunWait))
-	d.out(dp8390.RegRBCR0, 0)
-	d.out(dp8390.RegRBCR1, 0)
-	resend := wasTx && d.in(dp8390.RegISR)&(dp8390.IsrTx|dp8390.IsrTxErr) == 0
-	d.out(dp8390.RegTCR, dp8390.TcrLoopback)
-	d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart)
-	d.receive()
-	d.out(dp8390.RegISR, dp8390.IsrOver)
-	d.out(dp8390.RegTCR, dp8390.TcrNormal)
-	if resend {
-		d.out(dp8390.RegCmd, dp8390.CrNoDMA|dp8390.CrPage0|dp8390.CrStart|dp8390.CrTrans)
-	}
+	d.chip.Overrun(d.p.OverrunWait, d.receive)
 }
