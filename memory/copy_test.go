@@ -13,7 +13,8 @@ import (
 // CopyRange (word-aligned copies) and CopyWords (any) give exactly the
 // cycles and counters of interleaving every load and store word by word,
 // on direct-mapped and associative, write-back and write-through
-// hierarchies.
+// hierarchies, with both sides read into the caches just before and lines
+// non-coherent DMA marked stale.
 func TestCopyRangeMatchesInterleavedWords(t *testing.T) {
 	wb := memory.WriteBack
 	wt := memory.WriteThrough
@@ -38,12 +39,26 @@ func TestCopyRangeMatchesInterleavedWords(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fast, _ := memory.NewHierarchy(hp)
 			slow, _ := memory.NewHierarchy(hp)
+			var fastStale, slowStale []memory.Addr
+			fast.OnStale = func(a memory.Addr) { fastStale = append(fastStale, a) }
+			slow.OnStale = func(a memory.Addr) { slowStale = append(slowStale, a) }
 			rng := rand.New(rand.NewPCG(3, 4))
 			for step := range 400 {
 				src := memory.Addr(rng.IntN(1<<16)) &^ 3
 				dst := memory.Addr(rng.IntN(1<<16)) &^ 3
 				if step%5 == 0 { // a conflicting pair one cache size apart
 					dst = src + memory.Addr(cacheSize(hp))
+				}
+				if step%3 == 2 { // both sides were read just before: copies that hit
+					for _, h := range []*memory.Hierarchy{fast, slow} {
+						h.AccessRange(src, 512, memory.Read)
+						h.AccessRange(dst, 512, memory.Read)
+					}
+				}
+				if step%4 == 2 { // DMA wrote under part of the source
+					a, n := src+memory.Addr(rng.IntN(256)), uint64(rng.IntN(256))
+					fast.MarkStale(a, n)
+					slow.MarkStale(a, n)
 				}
 				n := uint64(rng.IntN(3000)) &^ 3
 				var got int64
@@ -70,6 +85,12 @@ func TestCopyRangeMatchesInterleavedWords(t *testing.T) {
 						t.Fatalf("step %d: %s", step, d)
 					}
 				}
+			}
+			if diff := cmp.Diff(slowStale, fastStale); diff != "" {
+				t.Errorf("stale reports (-word by word +CopyRange):\n%s", diff)
+			}
+			if len(slowStale) == 0 {
+				t.Errorf("test never exercised stale reads")
 			}
 		})
 	}

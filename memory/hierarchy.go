@@ -213,6 +213,27 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 	shift := c.lineShift & 63
 	step := uint64(1) << shift
 	var cost int64
+	if m == nil && c.assoc == 4 {
+		// The same walk without a memo to note, in a four-way cache
+		// (the 486's): a simpler loop, which costs less per line.
+		for addr := uint64(a) &^ (step - 1); n > 0; n-- {
+			line := addr >> shift
+			if i := c.find4(line); i >= 0 {
+				c.hits[Fetch]++
+				c.clock++
+				c.stamps[i] = c.clock
+				if c.flags[i]&lineStale != 0 {
+					h.staleRead(c, i, Addr(addr))
+				}
+				cost += c.hit
+			} else {
+				add, _ := h.fetchMiss(c, line, Addr(addr))
+				cost += add
+			}
+			addr += step
+		}
+		return cost
+	}
 	for addr := uint64(a) &^ (step - 1); n > 0; n-- {
 		line := addr >> shift
 		var i int
@@ -335,7 +356,7 @@ func (h *Hierarchy) fetchMiss(c *Cache, line uint64, a Addr) (int64, int) {
 	}
 	var cost int64
 	l := n.lineOf(uint64(a))
-	if j := n.find(l); j >= 0 {
+	if j := way(n.tags, int(l&n.setMask)*n.assoc, n.assoc, l+1); j >= 0 {
 		n.hits[Fetch]++
 		n.use(j)
 		if n.flags[j]&lineStale != 0 {
@@ -533,13 +554,55 @@ func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 	c := h.l1[kind]
 	lineBytes := uint64(c.p.Line)
 	var cost int64
+	// Runs of hits go through hitWords, until a line it stopped at
+	// straight away suggests the range is mostly missing.
+	runs := !c.through[kind]
 	for words > 0 {
+		if runs {
+			left := words
+			var add int64
+			w, words, add = c.hitWords(w, words, kind)
+			cost += add
+			if words == 0 {
+				break
+			}
+			runs = words != left
+		}
 		// The words starting in this line.
 		k := min(words, ((w|(lineBytes-1))-w)/4+1)
 		cost += h.lineRun(c, kind, w, k)
 		w, words = w+4*k, words-k
 	}
 	return cost
+}
+
+// hitWords is accessWords' run of first-level hits in c from w on: it
+// takes the words a line at a time while the line is there and nothing
+// is to be reported (a read of a stale line) or passed on (c does not
+// write through), and returns where it stopped, the words left and the
+// cycles. The loop calls nothing, so that its values stay in registers.
+func (c *Cache) hitWords(w, words uint64, kind AccessKind) (uint64, uint64, int64) {
+	tags, stamps, flags := c.tags, c.stamps, c.flags
+	shift, mask, assoc, clock := c.lineShift&63, c.setMask, c.assoc, c.clock
+	lineBytes := uint64(1) << shift
+	set, stale := c.dirtyOn[kind&3], c.staleOn[kind&3]
+	var hits uint64
+	for words > 0 {
+		k := min(words, ((w|(lineBytes-1))-w)/4+1)
+		line := w >> shift
+		i := way(tags, int(line&mask)*assoc, assoc, line+1)
+		if i < 0 || flags[i]&stale != 0 {
+			break
+		}
+		clock += k
+		stamps[i] = clock
+		flags[i] |= set
+		hits += k
+		w, words = w+4*k, words-k
+	}
+	c.clock = clock
+	c.hits[kind&3] += hits
+	return w, words, int64(hits) * c.hit
 }
 
 // lineRun references words consecutive words from w, all in one line of
@@ -753,12 +816,43 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 	if h.l2 != nil {
 		step = min(step, uint64(h.l2.p.Line))
 	}
-	c := h.l1d
 	check := h.mayConflict(uint64(src), uint64(dst))
+	c, l2 := h.l1d, h.l2
+	through := c.assoc == 4 && c.through[Write] && !c.p.WriteAllocate &&
+		l2 != nil && l2.assoc == 1 && l2.p.WritePolicy == WriteBack
+	if check || c.through[Write] && !through {
+		return h.copyPieces(uint64(dst), uint64(src), 0, n, step, check)
+	}
+	// Runs of pieces that hit go through copyHits (a write-back first
+	// level) or copyThrough (the 486's); the piece where one stops,
+	// through copyPieces.
 	var cost int64
 	for off := uint64(0); off < n; {
-		s, d := uint64(src)+off, uint64(dst)+off
-		k := min(n-off, step-s&(step-1), step-d&(step-1))
+		var add int64
+		if through {
+			off, add = h.copyThrough(uint64(src), uint64(dst), off, n, step)
+		} else {
+			off, add = c.copyHits(uint64(src), uint64(dst), off, n, step)
+		}
+		cost += add
+		if off < n {
+			s, d := uint64(src)+off, uint64(dst)+off
+			k := min(n-off, step-s&(step-1), step-d&(step-1))
+			cost += h.copyPieces(uint64(dst), uint64(src), off, off+k, step, false)
+			off += k
+		}
+	}
+	return cost
+}
+
+// copyPieces is CopyRange's loop over the pieces from off to end, which
+// may conflict where check is set.
+func (h *Hierarchy) copyPieces(dst, src, off, end, step uint64, check bool) int64 {
+	c := h.l1d
+	var cost int64
+	for off < end {
+		s, d := src+off, dst+off
+		k := min(end-off, step-s&(step-1), step-d&(step-1))
 		if check && h.conflict(s, d) {
 			for x := uint64(0); x < k; x += 4 {
 				cost += h.Access(Addr(s+x), Read)
@@ -795,6 +889,117 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 		off += k
 	}
 	return cost
+}
+
+// copyHits charges CopyRange's pieces from off on while both the source
+// piece and the destination piece hit the first-level data cache c, the
+// source not stale, where c writes back (a write hit then goes no
+// further), and the two pieces cannot evict each other. It returns where
+// it stopped and the cycles. The loop calls nothing, so that its values
+// stay in registers.
+func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
+	tags, stamps, flags := c.tags, c.stamps, c.flags
+	shift, mask, assoc, clock := c.lineShift&63, c.setMask, c.assoc, c.clock
+	var reads, writes uint64
+	for off < n {
+		s, d := src+off, dst+off
+		k, sn, dn := step, step/4, step/4
+		if (s|d)&(step-1) != 0 || n-off < step {
+			// Not a whole piece on both sides.
+			k = min(n-off, step-s&(step-1), step-d&(step-1))
+			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
+		}
+		sl, dl := s>>shift, d>>shift
+		si := way(tags, int(sl&mask)*assoc, assoc, sl+1)
+		di := way(tags, int(dl&mask)*assoc, assoc, dl+1)
+		if si < 0 || di < 0 || flags[si]&lineStale != 0 {
+			break
+		}
+		clock += sn
+		stamps[si] = clock
+		clock += dn
+		stamps[di] = clock
+		flags[di] |= lineDirty
+		reads, writes = reads+sn, writes+dn
+		off += k
+	}
+	c.clock = clock
+	c.hits[Read] += reads
+	c.hits[Write] += writes
+	return off, int64(reads+writes) * c.hit
+}
+
+// copyThrough is copyHits for a four-way write-through first level that
+// does not allocate on a write, over a direct-mapped write-back L2 (the
+// 486's caches): it takes pieces while the source hits the first level,
+// not stale, and the destination hits L2. A destination word then costs
+// the first level's hit if the line is there too, and L2's hit, where the
+// line turns dirty.
+func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
+	c, l2 := h.l1d, h.l2
+	stamps, clock := c.stamps, c.clock
+	shift2, clock2 := l2.lineShift&63, l2.clock
+	var reads, writeHits, writeMisses uint64
+	for off < n {
+		s, d := src+off, dst+off
+		k, sn, dn := step, step/4, step/4
+		if (s|d)&(step-1) != 0 || n-off < step {
+			// Not a whole piece on both sides.
+			k = min(n-off, step-s&(step-1), step-d&(step-1))
+			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
+		}
+		si := c.find4(c.lineOf(s))
+		dl2 := d >> shift2
+		di2 := int(dl2 & l2.setMask)
+		if si < 0 || l2.tags[di2] != dl2+1 || c.flags[si]&lineStale != 0 {
+			break
+		}
+		clock += sn
+		stamps[si] = clock
+		if di := c.find4(c.lineOf(d)); di >= 0 {
+			clock += dn
+			stamps[di] = clock
+			writeHits += dn
+		} else {
+			writeMisses += dn
+		}
+		clock2 += dn
+		l2.stamps[di2] = clock2
+		l2.flags[di2] |= lineDirty
+		reads += sn
+		off += k
+	}
+	c.clock, l2.clock = clock, clock2
+	c.hits[Read] += reads
+	c.hits[Write] += writeHits
+	c.misses[Write] += writeMisses
+	l2.hits[Write] += writeHits + writeMisses
+	return off, int64(reads+writeHits)*c.hit + int64(writeHits+writeMisses)*l2.hit
+}
+
+// way returns the entry holding tag among the assoc entries of tags from
+// base, or -1.
+func way(tags []uint64, base, assoc int, tag uint64) int {
+	switch assoc {
+	case 1:
+		if tags[base] == tag {
+			return base
+		}
+	case 2:
+		if tags[base] == tag {
+			return base
+		}
+		if tags[base+1] == tag {
+			return base + 1
+		}
+	default:
+		for i := base; i < base+assoc; i++ {
+			if tags[i] == tag {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // CopyWords charges a copy loop's words at their own addresses: a load
