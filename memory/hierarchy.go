@@ -64,10 +64,14 @@ type Hierarchy struct {
 	l1i, l1d, l2 *Cache
 	l1           [3]*Cache // first level by access kind
 	direct       []*Cache  // the direct-mapped data caches (CopyRange)
-	memLat       int64
-	memWriteLat  int64
-	memReads     uint64
-	memWrites    uint64
+	// through says the caches are the 486's: a four-way write-through L1
+	// that does not allocate on a write, over a direct-mapped write-back
+	// L2. Runs of writes there go through copyThrough and throughWords.
+	through     bool
+	memLat      int64
+	memWriteLat int64
+	memReads    uint64
+	memWrites   uint64
 
 	// OnStale, if set, is called when a CPU read or fetch hits a line that
 	// non-coherent DMA overwrote while it was cached (the System reports it
@@ -97,6 +101,9 @@ func NewHierarchy(p HierarchyParams) (*Hierarchy, error) {
 			h.direct = append(h.direct, c)
 		}
 	}
+	c := h.l1d
+	h.through = c.assoc == 4 && c.through[Write] && !c.p.WriteAllocate &&
+		h.l2 != nil && h.l2.assoc == 1 && h.l2.p.WritePolicy == WriteBack
 	return h, nil
 }
 
@@ -554,14 +561,20 @@ func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 	c := h.l1[kind]
 	lineBytes := uint64(c.p.Line)
 	var cost int64
-	// Runs of hits go through hitWords, until a line it stopped at
-	// straight away suggests the range is mostly missing.
-	runs := !c.through[kind]
+	// Runs of hits go through hitWords, and the 486's runs of writes
+	// through throughWords, until a line where one stopped straight away
+	// suggests the rest will not run.
+	hits := !c.through[kind]
+	runs := hits || kind == Write && h.through
 	for words > 0 {
 		if runs {
 			left := words
 			var add int64
-			w, words, add = c.hitWords(w, words, kind)
+			if hits {
+				w, words, add = c.hitWords(w, words, kind)
+			} else {
+				w, words, add = h.throughWords(w, words)
+			}
 			cost += add
 			if words == 0 {
 				break
@@ -603,6 +616,43 @@ func (c *Cache) hitWords(w, words uint64, kind AccessKind) (uint64, uint64, int6
 	c.clock = clock
 	c.hits[kind&3] += hits
 	return w, words, int64(hits) * c.hit
+}
+
+// throughWords is accessWords' run of writes in the 486's caches (see
+// Hierarchy.through) from w on: it takes the words a line at a time
+// while L2 holds the line. A word then costs the first level's hit if the
+// line is there too, and L2's hit, where the line turns dirty. It returns
+// where it stopped, the words left and the cycles.
+func (h *Hierarchy) throughWords(w, words uint64) (uint64, uint64, int64) {
+	c, l2 := h.l1d, h.l2
+	stamps, clock := c.stamps, c.clock
+	shift2, clock2 := l2.lineShift&63, l2.clock
+	lineBytes := uint64(c.p.Line)
+	var writeHits, writeMisses uint64
+	for words > 0 {
+		k := min(words, ((w|(lineBytes-1))-w)/4+1)
+		l := w >> shift2
+		j := int(l & l2.setMask)
+		if l2.tags[j] != l+1 || l2.lineOf(w+4*(k-1)) != l {
+			break
+		}
+		if i := c.find4(c.lineOf(w)); i >= 0 {
+			clock += k
+			stamps[i] = clock
+			writeHits += k
+		} else {
+			writeMisses += k
+		}
+		clock2 += k
+		l2.stamps[j] = clock2
+		l2.flags[j] |= lineDirty
+		w, words = w+4*k, words-k
+	}
+	c.clock, l2.clock = clock, clock2
+	c.hits[Write] += writeHits
+	c.misses[Write] += writeMisses
+	l2.hits[Write] += writeHits + writeMisses
+	return w, words, int64(writeHits)*c.hit + int64(writeHits+writeMisses)*l2.hit
 }
 
 // lineRun references words consecutive words from w, all in one line of
@@ -817,9 +867,7 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 		step = min(step, uint64(h.l2.p.Line))
 	}
 	check := h.mayConflict(uint64(src), uint64(dst))
-	c, l2 := h.l1d, h.l2
-	through := c.assoc == 4 && c.through[Write] && !c.p.WriteAllocate &&
-		l2 != nil && l2.assoc == 1 && l2.p.WritePolicy == WriteBack
+	c, through := h.l1d, h.through
 	if check || c.through[Write] && !through {
 		return h.copyPieces(uint64(dst), uint64(src), 0, n, step, check)
 	}

@@ -425,16 +425,17 @@ func TestCacheStatsDerived(t *testing.T) {
 
 // hierarchies used by the AccessRange property test: every write policy,
 // allocation choice, unified and split, with and without L2, L2 lines
-// smaller and larger than L1's.
+// smaller and larger than L1's, and the 486's arrangement.
 func rangeConfigs() map[string]memory.HierarchyParams {
 	wb, wt := memory.WriteBack, memory.WriteThrough
 	return map[string]memory.HierarchyParams{
-		"wb-alloc unified":   {L1: cp(256, 16, 2, 1, wb, true), MemLatency: 30, MemWriteLatency: 6},
-		"wb-noalloc split":   {L1I: cp(128, 16, 1, 1, wb, false), L1D: cp(256, 32, 2, 2, wb, false), MemLatency: 30, MemWriteLatency: 6},
-		"wt-noalloc + L2":    {L1: cp(256, 16, 2, 1, wt, false), L2: cp(1024, 32, 4, 9, wb, true), MemLatency: 30, MemWriteLatency: 6},
-		"wt-alloc + wt L2":   {L1: cp(128, 32, 1, 1, wt, true), L2: cp(512, 16, 2, 9, wt, false), MemLatency: 30, MemWriteLatency: 6},
-		"wb split + L2 big":  {L1I: cp(128, 16, 2, 1, wb, true), L1D: cp(128, 16, 2, 1, wb, true), L2: cp(512, 64, 2, 7, wb, true), MemLatency: 40, MemWriteLatency: 9},
-		"wb 3-way + L2 3way": {L1: cp(192, 16, 3, 1, wb, true), L2: cp(768, 16, 3, 7, wb, false), MemLatency: 40, MemWriteLatency: 9},
+		"wb-alloc unified":      {L1: cp(256, 16, 2, 1, wb, true), MemLatency: 30, MemWriteLatency: 6},
+		"wb-noalloc split":      {L1I: cp(128, 16, 1, 1, wb, false), L1D: cp(256, 32, 2, 2, wb, false), MemLatency: 30, MemWriteLatency: 6},
+		"wt-noalloc + L2":       {L1: cp(256, 16, 2, 1, wt, false), L2: cp(1024, 32, 4, 9, wb, true), MemLatency: 30, MemWriteLatency: 6},
+		"wt-alloc + wt L2":      {L1: cp(128, 32, 1, 1, wt, true), L2: cp(512, 16, 2, 9, wt, false), MemLatency: 30, MemWriteLatency: 6},
+		"wb split + L2 big":     {L1I: cp(128, 16, 2, 1, wb, true), L1D: cp(128, 16, 2, 1, wb, true), L2: cp(512, 64, 2, 7, wb, true), MemLatency: 40, MemWriteLatency: 9},
+		"wb 3-way + L2 3way":    {L1: cp(192, 16, 3, 1, wb, true), L2: cp(768, 16, 3, 7, wb, false), MemLatency: 40, MemWriteLatency: 9},
+		"486: wt 4-way + dm L2": {L1: cp(256, 16, 4, 1, wt, false), L2: cp(1024, 16, 1, 5, wb, true), MemLatency: 12, MemWriteLatency: 4},
 	}
 }
 
