@@ -951,10 +951,10 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 	var reads, writes uint64
 	for off < n {
 		s, d := src+off, dst+off
-		k, sn, dn := step, step/4, step/4
-		if (s|d)&(step-1) != 0 || n-off < step {
-			// Not a whole piece on both sides.
-			k = min(n-off, step-s&(step-1), step-d&(step-1))
+		k := min(n-off, step-s&(step-1), step-d&(step-1))
+		sn, dn := k/4, k/4
+		if (s|d|k)&3 != 0 {
+			// Not whole words on both sides.
 			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
 		}
 		sl, dl := s>>shift, d>>shift
@@ -990,10 +990,10 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	var reads, writeHits, writeMisses uint64
 	for off < n {
 		s, d := src+off, dst+off
-		k, sn, dn := step, step/4, step/4
-		if (s|d)&(step-1) != 0 || n-off < step {
-			// Not a whole piece on both sides.
-			k = min(n-off, step-s&(step-1), step-d&(step-1))
+		k := min(n-off, step-s&(step-1), step-d&(step-1))
+		sn, dn := k/4, k/4
+		if (s|d|k)&3 != 0 {
+			// Not whole words on both sides.
 			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
 		}
 		si := c.find4(c.lineOf(s))
