@@ -233,6 +233,25 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 					h.staleRead(c, i, Addr(addr))
 				}
 				cost += c.hit
+			} else if n2 := h.l2; n2 != nil && n2.assoc == 1 {
+				// fetchMiss, its step through a direct-mapped L2 inline.
+				c.misses[Fetch]++
+				l := addr >> (n2.lineShift & 63)
+				if j := int(l & n2.setMask); n2.tags[j] == l+1 {
+					n2.hits[Fetch]++
+					n2.clock++
+					n2.stamps[j] = n2.clock
+					if n2.flags[j]&lineStale != 0 {
+						h.staleRead(n2, j, Addr(addr))
+					}
+					cost += n2.hit
+				} else {
+					n2.misses[Fetch]++
+					h.memReads++
+					cost += h.memLat
+					h.fill(n2, l)
+				}
+				h.fill(c, line)
 			} else {
 				add, _ := h.fetchMiss(c, line, Addr(addr))
 				cost += add
