@@ -998,15 +998,16 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 
 // copyThrough is copyHits for a four-way write-through first level that
 // does not allocate on a write, over a direct-mapped write-back L2 (the
-// 486's caches): it takes pieces while the source hits the first level,
-// not stale, and the destination hits L2. A destination word then costs
+// 486's caches): it takes pieces while L2 holds the destination and the
+// source is in the first level or in L2, not stale. A source that misses
+// the first level costs L2's hit and is filled; a destination word costs
 // the first level's hit if the line is there too, and L2's hit, where the
 // line turns dirty.
 func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	c, l2 := h.l1d, h.l2
 	stamps, clock := c.stamps, c.clock
 	shift2, clock2 := l2.lineShift&63, l2.clock
-	var reads, writeHits, writeMisses uint64
+	var reads, readMisses, writeHits, writeMisses uint64
 	for off < n {
 		s, d := src+off, dst+off
 		k := min(n-off, step-s&(step-1), step-d&(step-1))
@@ -1015,14 +1016,36 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 			// Not whole words on both sides.
 			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
 		}
-		si := c.find4(c.lineOf(s))
 		dl2 := d >> shift2
 		di2 := int(dl2 & l2.setMask)
-		if si < 0 || l2.tags[di2] != dl2+1 || c.flags[si]&lineStale != 0 {
+		if l2.tags[di2] != dl2+1 {
 			break
 		}
-		clock += sn
-		stamps[si] = clock
+		sl := c.lineOf(s)
+		if si := c.find4(sl); si >= 0 {
+			if c.flags[si]&lineStale != 0 {
+				break
+			}
+			clock += sn
+			stamps[si] = clock
+			reads += sn
+		} else {
+			// The first word misses, L2 serves it and the line is
+			// filled; the others hit.
+			sl2 := s >> shift2
+			j := int(sl2 & l2.setMask)
+			if l2.tags[j] != sl2+1 || l2.flags[j]&lineStale != 0 {
+				break
+			}
+			clock2++
+			l2.stamps[j] = clock2
+			c.clock = clock
+			si = h.fill(c, sl)
+			clock = c.clock + sn - 1
+			stamps[si] = clock
+			readMisses++
+			reads += sn - 1
+		}
 		if di := c.find4(c.lineOf(d)); di >= 0 {
 			clock += dn
 			stamps[di] = clock
@@ -1033,15 +1056,16 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 		clock2 += dn
 		l2.stamps[di2] = clock2
 		l2.flags[di2] |= lineDirty
-		reads += sn
 		off += k
 	}
 	c.clock, l2.clock = clock, clock2
 	c.hits[Read] += reads
+	c.misses[Read] += readMisses
 	c.hits[Write] += writeHits
 	c.misses[Write] += writeMisses
+	l2.hits[Read] += readMisses
 	l2.hits[Write] += writeHits + writeMisses
-	return off, int64(reads+writeHits)*c.hit + int64(writeHits+writeMisses)*l2.hit
+	return off, int64(reads+writeHits)*c.hit + int64(readMisses+writeHits+writeMisses)*l2.hit
 }
 
 // way returns the entry holding tag among the assoc entries of tags from
