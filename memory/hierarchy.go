@@ -491,12 +491,12 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 	// recently used one. An invalid way has stamp 0 and every valid one a
 	// later, distinct stamp, so that is the first way of the smallest
 	// stamp.
-	base := int(line&c.setMask) * c.assoc
-	stamps := c.stamps[base : base+c.assoc]
+	set := int(line & c.setMask)
+	base := set * c.assoc
 	v := 0
-	if len(stamps) == 4 {
+	if c.assoc == 4 {
 		// Four ways (the 486's L1), a knockout: ties go to the lower way.
-		s := stamps[:4]
+		s := (*[4]uint64)(c.stamps[base:])
 		a, b := 0, 2
 		if s[1] < s[0] {
 			a = 1
@@ -508,6 +508,7 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 			v = b
 		}
 	} else {
+		stamps := c.stamps[base : base+c.assoc]
 		for w := 1; w < len(stamps); w++ {
 			if stamps[w] < stamps[v] {
 				v = w
@@ -515,10 +516,13 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 		}
 	}
 	i := base + v
-	// The write-back goes below c only: it may come first.
-	if t := c.tags[i]; t != 0 && c.flags[i]&lineDirty != 0 {
-		c.stats.Writebacks++
-		h.writeback(c, Addr((t-1)<<c.lineShift))
+	// The write-back goes below c only: it may come first. A
+	// write-through cache holds no dirty line.
+	if c.p.WritePolicy == WriteBack {
+		if t := c.tags[i]; t != 0 && c.flags[i]&lineDirty != 0 {
+			c.stats.Writebacks++
+			h.writeback(c, Addr((t-1)<<c.lineShift))
+		}
 	}
 	c.put(i, line)
 	return i
