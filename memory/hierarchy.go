@@ -896,14 +896,22 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 	}
 	// Runs of pieces that hit go through copyHits (a write-back first
 	// level) or copyThrough (the 486's); the piece where one stops,
-	// through copyPieces.
+	// through copyPieces. When copyHits stops straight away twice, the
+	// copy is mostly missing and the rest goes through copyPieces.
 	var cost int64
+	idle := 0
 	for off := uint64(0); off < n; {
 		var add int64
+		from := off
 		if through {
 			off, add = h.copyThrough(uint64(src), uint64(dst), off, n, step)
-		} else {
+		} else if idle < 2 {
 			off, add = c.copyHits(uint64(src), uint64(dst), off, n, step)
+			if off == from {
+				idle++
+			}
+		} else {
+			return cost + h.copyPieces(uint64(dst), uint64(src), off, n, step, false)
 		}
 		cost += add
 		if off < n {
