@@ -3,13 +3,13 @@ package machine_test
 import (
 	"bytes"
 	"io"
-	"simkron/internal/isotest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"simkron/internal/isotest"
 	"simkron/machine"
 	"simkron/stack/apps/latency"
 	"simkron/stack/header"

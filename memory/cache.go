@@ -251,12 +251,29 @@ func (c *Cache) lineOf(a uint64) uint64 { return a >> (c.lineShift & 63) }
 
 // find returns the index of line, or -1.
 func (c *Cache) find(line uint64) int {
-	tag := line + 1
-	base := int(line&c.setMask) * c.assoc
-	tags := c.tags
-	for i := base; i < base+c.assoc; i++ {
-		if tags[i] == tag {
-			return i
+	return way(c.tags, int(line&c.setMask)*c.assoc, c.assoc, line+1)
+}
+
+// way returns the entry holding tag among the assoc entries of tags from
+// base, or -1: find, for loops that hold the tags in a local.
+func way(tags []uint64, base, assoc int, tag uint64) int {
+	switch assoc {
+	case 1:
+		if tags[base] == tag {
+			return base
+		}
+	case 2:
+		if tags[base] == tag {
+			return base
+		}
+		if tags[base+1] == tag {
+			return base + 1
+		}
+	default:
+		for i := base; i < base+assoc; i++ {
+			if tags[i] == tag {
+				return i
+			}
 		}
 	}
 	return -1
@@ -285,14 +302,6 @@ func (c *Cache) find4(line uint64) int {
 func (c *Cache) use(i int) {
 	c.clock++
 	c.stamps[i] = c.clock
-}
-
-// put makes entry i of line's set hold line, most recently used.
-func (c *Cache) put(i int, line uint64) {
-	c.clock++
-	c.tags[i], c.stamps[i], c.flags[i] = line+1, c.clock, 0
-	c.gen[line&c.setMask]++
-	c.epoch++
 }
 
 // drop invalidates entry i.

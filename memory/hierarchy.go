@@ -382,7 +382,7 @@ func (h *Hierarchy) fetchMiss(c *Cache, line uint64, a Addr) (int64, int) {
 	}
 	var cost int64
 	l := n.lineOf(uint64(a))
-	if j := way(n.tags, int(l&n.setMask)*n.assoc, n.assoc, l+1); j >= 0 {
+	if j := n.find(l); j >= 0 {
 		n.hits[Fetch]++
 		n.use(j)
 		if n.flags[j]&lineStale != 0 {
@@ -524,7 +524,10 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 			h.writeback(c, Addr((t-1)<<c.lineShift))
 		}
 	}
-	c.put(i, line)
+	c.clock++
+	c.tags[i], c.stamps[i], c.flags[i] = line+1, c.clock, 0
+	c.gen[set]++
+	c.epoch++
 	return i
 }
 
@@ -1078,31 +1081,6 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	l2.hits[Read] += readMisses
 	l2.hits[Write] += writeHits + writeMisses
 	return off, int64(reads+writeHits)*c.hit + int64(readMisses+writeHits+writeMisses)*l2.hit
-}
-
-// way returns the entry holding tag among the assoc entries of tags from
-// base, or -1.
-func way(tags []uint64, base, assoc int, tag uint64) int {
-	switch assoc {
-	case 1:
-		if tags[base] == tag {
-			return base
-		}
-	case 2:
-		if tags[base] == tag {
-			return base
-		}
-		if tags[base+1] == tag {
-			return base + 1
-		}
-	default:
-		for i := base; i < base+assoc; i++ {
-			if tags[i] == tag {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // CopyWords charges a copy loop's words at their own addresses: a load

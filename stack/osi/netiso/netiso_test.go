@@ -8,12 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"simkron/internal/isotest"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"simkron/internal/isotest"
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/sim"
