@@ -77,7 +77,10 @@ func (x *Context) Kind() ContextKind { return x.kind }
 
 // Cycles returns the cycles charged to the context's own work, excluding
 // interrupt handlers and deferred work that ran on its stack.
-func (x *Context) Cycles() int64 { return x.cycles }
+func (x *Context) Cycles() int64 {
+	x.cpu.settle()
+	return x.cycles
+}
 
 // Done reports whether the context's body has ended.
 func (x *Context) Done() bool { return x.done }
@@ -160,6 +163,8 @@ type CPU struct {
 	rem      int64 // carried fraction of a cycle, in milli-cycles
 
 	cycle int64 // cycles since boot, idle included
+	// owed is the cycles charged that settle has not yet attributed.
+	owed  int64
 	stats Stats
 
 	cur      *Context
@@ -279,7 +284,10 @@ func (c *CPU) Symbol() *Symbol {
 
 // SymbolCycles returns the self cycles charged while symbol index i was
 // innermost, and the cycles charged with no symbol active.
-func (c *CPU) SymbolCycles() (bySymbol []int64, none int64) { return c.symCycles, c.noSym }
+func (c *CPU) SymbolCycles() (bySymbol []int64, none int64) {
+	c.settle()
+	return c.symCycles, c.noSym
+}
 
 // NewContext creates a context that will run body. It does not run until
 // the core switches to it (or Start names it).
@@ -313,6 +321,7 @@ func (c *CPU) Start(x *Context) {
 	if c.cur != nil {
 		panic(fmt.Sprintf("cpu: %s started twice", c.name))
 	}
+	c.settle()
 	c.cur = x
 	c.cycle = max(c.cycle, c.clock.Cycle(c.k.Now()))
 	c.k.Schedule(c.wake, c.k.Now())
@@ -354,6 +363,7 @@ func (c *CPU) resume() {
 		case reqWait, reqHalt:
 			return
 		case reqSwitch:
+			c.settle()
 			c.cur = c.req.to
 		default:
 			panic(fmt.Sprintf("cpu: %s: context %s yielded without a request", c.name, c.cur.name))
@@ -393,9 +403,26 @@ func (c *CPU) wait(kind reqKind, until sim.Time) {
 	c.suspended = reqNone
 }
 
-// Charge adds n cycles of work to the running context.
+// Charge adds n cycles of work to the running context. Only the cycle
+// counter moves at once; the attribution (symbol, layer, context) of the
+// cycles charged since the last change of who is charged is made by
+// settle, which runs before that changes and before any reading.
 func (c *CPU) Charge(n int64) {
 	c.cycle += n
+	c.owed += n
+}
+
+// settle attributes the cycles charged since it last ran to the innermost
+// active symbol, its layer and, outside interrupts, the running context.
+// It must run before any of those changes (Enter, Exit, a switch, an
+// interrupt's entry and exit, SetAttribution, EnableSelfCycles) and before
+// the counters are read.
+func (c *CPU) settle() {
+	n := c.owed
+	if n == 0 {
+		return
+	}
+	c.owed = 0
 	x := c.cur
 	if c.noAttribution {
 		if c.pic.depth == 0 && x != nil {
@@ -531,6 +558,7 @@ func (c *CPU) Enter(s *Symbol) {
 			li = x.stack[n-1].layer
 		}
 	}
+	c.settle()
 	x.stack = append(x.stack, frame{sym: s, index: s.index, layer: li})
 	if c.Hooks.Enter != nil {
 		c.Hooks.Enter(c, s)
@@ -558,6 +586,7 @@ func (c *CPU) Exit(s *Symbol) {
 	if w := c.sym[s.index].watch; w != nil && w.exit != nil {
 		w.exit(c, s)
 	}
+	c.settle()
 	x.stack = x.stack[:n-1]
 }
 
@@ -639,6 +668,7 @@ func (x *Context) LayerCycles() []LayerCycles { return x.AppendLayerCycles(nil) 
 // AppendLayerCycles appends LayerCycles to dst and returns it: with
 // dst[:0] of a kept buffer, a reading allocates nothing.
 func (x *Context) AppendLayerCycles(dst []LayerCycles) []LayerCycles {
+	x.cpu.settle()
 	for i, l := range x.cpu.layers {
 		dst = append(dst, LayerCycles{Layer: l, Cycles: x.layerCycles[i]})
 	}
@@ -688,7 +718,10 @@ type LayerCycles struct {
 // SetAttribution turns the built-in per-symbol and per-layer cycle
 // counting on (the default) or off. It observes only: the simulation runs
 // the same either way.
-func (c *CPU) SetAttribution(on bool) { c.noAttribution = !on }
+func (c *CPU) SetAttribution(on bool) {
+	c.settle()
+	c.noAttribution = !on
+}
 
 // LayerCycles returns the cycles charged to each layer so far, in the
 // order the layers were first entered; cycles with no symbol active are
@@ -697,6 +730,7 @@ func (c *CPU) LayerCycles() []LayerCycles { return c.AppendLayerCycles(nil) }
 
 // AppendLayerCycles appends LayerCycles to dst and returns it.
 func (c *CPU) AppendLayerCycles(dst []LayerCycles) []LayerCycles {
+	c.settle()
 	for i, l := range c.layers {
 		dst = append(dst, LayerCycles{Layer: l, Cycles: c.layerCycles[i]})
 	}

@@ -286,3 +286,84 @@ func TestLayerAttributionSumsExactly(t *testing.T) {
 		t.Errorf("cycles by layer (-want +got):\n%s", diff)
 	}
 }
+
+// Charged cycles are attributed when who is charged changes, not at each
+// Charge: every reading, an interrupt's entry and exit, a switch, the
+// start, turning attribution off and on, and enabling the self-cycles
+// table must each settle what was charged before them to the context,
+// symbol and layer that ran then.
+func TestAttributionSettlesAtEveryBoundary(t *testing.T) {
+	r := newRig(t)
+	tab := cpu.NewSymbolTable(0x2000, nil)
+	udp := tab.Define(cpu.Def{Name: "udp_sendmsg", Layer: cpu.LayerUDP, Instructions: 1, CodeBytes: 4})
+	line, _ := r.c.Line(2, true)
+	var a, b *cpu.Context
+	var inHandler int64
+	r.c.SetHandler(2, "dev", func() {
+		inHandler = a.Cycles() // the interrupted context's, settled at entry
+		r.c.Charge(13)         // no symbol: the handler's, not a's
+	})
+	sum := func(ls []cpu.LayerCycles) (n int64) {
+		for _, l := range ls {
+			n += l.Cycles
+		}
+		return n
+	}
+	a = r.c.NewContext("a", cpu.KindThread, func(x *cpu.Context) {
+		r.c.Charge(5)
+		if got := sum(x.LayerCycles()); got != 5 {
+			t.Errorf("a's layers sum to %d straight after charging 5", got)
+		}
+		r.c.Charge(1)
+		if got := x.Cycles(); got != 6 {
+			t.Errorf("a read its cycles as %d straight after charging 6", got)
+		}
+		r.c.Charge(1)
+		if got := sum(r.c.LayerCycles()); got != 2+7 {
+			t.Errorf("the core's layers sum to %d straight after charging 2+7", got)
+		}
+		r.c.Charge(3)
+		r.c.Sync() // the interrupt is taken here
+		r.c.Call(udp, func() {
+			by, _ := r.c.SymbolCycles()
+			before := by[udp.Index()]
+			r.c.Charge(7)
+			if by, _ := r.c.SymbolCycles(); by[udp.Index()]-before != 7 {
+				t.Errorf("udp_sendmsg's self cycles grew by %d straight after charging 7", by[udp.Index()]-before)
+			}
+			r.c.Charge(2)
+			r.c.EnableSelfCycles() // what was charged before is not in the table
+			r.c.Charge(4)
+			if got := r.c.SelfCycles(); len(got) != 1 || got[0].Symbol != udp || got[0].Cycles != 4 {
+				t.Errorf("self cycles straight after charging 4 with the table on: %+v", got)
+			}
+		})
+		r.c.Switch(b) // 300 cycles, a's
+	})
+	b = r.c.NewContext("b", cpu.KindThread, func(*cpu.Context) {
+		r.c.Charge(9)
+		r.c.SetAttribution(false)
+		r.c.Charge(4) // b's, in no layer
+		r.c.SetAttribution(true)
+		r.c.Switch(r.idle) // 300 cycles, b's
+	})
+	r.k.Schedule(sim.NewEvent("irq", line.Pulse), 0)
+	r.c.Charge(2) // before the start: no context's
+	r.c.Start(a)
+	r.k.Run()
+	if inHandler != 10 {
+		t.Errorf("a's cycles read in the handler = %d, want 10", inHandler)
+	}
+	by, _ := r.c.SymbolCycles()
+	udpCycles := by[udp.Index()] // its instruction, fetch and 7+2+4 charged
+	if want := 10 + udpCycles + 300; a.Cycles() != want || sum(a.LayerCycles()) != want {
+		t.Errorf("a: %d cycles, layers %d; want %d (its own work only)", a.Cycles(), sum(a.LayerCycles()), want)
+	}
+	if b.Cycles() != 9+4+300 || sum(b.LayerCycles()) != 9+300 {
+		t.Errorf("b: %d cycles, layers %d; want %d and %d", b.Cycles(), sum(b.LayerCycles()), 9+4+300, 9+300)
+	}
+	busy := r.c.Cycles() - r.c.Stats().IdleCycles
+	if want := 2 + a.Cycles() + b.Cycles() + 80 + 13 + 40; busy != want || sum(r.c.LayerCycles()) != want-4 {
+		t.Errorf("busy cycles %d, the core's layers %d; want %d and %d", busy, sum(r.c.LayerCycles()), want, want-4)
+	}
+}

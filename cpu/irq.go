@@ -179,6 +179,7 @@ func (c *CPU) runHandler(n int) {
 	p.counts[n]++
 	saved := p.inService
 	p.inService = n
+	c.settle()
 	p.depth++
 	if c.Hooks.Interrupt != nil {
 		c.Hooks.Interrupt(c, n, true)
@@ -195,6 +196,7 @@ func (c *CPU) runHandler(n int) {
 		c.OnIRQExit()
 	}
 	c.chargeIRQ(c.p.IRQExitCycles)
+	c.settle()
 	p.depth--
 	if c.Hooks.Interrupt != nil {
 		c.Hooks.Interrupt(c, n, false)

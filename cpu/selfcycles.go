@@ -25,6 +25,7 @@ type selfTable struct {
 // does nothing.
 func (c *CPU) EnableSelfCycles() {
 	if c.self == nil {
+		c.settle()
 		c.self = &selfTable{}
 	}
 }
@@ -53,6 +54,7 @@ func (c *CPU) SelfCycles() []SelfCycles {
 	if c.self == nil {
 		return nil
 	}
+	c.settle()
 	var out []SelfCycles
 	for i, row := range c.self.rows {
 		for li, n := range row {
