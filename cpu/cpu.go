@@ -33,6 +33,7 @@ package cpu
 import (
 	"fmt"
 	"iter"
+	"math/bits"
 
 	"simkron/memory"
 	"simkron/sim"
@@ -194,10 +195,11 @@ type CPU struct {
 	self *selfTable
 	// fetchMemo remembers each symbol's code lines in the I-cache.
 	fetchMemo []memory.FetchMemo
-	// icache is the hierarchy whose I-cache line size (iline) and hit
-	// latency (ihit) fetch last read.
+	// icache is the hierarchy whose I-cache line size (iline, 1<<ishift)
+	// and hit latency (ihit) fetch last read.
 	icache *memory.Hierarchy
 	iline  memory.Addr
+	ishift uint8
 	ihit   int64
 	// Layer attribution: every cycle goes to the innermost active
 	// symbol's layer (a symbol of LayerInherit takes its caller's).
@@ -757,6 +759,7 @@ func (c *CPU) fetch(s *Symbol) {
 		// The I-cache's geometry, read once per hierarchy.
 		p := h.L1I().Params()
 		c.icache, c.iline, c.ihit = h, memory.Addr(p.Line), p.HitLatency
+		c.ishift = uint8(bits.TrailingZeros64(uint64(p.Line)))
 	}
 	line := c.iline
 	start := s.Addr &^ (line - 1)
@@ -765,7 +768,7 @@ func (c *CPU) fetch(s *Symbol) {
 		return
 	}
 	// The lines at start, start+line, ... below end.
-	n := uint64(end-start-1)/uint64(line) + 1
+	n := uint64(end-start-1)>>(c.ishift&63) + 1
 	if stall := c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index]) - int64(n)*c.ihit; stall != 0 {
 		c.Charge(stall)
 	}

@@ -89,6 +89,32 @@ func TestFunctionalCosts(t *testing.T) {
 	}
 }
 
+// In functional detail with no uncached region, FetchLinesMemo charges n
+// lines at once exactly as n fetches of one line each, the carried fraction
+// included, also where the range wraps past the top of the address space.
+func TestFunctionalFetchAtOnce(t *testing.T) {
+	p := memory.FunctionalParams{Read: 1.3, Fetch: 0.377}
+	bulk, single := functionalSystem(t), functionalSystem(t)
+	bulk.SetFunctional(p)
+	single.SetFunctional(p)
+	line := uint64(bulk.Cache.L1I().Params().Line)
+	var m memory.FetchMemo
+	for i, r := range []struct {
+		a memory.Addr
+		n uint64
+	}{{0x9000, 3}, {0x9004, 1}, {0xa000, 7}, {memory.Addr(^uint64(0) - 2*line + 1), 4}, {0x9000, 0}, {0xb010, 13}} {
+		got := bulk.FetchLinesMemo(r.a, r.n, &m) + bulk.Reference(0x1000, memory.Read)
+		var want int64
+		for k := range r.n {
+			want += single.FetchLines(r.a+memory.Addr(k*line), 1)
+		}
+		want += single.Reference(0x1000, memory.Read)
+		if got != want {
+			t.Errorf("fetch %d (%d lines at %#x): %d cycles, want %d", i, r.n, uint64(r.a), got, want)
+		}
+	}
+}
+
 func TestDetailText(t *testing.T) {
 	for _, d := range []memory.Detail{memory.DetailFull, memory.DetailFunctional} {
 		b, err := d.MarshalText()

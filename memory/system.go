@@ -178,6 +178,12 @@ func (s *System) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 	if s.plain {
 		return s.count(Fetch, n, s.Cache.FetchLinesMemo(a, n, m))
 	}
+	if s.fn != nil && len(s.uncached) == 0 {
+		// FetchLines without a region in the way: each line costs the
+		// average, and the fraction carried makes n at once the same as
+		// n one by one.
+		return s.fn.charge(Fetch, n)
+	}
 	return s.FetchLines(a, n)
 }
 
