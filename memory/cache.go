@@ -153,7 +153,9 @@ const (
 // set*assoc + way, so that a set's ways are adjacent:
 //
 //	tags[i]    line number + 1 (0 = invalid)
-//	stamps[i]  value of clock at the last use (LRU: smallest is evicted)
+//	stamps[i]  value of clock at the last use (LRU: smallest is evicted);
+//	           a direct-mapped cache has no choice to make, and the paths
+//	           made for one (the 486's L2) leave its stamps alone
 //	flags[i]   lineDirty | lineStale
 //
 // A lookup reads only tags, a set's in a row.
@@ -172,9 +174,12 @@ type Cache struct {
 	clock     uint64
 	// gen counts, per set, the changes to which lines it holds and their
 	// flags (an install, a drop, a stale mark); epoch counts them over
-	// the whole cache. A hit changes neither. FetchMemo relies on them.
+	// the whole cache. A hit changes neither. FetchMemo relies on them,
+	// and they are kept only where memo is set: in the cache that serves
+	// instruction fetch.
 	gen   []uint32
 	epoch uint64
+	memo  bool
 
 	// Per access kind (index Read, Write, Fetch), so the hit path needs no
 	// branch on the kind.
@@ -314,8 +319,10 @@ func (c *Cache) drop(i int) {
 
 // changed notes a change to entry i's line or flags.
 func (c *Cache) changed(i int) {
-	c.gen[i/c.assoc]++
-	c.epoch++
+	if c.memo {
+		c.gen[i/c.assoc]++
+		c.epoch++
+	}
 }
 
 func (c *Cache) countHit(k AccessKind)  { c.hits[k]++ }

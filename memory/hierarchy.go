@@ -96,6 +96,7 @@ func NewHierarchy(p HierarchyParams) (*Hierarchy, error) {
 		h.l2 = NewCache("l2", *p.L2)
 	}
 	h.l1 = [3]*Cache{Read: h.l1d, Write: h.l1d, Fetch: h.l1i}
+	h.l1i.memo = true
 	for _, c := range h.dataCaches() {
 		if c.assoc == 1 {
 			h.direct = append(h.direct, c)
@@ -239,8 +240,6 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 				l := addr >> (n2.lineShift & 63)
 				if j := int(l & n2.setMask); n2.tags[j] == l+1 {
 					n2.hits[Fetch]++
-					n2.clock++
-					n2.stamps[j] = n2.clock
 					if n2.flags[j]&lineStale != 0 {
 						h.staleRead(n2, j, Addr(addr))
 					}
@@ -524,10 +523,15 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 			h.writeback(c, Addr((t-1)<<c.lineShift))
 		}
 	}
-	c.clock++
-	c.tags[i], c.stamps[i], c.flags[i] = line+1, c.clock, 0
-	c.gen[set]++
-	c.epoch++
+	c.tags[i], c.flags[i] = line+1, 0
+	if c.assoc > 1 {
+		c.clock++
+		c.stamps[i] = c.clock
+	}
+	if c.memo {
+		c.gen[set]++
+		c.epoch++
+	}
 	return i
 }
 
@@ -652,7 +656,7 @@ func (c *Cache) hitWords(w, words uint64, kind AccessKind) (uint64, uint64, int6
 func (h *Hierarchy) throughWords(w, words uint64) (uint64, uint64, int64) {
 	c, l2 := h.l1d, h.l2
 	stamps, clock := c.stamps, c.clock
-	shift2, clock2 := l2.lineShift&63, l2.clock
+	shift2 := l2.lineShift & 63
 	lineBytes := uint64(c.p.Line)
 	var writeHits, writeMisses uint64
 	for words > 0 {
@@ -669,12 +673,10 @@ func (h *Hierarchy) throughWords(w, words uint64) (uint64, uint64, int64) {
 		} else {
 			writeMisses += k
 		}
-		clock2 += k
-		l2.stamps[j] = clock2
-		l2.flags[j] |= lineDirty
+		l2.flags[j] |= lineDirty // direct-mapped: no LRU stamp to set
 		w, words = w+4*k, words-k
 	}
-	c.clock, l2.clock = clock, clock2
+	c.clock = clock
 	c.hits[Write] += writeHits
 	c.misses[Write] += writeMisses
 	l2.hits[Write] += writeHits + writeMisses
@@ -1021,7 +1023,7 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	c, l2 := h.l1d, h.l2
 	stamps, clock := c.stamps, c.clock
-	shift2, clock2 := l2.lineShift&63, l2.clock
+	shift2 := l2.lineShift & 63
 	var reads, readMisses, writeHits, writeMisses uint64
 	for off < n {
 		s, d := src+off, dst+off
@@ -1052,8 +1054,6 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 			if l2.tags[j] != sl2+1 || l2.flags[j]&lineStale != 0 {
 				break
 			}
-			clock2++
-			l2.stamps[j] = clock2
 			c.clock = clock
 			si = h.fill(c, sl)
 			clock = c.clock + sn - 1
@@ -1068,12 +1068,10 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 		} else {
 			writeMisses += dn
 		}
-		clock2 += dn
-		l2.stamps[di2] = clock2
 		l2.flags[di2] |= lineDirty
 		off += k
 	}
-	c.clock, l2.clock = clock, clock2
+	c.clock = clock
 	c.hits[Read] += reads
 	c.misses[Read] += readMisses
 	c.hits[Write] += writeHits
