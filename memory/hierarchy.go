@@ -495,17 +495,14 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 	v := 0
 	if c.assoc == 4 {
 		// Four ways (the 486's L1), a knockout: ties go to the lower way.
+		// Which stamp is older is unpredictable, so it is decided without
+		// a branch: x-y has its top bit set just when x < y, stamps being
+		// below 1<<63.
 		s := (*[4]uint64)(c.stamps[base:])
-		a, b := 0, 2
-		if s[1] < s[0] {
-			a = 1
-		}
-		if s[3] < s[2] {
-			b = 3
-		}
-		if v = a; s[b] < s[a] {
-			v = b
-		}
+		a := (s[1] - s[0]) >> 63
+		b := 2 + (s[3]-s[2])>>63
+		m := -((s[b&3] - s[a&3]) >> 63)
+		v = int(a ^ (a^b)&m)
 	} else {
 		stamps := c.stamps[base : base+c.assoc]
 		for w := 1; w < len(stamps); w++ {
