@@ -1017,11 +1017,23 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 // the first level costs L2's hit and is filled; a destination word costs
 // the first level's hit if the line is there too, and L2's hit, where the
 // line turns dirty.
+//
+// A copy whose two sides sit differently in their lines has two pieces
+// on each line, and the second finds the line where the first left it:
+// on the source side because only a store came between and a store
+// allocates nothing; on the destination side because a source fill
+// between takes the least recently used way of its set, never the line
+// the last piece stored to; in L2 because nothing here fills L2. So each
+// line is looked up once.
 func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	c, l2 := h.l1d, h.l2
 	stamps, clock := c.stamps, c.clock
-	shift2 := l2.lineShift & 63
+	shift, shift2 := c.lineShift&63, l2.lineShift&63
 	var reads, readMisses, writeHits, writeMisses uint64
+	// The lines the last piece used and their entries (di < 0: the
+	// destination line is not in the first level).
+	lastS, lastD, lastD2 := ^uint64(0), ^uint64(0), ^uint64(0)
+	var si, di, di2 int
 	for off < n {
 		s, d := src+off, dst+off
 		k := min(n-off, step-s&(step-1), step-d&(step-1))
@@ -1030,35 +1042,45 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 			// Not whole words on both sides.
 			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
 		}
-		dl2 := d >> shift2
-		di2 := int(dl2 & l2.setMask)
-		if l2.tags[di2] != dl2+1 {
-			break
-		}
-		sl := c.lineOf(s)
-		if si := c.find4(sl); si >= 0 {
-			if c.flags[si]&lineStale != 0 {
+		if dl2 := d >> shift2; dl2 != lastD2 {
+			j := int(dl2 & l2.setMask)
+			if l2.tags[j] != dl2+1 {
 				break
 			}
-			clock += sn
-			stamps[si] = clock
-			reads += sn
+			lastD2, di2 = dl2, j
+		}
+		if sl := s >> shift; sl != lastS {
+			if i := c.find4(sl); i >= 0 {
+				if c.flags[i]&lineStale != 0 {
+					break
+				}
+				si = i
+				clock += sn
+				reads += sn
+			} else {
+				// The first word misses, L2 serves it and the line is
+				// filled; the others hit.
+				sl2 := s >> shift2
+				j := int(sl2 & l2.setMask)
+				if l2.tags[j] != sl2+1 || l2.flags[j]&lineStale != 0 {
+					break
+				}
+				c.clock = clock
+				si = h.fill(c, sl)
+				clock = c.clock + sn - 1
+				readMisses++
+				reads += sn - 1
+			}
+			lastS = sl
 		} else {
-			// The first word misses, L2 serves it and the line is
-			// filled; the others hit.
-			sl2 := s >> shift2
-			j := int(sl2 & l2.setMask)
-			if l2.tags[j] != sl2+1 || l2.flags[j]&lineStale != 0 {
-				break
-			}
-			c.clock = clock
-			si = h.fill(c, sl)
-			clock = c.clock + sn - 1
-			stamps[si] = clock
-			readMisses++
-			reads += sn - 1
+			clock += sn
+			reads += sn
 		}
-		if di := c.find4(c.lineOf(d)); di >= 0 {
+		stamps[si] = clock
+		if dl := d >> shift; dl != lastD {
+			lastD, di = dl, c.find4(dl)
+		}
+		if di >= 0 {
 			clock += dn
 			stamps[di] = clock
 			writeHits += dn
