@@ -112,7 +112,7 @@ func cacheSize(hp memory.HierarchyParams) sim.Size {
 // the general piece loop's cycles, counters, LRU order and stale reports,
 // for copies at any byte alignment: each side's lines are then cut into
 // two pieces, the second reusing the first's lookup. A first level of four
-// sets makes source fills take the destination's entry often.
+// sets makes the source's fills evict often.
 func TestCopyThroughMatchesPieces(t *testing.T) {
 	for name, l1 := range map[string]sim.Size{"8KiB L1": 8 * sim.KiB, "256B L1": 256} {
 		t.Run(name, func(t *testing.T) {

@@ -31,8 +31,4 @@ func StateDiff(want, got *Cache) string {
 // SetThrough turns the loops made for the 486's caches (copyThrough,
 // throughWords) off or back on, so that a test can hold them to the
 // general code.
-func SetThrough(h *Hierarchy, on bool) {
-	c := h.l1d
-	h.through = on && c.assoc == 4 && c.through[Write] && !c.p.WriteAllocate &&
-		h.l2 != nil && h.l2.assoc == 1 && h.l2.p.WritePolicy == WriteBack
-}
+func SetThrough(h *Hierarchy, on bool) { h.through = on && h.is486() }

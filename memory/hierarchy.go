@@ -102,10 +102,16 @@ func NewHierarchy(p HierarchyParams) (*Hierarchy, error) {
 			h.direct = append(h.direct, c)
 		}
 	}
-	c := h.l1d
-	h.through = c.assoc == 4 && c.through[Write] && !c.p.WriteAllocate &&
-		h.l2 != nil && h.l2.assoc == 1 && h.l2.p.WritePolicy == WriteBack
+	h.through = h.is486()
 	return h, nil
+}
+
+// is486 reports whether the caches are arranged as the 486's (see
+// Hierarchy.through).
+func (h *Hierarchy) is486() bool {
+	c := h.l1d
+	return c.assoc == 4 && c.through[Write] && !c.p.WriteAllocate &&
+		h.l2 != nil && h.l2.assoc == 1 && h.l2.p.WritePolicy == WriteBack
 }
 
 // L1I returns the first-level cache instruction fetches use.
