@@ -77,22 +77,36 @@ func TestCopyRangeMatchesInterleavedWords(t *testing.T) {
 				if got != want {
 					t.Fatalf("step %d: copy of %d bytes %#x -> %#x costs %d, word by word %d", step, n, src, dst, got, want)
 				}
-				for i, c := range fast.Caches() {
-					if diff := cmp.Diff(slow.Caches()[i].Stats(), c.Stats()); diff != "" {
-						t.Fatalf("step %d: %s counters differ (-word by word +CopyRange):\n%s", step, c.Name(), diff)
-					}
-					if d := memory.StateDiff(slow.Caches()[i], c); d != "" {
-						t.Fatalf("step %d: %s", step, d)
-					}
-				}
+				sameCaches(t, step, slow, fast, "-word by word +CopyRange")
 			}
-			if diff := cmp.Diff(slowStale, fastStale); diff != "" {
-				t.Errorf("stale reports (-word by word +CopyRange):\n%s", diff)
-			}
-			if len(slowStale) == 0 {
-				t.Errorf("test never exercised stale reads")
-			}
+			sameStale(t, slowStale, fastStale, "-word by word +CopyRange")
 		})
+	}
+}
+
+// sameCaches fails the test at step when got's caches differ from want's
+// in any counter or in their replacement state; legend names the sides.
+func sameCaches(t *testing.T, step int, want, got *memory.Hierarchy, legend string) {
+	t.Helper()
+	for i, c := range got.Caches() {
+		if diff := cmp.Diff(want.Caches()[i].Stats(), c.Stats()); diff != "" {
+			t.Fatalf("step %d: %s counters differ (%s):\n%s", step, c.Name(), legend, diff)
+		}
+		if d := memory.StateDiff(want.Caches()[i], c); d != "" {
+			t.Fatalf("step %d: %s", step, d)
+		}
+	}
+}
+
+// sameStale fails the test when the stale reads got reported differ from
+// want's, or when there were none to compare.
+func sameStale(t *testing.T, want, got []memory.Addr, legend string) {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stale reports (%s):\n%s", legend, diff)
+	}
+	if len(want) == 0 {
+		t.Errorf("test never exercised stale reads")
 	}
 }
 
@@ -145,30 +159,13 @@ func TestCopyThroughMatchesPieces(t *testing.T) {
 					fast.MarkStale(a, 32)
 					slow.MarkStale(a, 32)
 				}
-				for i, c := range fast.Caches() {
-					if d := memory.StateDiff(slow.Caches()[i], c); d != "" {
-						t.Fatalf("step %d before the copy: %s", step, d)
-					}
-				}
 				got, want := fast.CopyRange(dst, src, n), slow.CopyRange(dst, src, n)
 				if got != want {
 					t.Fatalf("step %d: copy of %d bytes %#x -> %#x costs %d, the general loop %d", step, n, src, dst, got, want)
 				}
-				for i, c := range fast.Caches() {
-					if diff := cmp.Diff(slow.Caches()[i].Stats(), c.Stats()); diff != "" {
-						t.Fatalf("step %d: %s counters differ (-general +copyThrough):\n%s", step, c.Name(), diff)
-					}
-					if d := memory.StateDiff(slow.Caches()[i], c); d != "" {
-						t.Fatalf("step %d: %s", step, d)
-					}
-				}
+				sameCaches(t, step, slow, fast, "-general +copyThrough")
 			}
-			if diff := cmp.Diff(slowStale, fastStale); diff != "" {
-				t.Errorf("stale reports (-general +copyThrough):\n%s", diff)
-			}
-			if len(slowStale) == 0 {
-				t.Errorf("test never exercised stale reads")
-			}
+			sameStale(t, slowStale, fastStale, "-general +copyThrough")
 		})
 	}
 }
