@@ -126,12 +126,17 @@ func cacheSize(hp memory.HierarchyParams) sim.Size {
 // the general piece loop's cycles, counters, LRU order and stale reports,
 // for copies at any byte alignment: each side's lines are then cut into
 // two pieces, the second reusing the first's lookup. A first level of four
-// sets makes the source's fills evict often.
+// sets makes the source's fills evict often; with first-level lines twice
+// L2's, an overlapping copy's source fills the line its destination's
+// last store missed.
 func TestCopyThroughMatchesPieces(t *testing.T) {
-	for name, l1 := range map[string]sim.Size{"8KiB L1": 8 * sim.KiB, "256B L1": 256} {
+	for name, l1 := range map[string]struct {
+		size sim.Size
+		line sim.Size
+	}{"8KiB L1": {8 * sim.KiB, 16}, "256B L1": {256, 16}, "256B L1, 32B lines": {256, 32}} {
 		t.Run(name, func(t *testing.T) {
 			hp := memory.HierarchyParams{
-				L1:         &memory.CacheParams{Size: l1, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteThrough},
+				L1:         &memory.CacheParams{Size: l1.size, Line: l1.line, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteThrough},
 				L2:         &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 1, HitLatency: 5, WritePolicy: memory.WriteBack, WriteAllocate: true},
 				MemLatency: 12, MemWriteLatency: 4,
 			}
@@ -145,6 +150,12 @@ func TestCopyThroughMatchesPieces(t *testing.T) {
 			for step := range 600 {
 				src := memory.Addr(rng.IntN(1 << 14))
 				dst := memory.Addr(rng.IntN(1 << 14))
+				if step%4 == 1 {
+					// Overlapping, the destination a little ahead: the
+					// source then fills the line the last piece's store
+					// missed.
+					dst = src + memory.Addr(1+rng.IntN(40))
+				}
 				n := uint64(rng.IntN(1500))
 				for _, h := range []*memory.Hierarchy{fast, slow} {
 					// Most pieces find L2 holding both sides, as in a copy

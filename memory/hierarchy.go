@@ -1027,10 +1027,12 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 // A copy whose two sides sit differently in their lines has two pieces
 // on each line, and the second finds the line where the first left it:
 // on the source side because only a store came between and a store
-// allocates nothing; on the destination side because a source fill
-// between takes the least recently used way of its set, never the line
-// the last piece stored to; in L2 because nothing here fills L2. So each
-// line is looked up once.
+// allocates nothing; on the destination side unless a source line was
+// filled between, which takes the least recently used way of its set (never
+// the line the last piece stored to) but may be the very line that store
+// missed (a copy onto itself a little ahead, with first-level lines longer
+// than L2's): a fill forgets it; in L2 because nothing here fills L2. So
+// each line is looked up about once.
 func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	c, l2 := h.l1d, h.l2
 	stamps, clock := c.stamps, c.clock
@@ -1076,6 +1078,7 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 				clock = c.clock + sn - 1
 				readMisses++
 				reads += sn - 1
+				lastD = ^uint64(0)
 			}
 			lastS = sl
 		} else {
