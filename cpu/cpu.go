@@ -195,10 +195,9 @@ type CPU struct {
 	self *selfTable
 	// fetchMemo remembers each symbol's code lines in the I-cache.
 	fetchMemo []memory.FetchMemo
-	// icache is the hierarchy whose I-cache line size (iline, 1<<ishift)
-	// and hit latency (ihit) fetch last read.
+	// icache is the hierarchy whose I-cache line size (1<<ishift) and
+	// hit latency (ihit) fetch last read.
 	icache *memory.Hierarchy
-	iline  memory.Addr
 	ishift uint8
 	ihit   int64
 	// Layer attribution: every cycle goes to the innermost active
@@ -758,10 +757,10 @@ func (c *CPU) fetch(s *Symbol) {
 	if h != c.icache {
 		// The I-cache's geometry, read once per hierarchy.
 		p := h.L1I().Params()
-		c.icache, c.iline, c.ihit = h, memory.Addr(p.Line), p.HitLatency
+		c.icache, c.ihit = h, p.HitLatency
 		c.ishift = uint8(bits.TrailingZeros64(uint64(p.Line)))
 	}
-	line := c.iline
+	line := memory.Addr(1) << (c.ishift & 63)
 	start := s.Addr &^ (line - 1)
 	end := s.Addr + memory.Addr(min(s.CodeBytes, 4*max(s.Instructions, 1)))
 	if end <= start {
