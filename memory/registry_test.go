@@ -144,6 +144,19 @@ func TestBusCost(t *testing.T) {
 			t.Errorf("Cost(%d) = %v, want %v", c.bytes, got, c.want)
 		}
 	}
+	// ceil(bytes/width) bus cycles at every width, read and write.
+	for w := 1; w <= 8; w++ {
+		b := memory.NewBus(memory.BusParams{Name: "b", AccessTime: 7, ReadTime: 11, Width: w})
+		for n := -1; n <= 40; n++ {
+			cycles := sim.Time(max(0, (n+w-1)/w))
+			if got := b.Cost(n); got != 7*cycles {
+				t.Errorf("width %d: Cost(%d) = %v, want %v", w, n, got, 7*cycles)
+			}
+			if got := b.ReadCost(n); got != 11*cycles {
+				t.Errorf("width %d: ReadCost(%d) = %v, want %v", w, n, got, 11*cycles)
+			}
+		}
+	}
 	if err := (memory.BusParams{Name: "pci", AccessTime: 30 * sim.Nanosecond, Width: 9}).Validate(); err == nil ||
 		err.Error() != "width: 9 must be between 1 and 8" {
 		t.Errorf("Validate width 9 = %v", err)
