@@ -1036,35 +1036,37 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	c, l2 := h.l1d, h.l2
 	stamps, clock := c.stamps, c.clock
+	start := clock
 	shift, shift2 := c.lineShift&63, l2.lineShift&63
-	var reads, readMisses, writeHits, writeMisses uint64
-	// The lines the last piece used and their entries (di < 0: the
-	// destination line is not in the first level).
-	lastS, lastD, lastD2 := ^uint64(0), ^uint64(0), ^uint64(0)
-	var si, di, di2 int
-	for off < n {
-		s, d := src+off, dst+off
-		k := min(n-off, step-s&(step-1), step-d&(step-1))
-		sn, dn := k/4, k/4
-		if (s|d|k)&3 != 0 {
-			// Not whole words on both sides.
-			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
-		}
-		if dl2 := d >> shift2; dl2 != lastD2 {
+	lmask, lmask2 := uint64(1)<<shift-1, uint64(1)<<shift2-1
+	var readMisses, writeHits, writeMisses uint64
+	// The entries of the lines the last piece used: a piece is on a new
+	// line just when it starts one, the pieces being contiguous and none
+	// crossing a line. si and di2 are -1 before the first piece; di is -1
+	// when the destination line is not in the first level, -2 when it is
+	// to be looked up again.
+	si, di, di2 := -1, -2, -1
+	s, d, left := src+off, dst+off, n-off
+	for left > 0 {
+		k := min(left, step-s&(step-1), step-d&(step-1))
+		// The words [s, s+k) and [d, d+k) touch.
+		sn, dn := (s+k-1)>>2-s>>2+1, (d+k-1)>>2-d>>2+1
+		if d&lmask2 == 0 || di2 < 0 {
+			dl2 := d >> shift2
 			j := int(dl2 & l2.setMask)
 			if l2.tags[j] != dl2+1 {
 				break
 			}
-			lastD2, di2 = dl2, j
+			di2 = j
 		}
-		if sl := s >> shift; sl != lastS {
+		if s&lmask == 0 || si < 0 {
+			sl := s >> shift
 			if i := c.find4(sl); i >= 0 {
 				if c.flags[i]&lineStale != 0 {
 					break
 				}
 				si = i
 				clock += sn
-				reads += sn
 			} else {
 				// The first word misses, L2 serves it and the line is
 				// filled; the others hit.
@@ -1077,17 +1079,14 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 				si = h.fill(c, sl)
 				clock = c.clock + sn - 1
 				readMisses++
-				reads += sn - 1
-				lastD = ^uint64(0)
+				di = -2
 			}
-			lastS = sl
 		} else {
 			clock += sn
-			reads += sn
 		}
 		stamps[si] = clock
-		if dl := d >> shift; dl != lastD {
-			lastD, di = dl, c.find4(dl)
+		if d&lmask == 0 || di == -2 {
+			di = c.find4(d >> shift)
 		}
 		if di >= 0 {
 			clock += dn
@@ -1097,16 +1096,19 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 			writeMisses += dn
 		}
 		l2.flags[di2] |= lineDirty
-		off += k
+		s, d, left = s+k, d+k, left-k
 	}
 	c.clock = clock
+	// Every word read and every first-level write hit moved the clock
+	// once, and every fill once for its first word.
+	reads := clock - start - readMisses - writeHits
 	c.hits[Read] += reads
 	c.misses[Read] += readMisses
 	c.hits[Write] += writeHits
 	c.misses[Write] += writeMisses
 	l2.hits[Read] += readMisses
 	l2.hits[Write] += writeHits + writeMisses
-	return off, int64(reads+writeHits)*c.hit + int64(readMisses+writeHits+writeMisses)*l2.hit
+	return n - left, int64(reads+writeHits)*c.hit + int64(readMisses+writeHits+writeMisses)*l2.hit
 }
 
 // CopyWords charges a copy loop's words at their own addresses: a load
