@@ -987,33 +987,46 @@ func (h *Hierarchy) copyPieces(dst, src, off, end, step uint64, check bool) int6
 func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 	tags, stamps, flags := c.tags, c.stamps, c.flags
 	shift, mask, assoc, clock := c.lineShift&63, c.setMask, c.assoc, c.clock
-	var reads, writes uint64
-	for off < n {
-		s, d := src+off, dst+off
-		k := min(n-off, step-s&(step-1), step-d&(step-1))
-		sn, dn := k/4, k/4
-		if (s|d|k)&3 != 0 {
-			// Not whole words on both sides.
-			sn, dn = ((s+k-1)&^3-s&^3)/4+1, ((d+k-1)&^3-d&^3)/4+1
+	start := clock
+	lmask := uint64(1)<<shift - 1
+	var reads uint64
+	// The entries of the lines the last piece used, -1 before the first:
+	// a piece is on a new line just when it starts one, the pieces being
+	// contiguous and none crossing a line, and nothing here moves a line.
+	si, di := -1, -1
+	s, d, left := src+off, dst+off, n-off
+	for left > 0 {
+		k := min(left, step-s&(step-1), step-d&(step-1))
+		// The words [s, s+k) and [d, d+k) touch.
+		sn, dn := (s+k-1)>>2-s>>2+1, (d+k-1)>>2-d>>2+1
+		if s&lmask == 0 || si < 0 {
+			sl := s >> shift
+			si = way(tags, int(sl&mask)*assoc, assoc, sl+1)
+			if si < 0 || flags[si]&lineStale != 0 {
+				break
+			}
 		}
-		sl, dl := s>>shift, d>>shift
-		si := way(tags, int(sl&mask)*assoc, assoc, sl+1)
-		di := way(tags, int(dl&mask)*assoc, assoc, dl+1)
-		if si < 0 || di < 0 || flags[si]&lineStale != 0 {
-			break
+		if d&lmask == 0 || di < 0 {
+			dl := d >> shift
+			di = way(tags, int(dl&mask)*assoc, assoc, dl+1)
+			if di < 0 {
+				break
+			}
 		}
 		clock += sn
 		stamps[si] = clock
 		clock += dn
 		stamps[di] = clock
 		flags[di] |= lineDirty
-		reads, writes = reads+sn, writes+dn
-		off += k
+		reads += sn
+		s, d, left = s+k, d+k, left-k
 	}
 	c.clock = clock
+	// Every word moved the clock once.
+	writes := clock - start - reads
 	c.hits[Read] += reads
 	c.hits[Write] += writes
-	return off, int64(reads+writes) * c.hit
+	return n - left, int64(reads+writes) * c.hit
 }
 
 // copyThrough is copyHits for a four-way write-through first level that
