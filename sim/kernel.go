@@ -281,7 +281,30 @@ func (k *Kernel) pop() *Event {
 	h = h[:last]
 	k.heap = h
 	e.index = -1
-	if last > 0 {
+	switch {
+	case last == 0:
+	case last <= 5:
+		// What is left fits in the root and its four children (the usual
+		// case: a few events pending): the smallest becomes the root and
+		// the old last entry takes its place.
+		m := last // x's
+		for j := 1; j < last; j++ {
+			y := &x
+			if m < last {
+				y = &h[m]
+			}
+			if lessBit(&h[j], y) != 0 {
+				m = j
+			}
+		}
+		if m < last {
+			h[0], h[m] = h[m], x
+			h[0].ev.index, x.ev.index = 0, m
+		} else {
+			h[0] = x
+			x.ev.index = 0
+		}
+	default:
 		// The old last entry almost always belongs near the bottom, so
 		// walk the hole down to a leaf along the smallest children and
 		// sift x up from there (Floyd): one comparison per level instead

@@ -717,6 +717,56 @@ func TestRandomInterleavedProperty(t *testing.T) {
 	}
 }
 
+// TestSmallQueueProperty keeps a handful of events pending, as a
+// simulation of two hosts does, and checks every event fired against the
+// model's minimum: the queue's path for a root with only leaves below it.
+func TestSmallQueueProperty(t *testing.T) {
+	for seed := range uint64(8) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		k := sim.NewKernel(seed)
+		const nev = 12
+		m := model{pending: map[int]triple{}}
+		evs := make([]*sim.Event, nev)
+		prioOf := make([]sim.Priority, nev)
+		fired := -1
+		for i := range evs {
+			id := i
+			prioOf[i] = sim.Priority(rng.IntN(3)-1) * 10
+			evs[i] = sim.NewEventPriority("e", prioOf[i], func() { fired = id })
+		}
+		for step := range 50000 {
+			switch size := len(m.pending); {
+			case size < 1+rng.IntN(9):
+				id := rng.IntN(nev)
+				at := k.Now() + sim.Time(rng.IntN(8))
+				k.Schedule(evs[id], at)
+				m.seq++
+				m.pending[id] = triple{at, prioOf[id], m.seq, id}
+			case rng.IntN(5) == 0:
+				id := rng.IntN(nev)
+				k.Cancel(evs[id])
+				delete(m.pending, id)
+			default:
+				var best triple
+				for _, tr := range m.pending {
+					if best.Seq == 0 || tripleLess(tr, best) < 0 {
+						best = tr
+					}
+				}
+				fired = -1
+				k.RunEvents(1)
+				if fired != best.ID || k.Now() != best.When {
+					t.Fatalf("seed %d step %d: fired %d at %v, model expected %+v", seed, step, fired, k.Now(), best)
+				}
+				delete(m.pending, best.ID)
+			}
+			if k.Pending() != len(m.pending) {
+				t.Fatalf("seed %d step %d: Pending=%d, model %d", seed, step, k.Pending(), len(m.pending))
+			}
+		}
+	}
+}
+
 // TestDeterminism runs the same randomised workload twice and checks the
 // traces are identical.
 func TestDeterminism(t *testing.T) {
@@ -754,8 +804,13 @@ func delayTable(n int) []sim.Time {
 // BenchmarkScheduleFire1000Pending keeps 1000 events pending; each firing
 // event reschedules itself a pseudo-random delay ahead. One op is one
 // fire+reschedule.
-func BenchmarkScheduleFire1000Pending(b *testing.B) {
-	const pending = 1000
+func BenchmarkScheduleFire1000Pending(b *testing.B) { benchScheduleFire(b, 1000) }
+
+// BenchmarkScheduleFire4Pending is the common case of a simulation of two
+// hosts: three to five events pending.
+func BenchmarkScheduleFire4Pending(b *testing.B) { benchScheduleFire(b, 4) }
+
+func benchScheduleFire(b *testing.B, pending int) {
 	delays := delayTable(4096)
 	const mask = 4096 - 1
 	k := sim.NewKernel(1)
