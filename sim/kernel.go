@@ -102,9 +102,19 @@ func (k *Kernel) Schedule(e *Event, at Time) {
 		return
 	}
 	k.heap = append(k.heap, entry{when: at, key: key, ev: e})
-	i := len(k.heap) - 1
+	h := k.heap
+	i := len(h) - 1
 	e.index = i
-	k.up(i)
+	if i > 4 {
+		k.up(i)
+		return
+	}
+	// A child of the root (a few events pending, the usual case): one
+	// comparison.
+	if i > 0 && lessBit(&h[i], &h[0]) != 0 {
+		h[0], h[i] = h[i], h[0]
+		h[0].ev.index, h[i].ev.index = 0, i
+	}
 }
 
 // ScheduleAfter arranges for e to fire d after now.
