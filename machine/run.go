@@ -240,14 +240,16 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 	last := time.Now()
 	var aborted error
 	for !r.finished && r.K.Next() <= stop && aborted == nil {
-		n := 0
-		r.K.RunWhile(func() bool {
-			n++
-			if opt.Abort != nil {
+		if opt.Abort == nil {
+			r.K.RunEventsUntil(chunk, stop)
+		} else {
+			n := 0
+			r.K.RunWhile(func() bool {
+				n++
 				aborted = opt.Abort()
-			}
-			return n <= chunk && r.K.Next() <= stop && aborted == nil
-		})
+				return n <= chunk && r.K.Next() <= stop && aborted == nil
+			})
+		}
 		if r.finished {
 			break
 		}

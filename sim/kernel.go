@@ -204,9 +204,13 @@ func (k *Kernel) RunUntil(limit Time) {
 }
 
 // RunEvents fires at most n events and returns how many fired.
-func (k *Kernel) RunEvents(n uint64) uint64 {
+func (k *Kernel) RunEvents(n uint64) uint64 { return k.RunEventsUntil(n, Never) }
+
+// RunEventsUntil fires at most n events, each due at or before limit, and
+// returns how many fired; the clock stays at the last one.
+func (k *Kernel) RunEventsUntil(n uint64, limit Time) uint64 {
 	start := k.fired
-	k.runLoop(runState{active: true, left: n, limit: Never})
+	k.runLoop(runState{active: true, left: n, limit: limit})
 	return k.fired - start
 }
 

@@ -364,6 +364,33 @@ func TestRunEvents(t *testing.T) {
 	}
 }
 
+func TestRunEventsUntil(t *testing.T) {
+	r := newRecorder()
+	for i := range 5 {
+		r.k.Schedule(r.ev(string(rune('a'+i)), 0), sim.Time(i*10))
+	}
+	for _, tc := range []struct {
+		n     uint64
+		limit sim.Time
+		fired uint64
+		now   sim.Time
+	}{
+		{2, 100, 2, 10}, // the count ends it
+		{9, 25, 1, 20},  // the limit ends it; the clock stays at the last event
+		{9, 20, 0, 20},
+		{1, 30, 1, 30}, // an event due at the limit fires
+		{9, sim.Never, 1, 40},
+		{9, sim.Never, 0, 40}, // empty
+	} {
+		if got := r.k.RunEventsUntil(tc.n, tc.limit); got != tc.fired || r.k.Now() != tc.now {
+			t.Errorf("RunEventsUntil(%d, %v) = %d at %v, want %d at %v", tc.n, tc.limit, got, r.k.Now(), tc.fired, tc.now)
+		}
+	}
+	if len(r.log) != 5 {
+		t.Errorf("fired %v", r.log)
+	}
+}
+
 func TestStop(t *testing.T) {
 	r := newRecorder()
 	r.k.Schedule(r.ev("a", 0), 10)
