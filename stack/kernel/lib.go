@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"simkron/cpu"
 	"simkron/memory"
@@ -121,24 +122,18 @@ func SumBytes(sum uint32, b []byte, odd bool) (uint32, bool) {
 		i = 1
 		odd = false
 	}
-	// Whole 8-byte steps into a 64-bit sum, folded back into 32 bits
-	// afterwards: the same one's-complement sum (RFC 1071 sec. 2(A):
-	// deferred carries), added 64 KiB at a time by sumLanes. The sum is
-	// the same integer as adding the words one by one.
-	if len(b)-i >= 8 {
-		acc := uint64(sum)
-		rest := b[i:]
-		for len(rest) >= 8 {
-			n := min(len(rest), 1<<16) &^ 7
-			lanes := sumLanes(rest[:n])
-			acc += lanes>>32 + lanes&0xffffffff
-			rest = rest[n:]
-		}
-		i = len(b) - len(rest)
+	// Whole 8-byte steps: their one's-complement sum as 64-bit words
+	// (RFC 1071 sec. 2(A), (C): deferred carries, any word width), folded
+	// back below 2^31. That is the sum of the 16-bit words modulo 0xffff,
+	// and zero only when they all are, so it folds to the same checksum.
+	if n := (len(b) - i) &^ 7; n > 0 {
+		acc := onesAdd(sum64(b[i:i+n]), uint64(sum))
+		acc = acc>>32 + acc&0xffffffff
 		for acc >= 1<<31 {
 			acc = acc&0xffff + acc>>16
 		}
 		sum = uint32(acc)
+		i += n
 	}
 	for ; i+1 < len(b); i += 2 {
 		sum += uint32(b[i])<<8 | uint32(b[i+1])
@@ -153,29 +148,30 @@ func SumBytes(sum uint32, b []byte, odd bool) (uint32, bool) {
 	return sum, odd
 }
 
-// sumLanes adds the 16-bit big-endian words of b, a multiple of 8 bytes
-// and at most 64 KiB, into the two 32-bit halves of its result (RFC 1071
-// sec. 2(B): parallel summation): the words at offsets 0 and 2 of every 8
-// bytes into the high half, those at 4 and 6 into the low one. A half
-// gains at most 2*0xffff per 8 bytes, so it cannot carry out within
-// 64 KiB.
-func sumLanes(b []byte) uint64 {
-	const pairs = 0x0000ffff0000ffff
-	var a, c uint64
+// sum64 is the one's-complement sum of b as big-endian 64-bit words (len(b)
+// a multiple of 8), with end-around carry: two chains of add-with-carry,
+// one instruction for every 8 bytes.
+func sum64(b []byte) uint64 {
+	var x, y, cx, cy uint64
 	for len(b) >= 32 {
 		p := (*[32]byte)(b)
-		w, x := binary.BigEndian.Uint64(p[0:]), binary.BigEndian.Uint64(p[8:])
-		y, z := binary.BigEndian.Uint64(p[16:]), binary.BigEndian.Uint64(p[24:])
-		a += w&pairs + x&pairs + y&pairs + z&pairs
-		c += w>>16&pairs + x>>16&pairs + y>>16&pairs + z>>16&pairs
+		x, cx = bits.Add64(x, binary.BigEndian.Uint64(p[0:]), cx)
+		y, cy = bits.Add64(y, binary.BigEndian.Uint64(p[8:]), cy)
+		x, cx = bits.Add64(x, binary.BigEndian.Uint64(p[16:]), cx)
+		y, cy = bits.Add64(y, binary.BigEndian.Uint64(p[24:]), cy)
 		b = b[32:]
 	}
 	for ; len(b) >= 8; b = b[8:] {
-		x := binary.BigEndian.Uint64(b)
-		a += x & pairs
-		c += x >> 16 & pairs
+		x, cx = bits.Add64(x, binary.BigEndian.Uint64(b), cx)
 	}
-	return a + c
+	return onesAdd(onesAdd(x, cx+cy), y)
+}
+
+// onesAdd is a + b with end-around carry. The carry cannot come round
+// again: with it, the sum is at most 2^64 - 2.
+func onesAdd(a, b uint64) uint64 {
+	s, c := bits.Add64(a, b, 0)
+	return s + c
 }
 
 // Fold reduces a running sum to 16 bits with end-around carry.

@@ -78,6 +78,28 @@ func TestCksumAndBcopy(t *testing.T) {
 	}
 }
 
+// SumBytes folds to RFC 1071's sum over long runs too: all ones (a carry
+// out of every word), all zeros but one, and mixed bytes, from a running
+// sum of zero or close to 2^31.
+func TestSumBytesLong(t *testing.T) {
+	ones := bytes.Repeat([]byte{0xff}, 65536+14)
+	zeros := make([]byte, 40000)
+	zeros[39999] = 1
+	mixed := make([]byte, 70001)
+	for i := range mixed {
+		mixed[i] = byte(i*131 + i>>9)
+	}
+	for _, b := range [][]byte{ones, zeros, make([]byte, 4096), mixed, mixed[3:], mixed[:8]} {
+		for _, start := range []uint32{0, 0x7fffffff, 0x12345} {
+			sum, _ := kernel.SumBytes(start, b, false)
+			want := refCksum(append([]byte{byte(start >> 24), byte(start >> 16), byte(start >> 8), byte(start)}, b...))
+			if sum >= 1<<31 || ^kernel.Fold(sum) != want {
+				t.Errorf("%d bytes from %#x: sum %#x folds to %#04x, want %#04x", len(b), start, sum, ^kernel.Fold(sum), want)
+			}
+		}
+	}
+}
+
 // SumBytes over any split of any bytes folds to RFC 1071's sum, however
 // the pieces fall against the 8-byte steps and odd ends.
 func FuzzSumBytesSplits(f *testing.F) {
@@ -95,4 +117,17 @@ func FuzzSumBytesSplits(f *testing.F) {
 			t.Fatalf("checksum %#04x, want %#04x", got, want)
 		}
 	})
+}
+
+// BenchmarkSumBytes sums 1 KiB, a UDP payload's worth.
+func BenchmarkSumBytes(b *testing.B) {
+	p := make([]byte, 1024)
+	for i := range p {
+		p[i] = byte(i * 7)
+	}
+	var sum uint32
+	for b.Loop() {
+		sum, _ = kernel.SumBytes(sum, p, false)
+	}
+	b.SetBytes(int64(len(p)))
 }
