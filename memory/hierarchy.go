@@ -939,7 +939,7 @@ func (h *Hierarchy) copyPieces(dst, src, off, end, step uint64, check bool) int6
 	var cost int64
 	for off < end {
 		s, d := src+off, dst+off
-		k := min(end-off, step-s&(step-1), step-d&(step-1))
+		k, sn, dn := piece(s, d, end-off, step)
 		if check && h.conflict(s, d) {
 			for x := uint64(0); x < k; x += 4 {
 				cost += h.Access(Addr(s+x), Read)
@@ -952,7 +952,6 @@ func (h *Hierarchy) copyPieces(dst, src, off, end, step uint64, check bool) int6
 			// passes nothing on (not stale; not written through), is
 			// charged here without the call.
 			sw, dw := s&^3, d&^3
-			sn, dn := ((s+k-1)&^3-sw)/4+1, ((d+k-1)&^3-dw)/4+1
 			if i := c.find(c.lineOf(sw)); i >= 0 && c.flags[i]&lineStale == 0 {
 				c.hits[Read] += sn
 				c.clock += sn
@@ -978,6 +977,15 @@ func (h *Hierarchy) copyPieces(dst, src, off, end, step uint64, check bool) int6
 	return cost
 }
 
+// piece returns the length of a copy's piece at source s and destination
+// d: up to left bytes, within one step-aligned block on each side (step
+// being the shortest line, so within one line of every cache), and the
+// words [s, s+k) and [d, d+k) touch.
+func piece(s, d, left, step uint64) (k, sn, dn uint64) {
+	k = min(left, step-s&(step-1), step-d&(step-1))
+	return k, (s+k-1)>>2 - s>>2 + 1, (d+k-1)>>2 - d>>2 + 1
+}
+
 // copyHits charges CopyRange's pieces from off on while both the source
 // piece and the destination piece hit the first-level data cache c, the
 // source not stale, where c writes back (a write hit then goes no
@@ -996,9 +1004,7 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 	si, di := -1, -1
 	s, d, left := src+off, dst+off, n-off
 	for left > 0 {
-		k := min(left, step-s&(step-1), step-d&(step-1))
-		// The words [s, s+k) and [d, d+k) touch.
-		sn, dn := (s+k-1)>>2-s>>2+1, (d+k-1)>>2-d>>2+1
+		k, sn, dn := piece(s, d, left, step)
 		if s&lmask == 0 || si < 0 {
 			sl := s >> shift
 			si = way(tags, int(sl&mask)*assoc, assoc, sl+1)
@@ -1061,9 +1067,7 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	si, di, di2 := -1, -2, -1
 	s, d, left := src+off, dst+off, n-off
 	for left > 0 {
-		k := min(left, step-s&(step-1), step-d&(step-1))
-		// The words [s, s+k) and [d, d+k) touch.
-		sn, dn := (s+k-1)>>2-s>>2+1, (d+k-1)>>2-d>>2+1
+		k, sn, dn := piece(s, d, left, step)
 		if d&lmask2 == 0 || di2 < 0 {
 			dl2 := d >> shift2
 			j := int(dl2 & l2.setMask)
