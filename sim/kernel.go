@@ -301,14 +301,10 @@ func (k *Kernel) pop() *Event {
 		// What is left fits in the root and its four children (the usual
 		// case: a few events pending): the smallest becomes the root and
 		// the old last entry takes its place.
-		m := last // x's
+		m, least := last, &x // last: x's
 		for j := 1; j < last; j++ {
-			y := &x
-			if m < last {
-				y = &h[m]
-			}
-			if lessBit(&h[j], y) != 0 {
-				m = j
+			if lessBit(&h[j], least) != 0 {
+				m, least = j, &h[j]
 			}
 		}
 		if m < last {
