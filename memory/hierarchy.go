@@ -1051,7 +1051,9 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 // the line the last piece stored to) but may be the very line that store
 // missed (a copy onto itself a little ahead, with first-level lines longer
 // than L2's): a fill forgets it; in L2 because nothing here fills L2. So
-// each line is looked up about once.
+// each line is looked up about once. Where both levels' lines are one
+// piece long (the 486's), the two pieces of a line have the same lengths
+// and word counts all along the copy, and the loop takes them as a pair.
 func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	c, l2 := h.l1d, h.l2
 	stamps, clock := c.stamps, c.clock
@@ -1066,7 +1068,70 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	// to be looked up again.
 	si, di, di2 := -1, -2, -1
 	s, d, left := src+off, dst+off, n-off
+	// Where both levels have lines of step bytes and the two sides sit
+	// differently in them, a line's worth from a source line start is two
+	// pieces of the same lengths and word counts every time: A, on a new
+	// source line and the destination line B began, and B, on the same
+	// source line and a new destination line. pair takes the two at once.
+	dOff := (d - s) & (step - 1)
+	pair := shift == shift2 && step == lmask+1 && dOff != 0
+	kA, snA, dnA := piece(0, dOff, step, step)
+	_, snB, dnB := piece(kA, step, step-kA, step)
 	for left > 0 {
+		if pair && s&lmask == 0 && left >= step && di2 >= 0 && di != -2 {
+			// A: the source line, looked up as below. (Its fill cannot
+			// install or evict B's destination line, which was stored to
+			// last, and a copy whose two sides share a line is never
+			// here, mayConflict sending it to copyPieces; the lookup
+			// after a fill only keeps this the general loop's step.)
+			sl := s >> shift
+			if i := c.find4(sl); i >= 0 {
+				if c.flags[i]&lineStale != 0 {
+					break
+				}
+				si = i
+				clock += snA
+			} else {
+				j := int(sl & l2.setMask)
+				if l2.tags[j] != sl+1 || l2.flags[j]&lineStale != 0 {
+					break
+				}
+				c.clock = clock
+				si = h.fill(c, sl)
+				clock = c.clock + snA - 1
+				readMisses++
+				di = c.find4(d >> shift)
+			}
+			stamps[si] = clock
+			if di >= 0 {
+				clock += dnA
+				stamps[di] = clock
+				writeHits += dnA
+			} else {
+				writeMisses += dnA
+			}
+			l2.flags[di2] |= lineDirty
+			s, d, left = s+kA, d+kA, left-kA
+			// B: the destination line, in L2 or the copy stops here.
+			dl := d >> shift
+			j := int(dl & l2.setMask)
+			if l2.tags[j] != dl+1 {
+				break
+			}
+			di2 = j
+			clock += snB
+			stamps[si] = clock
+			if di = c.find4(dl); di >= 0 {
+				clock += dnB
+				stamps[di] = clock
+				writeHits += dnB
+			} else {
+				writeMisses += dnB
+			}
+			l2.flags[di2] |= lineDirty
+			s, d, left = s+dOff, d+dOff, left-dOff
+			continue
+		}
 		k, sn, dn := piece(s, d, left, step)
 		if d&lmask2 == 0 || di2 < 0 {
 			dl2 := d >> shift2
