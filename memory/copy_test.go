@@ -180,3 +180,63 @@ func TestCopyThroughMatchesPieces(t *testing.T) {
 		})
 	}
 }
+
+// On write-back first levels, CopyRange's loop for runs of hits (copyHits)
+// gives exactly the general piece loop's cycles, counters, LRU order and
+// stale reports, for copies at any byte alignment, on direct-mapped and
+// associative caches, with lines one piece long (taken in pairs) or
+// longer.
+func TestCopyHitsMatchesPieces(t *testing.T) {
+	wb := memory.WriteBack
+	for name, hp := range map[string]memory.HierarchyParams{
+		"r4000-like": {
+			L1I:        &memory.CacheParams{Size: 32 * sim.KiB, Line: 32, Assoc: 2, HitLatency: 1, WritePolicy: wb, WriteAllocate: true},
+			L1D:        &memory.CacheParams{Size: 2 * sim.KiB, Line: 32, Assoc: 2, HitLatency: 1, WritePolicy: wb, WriteAllocate: true},
+			L2:         &memory.CacheParams{Size: 16 * sim.KiB, Line: 128, Assoc: 1, HitLatency: 10, WritePolicy: wb, WriteAllocate: true},
+			MemLatency: 100, MemWriteLatency: 100,
+		},
+		"direct-mapped": {
+			L1:         &memory.CacheParams{Size: 1 * sim.KiB, Line: 16, Assoc: 1, HitLatency: 1, WritePolicy: wb, WriteAllocate: true},
+			MemLatency: 10, MemWriteLatency: 2,
+		},
+		"four-way, L1 lines longer": {
+			L1:         &memory.CacheParams{Size: 1 * sim.KiB, Line: 32, Assoc: 4, HitLatency: 1, WritePolicy: wb, WriteAllocate: true},
+			L2:         &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 2, HitLatency: 4, WritePolicy: wb, WriteAllocate: true},
+			MemLatency: 20, MemWriteLatency: 5,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fast, _ := memory.NewHierarchy(hp)
+			slow, _ := memory.NewHierarchy(hp)
+			memory.SetPieces(slow, true)
+			var fastStale, slowStale []memory.Addr
+			fast.OnStale = func(a memory.Addr) { fastStale = append(fastStale, a) }
+			slow.OnStale = func(a memory.Addr) { slowStale = append(slowStale, a) }
+			rng := rand.New(rand.NewPCG(8, 9))
+			for step := range 600 {
+				src := memory.Addr(rng.IntN(1 << 14))
+				dst := memory.Addr(rng.IntN(1 << 14))
+				n := uint64(rng.IntN(1200))
+				for _, h := range []*memory.Hierarchy{fast, slow} {
+					// Both sides read just before: most pieces hit, until
+					// the first level runs out of room.
+					h.AccessRange(src, n, memory.Read)
+					if step%3 != 0 {
+						h.AccessRange(dst, n, memory.Read)
+					}
+				}
+				if step%7 == 3 {
+					a := src + memory.Addr(rng.IntN(64))
+					fast.MarkStale(a, 32)
+					slow.MarkStale(a, 32)
+				}
+				got, want := fast.CopyRange(dst, src, n), slow.CopyRange(dst, src, n)
+				if got != want {
+					t.Fatalf("step %d: copy of %d bytes %#x -> %#x costs %d, the general loop %d", step, n, src, dst, got, want)
+				}
+				sameCaches(t, step, slow, fast, "-general +copyHits")
+			}
+			sameStale(t, slowStale, fastStale, "-general +copyHits")
+		})
+	}
+}

@@ -32,3 +32,7 @@ func StateDiff(want, got *Cache) string {
 // throughWords) off or back on, so that a test can hold them to the
 // general code.
 func SetThrough(h *Hierarchy, on bool) { h.through = on && h.is486() }
+
+// SetPieces sends every copy of h through the general piece loop, so that a
+// test can hold the loops for runs of hits (copyHits, copyThrough) to it.
+func SetPieces(h *Hierarchy, on bool) { h.pieces = on }

@@ -67,7 +67,9 @@ type Hierarchy struct {
 	// through says the caches are the 486's: a four-way write-through L1
 	// that does not allocate on a write, over a direct-mapped write-back
 	// L2. Runs of writes there go through copyThrough and throughWords.
-	through     bool
+	through bool
+	// pieces sends every copy through copyPieces (a test's reference).
+	pieces      bool
 	memLat      int64
 	memWriteLat int64
 	memReads    uint64
@@ -899,7 +901,7 @@ func (h *Hierarchy) CopyRange(dst, src Addr, n uint64) int64 {
 	}
 	check := h.mayConflict(uint64(src), uint64(dst))
 	c, through := h.l1d, h.through
-	if check || c.through[Write] && !through {
+	if check || c.through[Write] && !through || h.pieces {
 		return h.copyPieces(uint64(dst), uint64(src), 0, n, step, check)
 	}
 	// Runs of pieces that hit go through copyHits (a write-back first
@@ -1003,7 +1005,42 @@ func (c *Cache) copyHits(src, dst, off, n, step uint64) (uint64, int64) {
 	// contiguous and none crossing a line, and nothing here moves a line.
 	si, di := -1, -1
 	s, d, left := src+off, dst+off, n-off
+	// Where the lines are one piece long and the two sides sit differently
+	// in them, a line's worth from a source line start is two pieces of
+	// the same lengths and word counts every time (see copyThrough): A, on
+	// a new source line and the destination line B began, and B, on the
+	// same source line and a new destination line.
+	dOff := (d - s) & (step - 1)
+	pair := step == lmask+1 && dOff != 0
+	kA, snA, dnA := piece(0, dOff, step, step)
+	_, snB, dnB := piece(kA, step, step-kA, step)
 	for left > 0 {
+		if pair && s&lmask == 0 && left >= step && di >= 0 {
+			sl := s >> shift
+			si = way(tags, int(sl&mask)*assoc, assoc, sl+1)
+			if si < 0 || flags[si]&lineStale != 0 {
+				break
+			}
+			clock += snA
+			stamps[si] = clock
+			clock += dnA
+			stamps[di] = clock
+			flags[di] |= lineDirty
+			reads += snA
+			s, d, left = s+kA, d+kA, left-kA
+			dl := d >> shift
+			if di = way(tags, int(dl&mask)*assoc, assoc, dl+1); di < 0 {
+				break
+			}
+			clock += snB
+			stamps[si] = clock
+			clock += dnB
+			stamps[di] = clock
+			flags[di] |= lineDirty
+			reads += snB
+			s, d, left = s+dOff, d+dOff, left-dOff
+			continue
+		}
 		k, sn, dn := piece(s, d, left, step)
 		if s&lmask == 0 || si < 0 {
 			sl := s >> shift
