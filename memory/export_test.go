@@ -29,7 +29,7 @@ func StateDiff(want, got *Cache) string {
 }
 
 // SetThrough turns the loops made for the 486's caches (copyThrough,
-// throughWords) off or back on, so that a test can hold them to the
+// readThrough, throughWords) off or back on, so that a test can hold them to the
 // general code.
 func SetThrough(h *Hierarchy, on bool) { h.through = on && h.is486() }
 

@@ -66,7 +66,8 @@ type Hierarchy struct {
 	direct       []*Cache  // the direct-mapped data caches (CopyRange)
 	// through says the caches are the 486's: a four-way write-through L1
 	// that does not allocate on a write, over a direct-mapped write-back
-	// L2. Runs of writes there go through copyThrough and throughWords.
+	// L2. Copies and runs of reads and writes there go through
+	// copyThrough, readThrough and throughWords.
 	through bool
 	// pieces sends every copy through copyPieces (a test's reference).
 	pieces      bool
@@ -596,18 +597,21 @@ func (h *Hierarchy) accessWords(w, words uint64, kind AccessKind) int64 {
 	c := h.l1[kind]
 	lineBytes := uint64(c.p.Line)
 	var cost int64
-	// Runs of hits go through hitWords, and the 486's runs of writes
-	// through throughWords, until a line where one stopped straight away
-	// suggests the rest will not run.
+	// Runs of hits go through hitWords, and the 486's runs of reads and
+	// writes through readThrough and throughWords, until a line where one
+	// stopped straight away suggests the rest will not run.
 	hits := !c.through[kind]
 	runs := hits || kind == Write && h.through
 	for words > 0 {
 		if runs {
 			left := words
 			var add int64
-			if hits {
+			switch {
+			case kind == Read && h.through:
+				w, words, add = h.readThrough(w, words)
+			case hits:
 				w, words, add = c.hitWords(w, words, kind)
-			} else {
+			default:
 				w, words, add = h.throughWords(w, words)
 			}
 			cost += add
@@ -651,6 +655,52 @@ func (c *Cache) hitWords(w, words uint64, kind AccessKind) (uint64, uint64, int6
 	c.clock = clock
 	c.hits[kind&3] += hits
 	return w, words, int64(hits) * c.hit
+}
+
+// readThrough is accessWords' run of reads in the 486's caches (see
+// Hierarchy.through) from w on: it takes the words a line at a time while
+// the line is in the first level, or is not but L2 holds it (the first
+// word then costs L2's hit and fills the line, the others hit it), and
+// nothing is to be reported (a stale line). It returns where it stopped,
+// the words left and the cycles.
+func (h *Hierarchy) readThrough(w, words uint64) (uint64, uint64, int64) {
+	c, l2 := h.l1d, h.l2
+	stamps, clock := c.stamps, c.clock
+	shift := c.lineShift & 63
+	lineBytes := uint64(1) << shift
+	// An L1 line longer than L2's is filled from several: left to lineRun.
+	fills := shift == l2.lineShift
+	var hits, misses uint64
+	for words > 0 {
+		k := min(words, ((w|(lineBytes-1))-w)/4+1)
+		line := w >> shift
+		hit := k // the words that hit the first level
+		i := c.find4(line)
+		if i >= 0 {
+			if c.flags[i]&lineStale != 0 {
+				break
+			}
+		} else {
+			j := int(line & l2.setMask)
+			if !fills || l2.tags[j] != line+1 || l2.flags[j]&lineStale != 0 {
+				break
+			}
+			c.clock = clock
+			i = h.fill(c, line)
+			clock = c.clock
+			misses++
+			hit--
+		}
+		clock += hit
+		stamps[i] = clock
+		hits += hit
+		w, words = w+4*k, words-k
+	}
+	c.clock = clock
+	c.hits[Read] += hits
+	c.misses[Read] += misses
+	l2.hits[Read] += misses
+	return w, words, int64(hits)*c.hit + int64(misses)*l2.hit
 }
 
 // throughWords is accessWords' run of writes in the 486's caches (see

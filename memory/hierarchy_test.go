@@ -436,6 +436,8 @@ func rangeConfigs() map[string]memory.HierarchyParams {
 		"wb split + L2 big":     {L1I: cp(128, 16, 2, 1, wb, true), L1D: cp(128, 16, 2, 1, wb, true), L2: cp(512, 64, 2, 7, wb, true), MemLatency: 40, MemWriteLatency: 9},
 		"wb 3-way + L2 3way":    {L1: cp(192, 16, 3, 1, wb, true), L2: cp(768, 16, 3, 7, wb, false), MemLatency: 40, MemWriteLatency: 9},
 		"486: wt 4-way + dm L2": {L1: cp(256, 16, 4, 1, wt, false), L2: cp(1024, 16, 1, 5, wb, true), MemLatency: 12, MemWriteLatency: 4},
+		"486, L1 lines longer":  {L1: cp(256, 32, 4, 1, wt, false), L2: cp(1024, 16, 1, 5, wb, true), MemLatency: 12, MemWriteLatency: 4},
+		"486, L2 lines longer":  {L1: cp(256, 16, 4, 1, wt, false), L2: cp(1024, 32, 1, 5, wb, true), MemLatency: 12, MemWriteLatency: 4},
 	}
 }
 
@@ -494,6 +496,11 @@ func TestAccessRangeMatchesAccess(t *testing.T) {
 				}
 				if diff := cmp.Diff(snapshot(slow), snapshot(fast)); diff != "" {
 					t.Fatalf("step %d: AccessRange(%#x, %d, %v) (-per word +range):\n%s", step, a, n, kind, diff)
+				}
+				for i, c := range fast.Caches() {
+					if d := memory.StateDiff(slow.Caches()[i], c); d != "" {
+						t.Fatalf("step %d: AccessRange(%#x, %d, %v): %s", step, a, n, kind, d)
+					}
 				}
 			}
 			if diff := cmp.Diff(slowStale, fastStale); diff != "" {
