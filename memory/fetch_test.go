@@ -154,6 +154,17 @@ func TestFetchLinesMatchesPerLine(t *testing.T) {
 				var lastA memory.Addr // the last function fetched
 				var lastN uint64
 				memos := map[[2]uint64]*memory.FetchMemo{}
+				// A program's functions, called again and again, with
+				// other code and data in between: their memos are
+				// checked after fills anywhere have moved their lines.
+				type function struct {
+					a memory.Addr
+					n uint64
+				}
+				var program [24]function
+				for i := range program {
+					program[i] = function{addr(), uint64(1 + rng.IntN(40))}
+				}
 				for step := range 20000 {
 					var got, want int64
 					op := rng.IntN(100)
@@ -161,8 +172,12 @@ func TestFetchLinesMatchesPerLine(t *testing.T) {
 					case op < 45: // a function's code
 						a := addr()
 						n := uint64(rng.IntN(40))
-						if rng.IntN(4) == 0 { // the last function again
+						switch rng.IntN(4) {
+						case 0: // the last function again
 							a, n = lastA, lastN
+						case 1, 2:
+							f := program[rng.IntN(len(program))]
+							a, n = f.a, f.n
 						}
 						lastA, lastN = a, n
 						if rng.IntN(3) == 0 {

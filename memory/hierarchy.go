@@ -243,23 +243,8 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 					h.staleRead(c, i, Addr(addr))
 				}
 				cost += c.hit
-			} else if n2 := h.l2; n2 != nil && n2.assoc == 1 {
-				// fetchMiss, its step through a direct-mapped L2 inline.
-				c.misses[Fetch]++
-				l := addr >> (n2.lineShift & 63)
-				if j := int(l & n2.setMask); n2.tags[j] == l+1 {
-					n2.hits[Fetch]++
-					if n2.flags[j]&lineStale != 0 {
-						h.staleRead(n2, j, Addr(addr))
-					}
-					cost += n2.hit
-				} else {
-					n2.misses[Fetch]++
-					h.memReads++
-					cost += h.memLat
-					h.fill(n2, l)
-				}
-				h.fill(c, line)
+			} else if h.through && c == h.l1d {
+				cost += h.fetchMiss486(line, addr)
 			} else {
 				add, _ := h.fetchMiss(c, line, Addr(addr))
 				cost += add
@@ -294,6 +279,40 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 			m.idx = append(m.idx, int32(i))
 		}
 		addr += step
+	}
+	return cost
+}
+
+// fetchMiss486 is fetchMiss in the 486's caches (Hierarchy.through: a
+// four-way write-through first level over a direct-mapped L2), with the
+// first level's fill inline: its line never dirty, nothing to write back.
+func (h *Hierarchy) fetchMiss486(line, addr uint64) int64 {
+	c, n2 := h.l1d, h.l2
+	c.misses[Fetch]++
+	var cost int64
+	l := addr >> (n2.lineShift & 63)
+	if j := int(l & n2.setMask); n2.tags[j] == l+1 {
+		n2.hits[Fetch]++
+		if n2.flags[j]&lineStale != 0 {
+			h.staleRead(n2, j, Addr(addr))
+		}
+		cost = n2.hit
+	} else {
+		n2.misses[Fetch]++
+		h.memReads++
+		cost = h.memLat
+		h.fill(n2, l)
+	}
+	set := int(line & c.setMask)
+	s := (*[4]uint64)(c.stamps[set*4 : set*4+4])
+	v := victim4(s)
+	i := set*4 + v
+	c.tags[i], c.flags[i] = line+1, 0
+	c.clock++
+	s[v] = c.clock
+	if c.memo {
+		c.gen[set]++
+		c.epoch++
 	}
 	return cost
 }
@@ -507,11 +526,7 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 		// Which stamp is older is unpredictable, so it is decided without
 		// a branch: x-y has its top bit set just when x < y, stamps being
 		// below 1<<63.
-		s := (*[4]uint64)(c.stamps[base:])
-		a := (s[1] - s[0]) >> 63
-		b := 2 + (s[3]-s[2])>>63
-		m := -((s[b&3] - s[a&3]) >> 63)
-		v = int(a ^ (a^b)&m)
+		v = victim4((*[4]uint64)(c.stamps[base : base+4]))
 	} else {
 		stamps := c.stamps[base : base+c.assoc]
 		for w := 1; w < len(stamps); w++ {
@@ -539,6 +554,15 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 		c.epoch++
 	}
 	return i
+}
+
+// victim4 is the way of a four-way set with the stamps s that a fill
+// takes: the first of the smallest stamp, by a knockout without branches.
+func victim4(s *[4]uint64) int {
+	a := (s[1] - s[0]) >> 63
+	b := 2 + (s[3]-s[2])>>63
+	m := -((s[b&3] - s[a&3]) >> 63)
+	return int((a ^ (a^b)&m) & 3)
 }
 
 // writeback sends the dirty line at a (line size of c) below c: into L2 if
