@@ -768,7 +768,11 @@ func (c *CPU) fetch(s *Symbol) {
 	}
 	// The lines at start, start+line, ... below end.
 	n := uint64(end-start-1)>>(c.ishift&63) + 1
-	if stall := c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index]) - int64(n)*c.ihit; stall != 0 {
+	cost, ok := c.sys.FetchFunctional(n)
+	if !ok {
+		cost = c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index])
+	}
+	if stall := cost - int64(n)*c.ihit; stall != 0 {
 		c.Charge(stall)
 	}
 }

@@ -172,17 +172,27 @@ func (s *System) FetchLines(a Addr, n uint64) int64 {
 	return cost
 }
 
+// FetchFunctional is FetchLines(a, n) in functional detail with no
+// uncached region, where a fetch's cost does not depend on a, and true;
+// otherwise it charges nothing and returns false. It is small enough to
+// inline into a CPU's every call.
+func (s *System) FetchFunctional(n uint64) (int64, bool) {
+	if f := s.fn; f != nil && len(s.uncached) == 0 {
+		return f.charge(Fetch, n), true
+	}
+	return 0, false
+}
+
 // FetchLinesMemo is FetchLines with the hierarchy's memo m (see
 // Hierarchy.FetchLinesMemo) when no uncached region is in the way.
 func (s *System) FetchLinesMemo(a Addr, n uint64, m *FetchMemo) int64 {
 	if s.plain {
 		return s.count(Fetch, n, s.Cache.FetchLinesMemo(a, n, m))
 	}
-	if s.fn != nil && len(s.uncached) == 0 {
-		// FetchLines without a region in the way: each line costs the
-		// average, and the fraction carried makes n at once the same as
-		// n one by one.
-		return s.fn.charge(Fetch, n)
+	if cost, ok := s.FetchFunctional(n); ok {
+		// Each line costs the average, and the fraction carried makes n
+		// at once the same as n one by one.
+		return cost
 	}
 	return s.FetchLines(a, n)
 }
