@@ -631,7 +631,10 @@ func chainCall(first, then func(c *CPU, s *Symbol)) func(c *CPU, s *Symbol) {
 }
 
 // growSymbols makes room in the per-symbol tables for symbol index i and
-// a few more.
+// a few more. It is kept out of line: Enter, which calls it once per
+// symbol, runs on every call.
+//
+//go:noinline
 func (c *CPU) growSymbols(i int) {
 	c.symCycles = append(c.symCycles, make([]int64, i+64-len(c.symCycles))...)
 	for len(c.sym) < len(c.symCycles) {
@@ -643,6 +646,9 @@ func (c *CPU) growSymbols(i int) {
 }
 
 // resolveLayer returns the counter index of layer l, or -1 for inherit.
+// Like growSymbols, it is kept out of Enter's line.
+//
+//go:noinline
 func (c *CPU) resolveLayer(l Layer) int {
 	if l == LayerInherit {
 		return -1
