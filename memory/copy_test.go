@@ -135,50 +135,59 @@ func TestCopyThroughMatchesPieces(t *testing.T) {
 		line sim.Size
 	}{"8KiB L1": {8 * sim.KiB, 16}, "256B L1": {256, 16}, "256B L1, 32B lines": {256, 32}} {
 		t.Run(name, func(t *testing.T) {
-			hp := memory.HierarchyParams{
+			copiesMatchPieces(t, memory.HierarchyParams{
 				L1:         &memory.CacheParams{Size: l1.size, Line: l1.line, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteThrough},
 				L2:         &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 1, HitLatency: 5, WritePolicy: memory.WriteBack, WriteAllocate: true},
 				MemLatency: 12, MemWriteLatency: 4,
-			}
-			fast, _ := memory.NewHierarchy(hp)
-			slow, _ := memory.NewHierarchy(hp)
-			memory.SetThrough(slow, false)
-			var fastStale, slowStale []memory.Addr
-			fast.OnStale = func(a memory.Addr) { fastStale = append(fastStale, a) }
-			slow.OnStale = func(a memory.Addr) { slowStale = append(slowStale, a) }
-			rng := rand.New(rand.NewPCG(5, 6))
-			for step := range 600 {
-				src := memory.Addr(rng.IntN(1 << 14))
-				dst := memory.Addr(rng.IntN(1 << 14))
-				if step%4 == 1 {
-					// Overlapping, the destination a little ahead: the
-					// source then fills the line the last piece's store
-					// missed.
-					dst = src + memory.Addr(1+rng.IntN(40))
-				}
-				n := uint64(rng.IntN(1500))
-				for _, h := range []*memory.Hierarchy{fast, slow} {
-					// Most pieces find L2 holding both sides, as in a copy
-					// out of a buffer just written.
-					h.AccessRange(src, n, memory.Read)
-					if step%3 != 0 {
-						h.AccessRange(dst, n, memory.Read)
-					}
-				}
-				if step%7 == 3 {
-					a := src + memory.Addr(rng.IntN(64))
-					fast.MarkStale(a, 32)
-					slow.MarkStale(a, 32)
-				}
-				got, want := fast.CopyRange(dst, src, n), slow.CopyRange(dst, src, n)
-				if got != want {
-					t.Fatalf("step %d: copy of %d bytes %#x -> %#x costs %d, the general loop %d", step, n, src, dst, got, want)
-				}
-				sameCaches(t, step, slow, fast, "-general +copyThrough")
-			}
-			sameStale(t, slowStale, fastStale, "-general +copyThrough")
+			}, func(h *memory.Hierarchy) { memory.SetThrough(h, false) }, 5, "-general +copyThrough")
 		})
 	}
+}
+
+// copiesMatchPieces makes random copies, from 0 to 1500 bytes at any byte
+// alignment, on two hierarchies of hp, the second made the reference by
+// general, and fails the test at the first difference in cycles, counters,
+// LRU order or stale reports. Before each copy, both sides are read (the
+// destination two times in three), so that most pieces hit; one copy in
+// four overlaps, its destination a little ahead; one in seven has lines
+// of its source marked stale.
+func copiesMatchPieces(t *testing.T, hp memory.HierarchyParams, general func(*memory.Hierarchy), seed uint64, legend string) {
+	t.Helper()
+	fast, _ := memory.NewHierarchy(hp)
+	slow, _ := memory.NewHierarchy(hp)
+	general(slow)
+	var fastStale, slowStale []memory.Addr
+	fast.OnStale = func(a memory.Addr) { fastStale = append(fastStale, a) }
+	slow.OnStale = func(a memory.Addr) { slowStale = append(slowStale, a) }
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for step := range 600 {
+		src := memory.Addr(rng.IntN(1 << 14))
+		dst := memory.Addr(rng.IntN(1 << 14))
+		if step%4 == 1 {
+			// Overlapping, the destination a little ahead: with
+			// first-level lines longer than L2's, the source then fills
+			// the line the last piece's store missed.
+			dst = src + memory.Addr(1+rng.IntN(40))
+		}
+		n := uint64(rng.IntN(1500))
+		for _, h := range []*memory.Hierarchy{fast, slow} {
+			h.AccessRange(src, n, memory.Read)
+			if step%3 != 0 {
+				h.AccessRange(dst, n, memory.Read)
+			}
+		}
+		if step%7 == 3 {
+			a := src + memory.Addr(rng.IntN(64))
+			fast.MarkStale(a, 32)
+			slow.MarkStale(a, 32)
+		}
+		got, want := fast.CopyRange(dst, src, n), slow.CopyRange(dst, src, n)
+		if got != want {
+			t.Fatalf("step %d: copy of %d bytes %#x -> %#x costs %d, the general loop %d", step, n, src, dst, got, want)
+		}
+		sameCaches(t, step, slow, fast, legend)
+	}
+	sameStale(t, slowStale, fastStale, legend)
 }
 
 // On write-back first levels, CopyRange's loop for runs of hits (copyHits)
@@ -206,37 +215,7 @@ func TestCopyHitsMatchesPieces(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			fast, _ := memory.NewHierarchy(hp)
-			slow, _ := memory.NewHierarchy(hp)
-			memory.SetPieces(slow, true)
-			var fastStale, slowStale []memory.Addr
-			fast.OnStale = func(a memory.Addr) { fastStale = append(fastStale, a) }
-			slow.OnStale = func(a memory.Addr) { slowStale = append(slowStale, a) }
-			rng := rand.New(rand.NewPCG(8, 9))
-			for step := range 600 {
-				src := memory.Addr(rng.IntN(1 << 14))
-				dst := memory.Addr(rng.IntN(1 << 14))
-				n := uint64(rng.IntN(1200))
-				for _, h := range []*memory.Hierarchy{fast, slow} {
-					// Both sides read just before: most pieces hit, until
-					// the first level runs out of room.
-					h.AccessRange(src, n, memory.Read)
-					if step%3 != 0 {
-						h.AccessRange(dst, n, memory.Read)
-					}
-				}
-				if step%7 == 3 {
-					a := src + memory.Addr(rng.IntN(64))
-					fast.MarkStale(a, 32)
-					slow.MarkStale(a, 32)
-				}
-				got, want := fast.CopyRange(dst, src, n), slow.CopyRange(dst, src, n)
-				if got != want {
-					t.Fatalf("step %d: copy of %d bytes %#x -> %#x costs %d, the general loop %d", step, n, src, dst, got, want)
-				}
-				sameCaches(t, step, slow, fast, "-general +copyHits")
-			}
-			sameStale(t, slowStale, fastStale, "-general +copyHits")
+			copiesMatchPieces(t, hp, func(h *memory.Hierarchy) { memory.SetPieces(h, true) }, 8, "-general +copyHits")
 		})
 	}
 }
