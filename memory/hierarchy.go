@@ -243,8 +243,23 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 					h.staleRead(c, i, Addr(addr))
 				}
 				cost += c.hit
-			} else if h.through && c == h.l1d {
-				cost += h.fetchMiss486(line, addr)
+			} else if n2 := h.l2; n2 != nil && n2.assoc == 1 {
+				// fetchMiss, its step through a direct-mapped L2 inline.
+				c.misses[Fetch]++
+				l := addr >> (n2.lineShift & 63)
+				if j := int(l & n2.setMask); n2.tags[j] == l+1 {
+					n2.hits[Fetch]++
+					if n2.flags[j]&lineStale != 0 {
+						h.staleRead(n2, j, Addr(addr))
+					}
+					cost += n2.hit
+				} else {
+					n2.misses[Fetch]++
+					h.memReads++
+					cost += h.memLat
+					h.fill(n2, l)
+				}
+				h.fill(c, line)
 			} else {
 				add, _ := h.fetchMiss(c, line, Addr(addr))
 				cost += add
@@ -279,40 +294,6 @@ func (h *Hierarchy) fetchWalk(a Addr, n uint64, m *FetchMemo) int64 {
 			m.idx = append(m.idx, int32(i))
 		}
 		addr += step
-	}
-	return cost
-}
-
-// fetchMiss486 is fetchMiss in the 486's caches (Hierarchy.through: a
-// four-way write-through first level over a direct-mapped L2), with the
-// first level's fill inline: its line never dirty, nothing to write back.
-func (h *Hierarchy) fetchMiss486(line, addr uint64) int64 {
-	c, n2 := h.l1d, h.l2
-	c.misses[Fetch]++
-	var cost int64
-	l := addr >> (n2.lineShift & 63)
-	if j := int(l & n2.setMask); n2.tags[j] == l+1 {
-		n2.hits[Fetch]++
-		if n2.flags[j]&lineStale != 0 {
-			h.staleRead(n2, j, Addr(addr))
-		}
-		cost = n2.hit
-	} else {
-		n2.misses[Fetch]++
-		h.memReads++
-		cost = h.memLat
-		h.fill(n2, l)
-	}
-	set := int(line & c.setMask)
-	s := (*[4]uint64)(c.stamps[set*4 : set*4+4])
-	v := victim4(s)
-	i := set*4 + v
-	c.tags[i], c.flags[i] = line+1, 0
-	c.clock++
-	s[v] = c.clock
-	if c.memo {
-		c.gen[set]++
-		c.epoch++
 	}
 	return cost
 }
@@ -522,10 +503,7 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 	base := set * c.assoc
 	v := 0
 	if c.assoc == 4 {
-		// Four ways (the 486's L1), a knockout: ties go to the lower way.
-		// Which stamp is older is unpredictable, so it is decided without
-		// a branch: x-y has its top bit set just when x < y, stamps being
-		// below 1<<63.
+		// Four ways (the 486's L1): ties go to the lower way.
 		v = victim4((*[4]uint64)(c.stamps[base : base+4]))
 	} else {
 		stamps := c.stamps[base : base+c.assoc]
@@ -557,7 +535,9 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 }
 
 // victim4 is the way of a four-way set with the stamps s that a fill
-// takes: the first of the smallest stamp, by a knockout without branches.
+// takes: the first of the smallest stamp, by a knockout. Which stamp is
+// older is unpredictable, so it is decided without a branch: x-y has its
+// top bit set just when x < y, stamps being below 1<<63.
 func victim4(s *[4]uint64) int {
 	a := (s[1] - s[0]) >> 63
 	b := 2 + (s[3]-s[2])>>63
@@ -1189,12 +1169,14 @@ func (h *Hierarchy) copyThrough(src, dst, off, n, step uint64) (uint64, int64) {
 	kA, snA, dnA := piece(0, dOff, step, step)
 	_, snB, dnB := piece(kA, step, step-kA, step)
 	for left > 0 {
-		if pair && s&lmask == 0 && left >= step && di2 >= 0 && di != -2 {
-			// A: the source line, looked up as below. (Its fill cannot
-			// install or evict B's destination line, which was stored to
-			// last, and a copy whose two sides share a line is never
-			// here, mayConflict sending it to copyPieces; the lookup
-			// after a fill only keeps this the general loop's step.)
+		// (di is never -2 here: the general loop looks a forgotten line
+		// up again within the piece that forgot it.)
+		if pair && s&lmask == 0 && left >= step && di2 >= 0 {
+			// A: the source line, looked up as below. Its fill cannot
+			// evict B's destination line, stored to last, nor install it
+			// while mayConflict sends copies whose two sides share a line
+			// to copyPieces; the lookup after a fill does not rely on
+			// that.
 			sl := s >> shift
 			if i := c.find4(sl); i >= 0 {
 				if c.flags[i]&lineStale != 0 {
