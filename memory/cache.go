@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"simkron/sim"
 )
@@ -170,8 +171,11 @@ type Cache struct {
 	hit       int64
 	tags      []uint64
 	stamps    []uint64
-	flags     []uint8
-	clock     uint64
+	// In a four-way cache, tags and stamps by set: views of the same
+	// memory, so that a set's lookup or victim choice checks one index.
+	tags4, stamps4 [][4]uint64
+	flags          []uint8
+	clock          uint64
 	// gen counts, per set, the changes to which lines it holds and their
 	// flags (an install, a drop, a stale mark); epoch counts them over
 	// the whole cache. A hit changes neither. FetchMemo relies on them,
@@ -212,12 +216,21 @@ func NewCache(name string, p CacheParams) *Cache {
 		gen:       make([]uint32, sets),
 		staleOn:   [3]uint8{Read: lineStale, Fetch: lineStale},
 	}
+	if p.Assoc == 4 {
+		c.tags4, c.stamps4 = bySet(c.tags), bySet(c.stamps)
+	}
 	if p.WritePolicy == WriteBack {
 		c.dirtyOn[Write] = lineDirty
 	} else {
 		c.through[Write] = true
 	}
 	return c
+}
+
+// bySet returns s, whose length is a multiple of 4, as one array per
+// four-way set, sharing s's memory.
+func bySet(s []uint64) [][4]uint64 {
+	return unsafe.Slice((*[4]uint64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)/4)
 }
 
 // Name returns the cache's hierarchical name.
@@ -289,8 +302,10 @@ func way(tags []uint64, base, assoc int, tag uint64) int {
 // unified cache, and the first level's runs use it.
 func (c *Cache) find4(line uint64) int {
 	tag := line + 1
-	base := int(line&c.setMask) * 4
-	switch t := c.tags[base : base+4 : base+4]; tag {
+	set := line & c.setMask
+	t := &c.tags4[set]
+	base := int(set) * 4
+	switch tag {
 	case t[0]:
 		return base
 	case t[1]:

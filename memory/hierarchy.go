@@ -504,7 +504,7 @@ func (h *Hierarchy) fill(c *Cache, line uint64) int {
 	v := 0
 	if c.assoc == 4 {
 		// Four ways (the 486's L1): ties go to the lower way.
-		v = victim4((*[4]uint64)(c.stamps[base : base+4]))
+		v = victim4(&c.stamps4[set])
 	} else {
 		stamps := c.stamps[base : base+c.assoc]
 		for w := 1; w < len(stamps); w++ {
