@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sort"
@@ -108,6 +109,9 @@ func (p BusParams) Validate() error {
 // takes AccessTime.
 type Bus struct {
 	p BusParams
+	// cost and readCost are Cost and ReadCost of 0 to 8 bytes, the sizes
+	// of register accesses and string cycles, worked out once.
+	cost, readCost [9]sim.Time
 }
 
 // NewBus returns a bus. It panics if p is invalid: validate configuration
@@ -116,7 +120,20 @@ func NewBus(p BusParams) *Bus {
 	if err := p.Validate(); err != nil {
 		panic(fmt.Sprintf("memory: NewBus(%q): %v", p.Name, err))
 	}
-	return &Bus{p: p}
+	b := &Bus{p: p}
+	for n := range b.cost {
+		b.cost[n] = b.span(n, p.AccessTime)
+		b.readCost[n] = b.span(n, cmp.Or(p.ReadTime, p.AccessTime))
+	}
+	return b
+}
+
+// span returns the time of moving bytes in bus cycles of cycle each.
+func (b *Bus) span(bytes int, cycle sim.Time) sim.Time {
+	if bytes <= 0 {
+		return 0
+	}
+	return sim.Time((bytes+b.p.Width-1)/b.p.Width) * cycle
 }
 
 // Name returns the bus name.
@@ -128,22 +145,19 @@ func (b *Bus) Params() BusParams { return b.p }
 // Cost returns the time to move bytes over the bus: ceil(bytes/width) bus
 // cycles.
 func (b *Bus) Cost(bytes int) sim.Time {
-	if bytes <= 0 {
-		return 0
+	if uint(bytes) < uint(len(b.cost)) {
+		return b.cost[bytes]
 	}
-	return sim.Time((bytes+b.p.Width-1)/b.p.Width) * b.p.AccessTime
+	return b.span(bytes, b.p.AccessTime)
 }
 
 // ReadCost returns the time of a read of bytes: ceil(bytes/width) read
 // cycles, each ReadTime (AccessTime when ReadTime is 0).
 func (b *Bus) ReadCost(bytes int) sim.Time {
-	if b.p.ReadTime == 0 {
-		return b.Cost(bytes)
+	if uint(bytes) < uint(len(b.readCost)) {
+		return b.readCost[bytes]
 	}
-	if bytes <= 0 {
-		return 0
-	}
-	return sim.Time((bytes+b.p.Width-1)/b.p.Width) * b.p.ReadTime
+	return b.span(bytes, cmp.Or(b.p.ReadTime, b.p.AccessTime))
 }
 
 // Mapping places a device (or a named region without a device model) at

@@ -147,6 +147,7 @@ func TestBusCost(t *testing.T) {
 	// ceil(bytes/width) bus cycles at every width, read and write.
 	for w := 1; w <= 8; w++ {
 		b := memory.NewBus(memory.BusParams{Name: "b", AccessTime: 7, ReadTime: 11, Width: w})
+		b0 := memory.NewBus(memory.BusParams{Name: "b0", AccessTime: 7, Width: w})
 		for n := -1; n <= 40; n++ {
 			cycles := sim.Time(max(0, (n+w-1)/w))
 			if got := b.Cost(n); got != 7*cycles {
@@ -154,6 +155,9 @@ func TestBusCost(t *testing.T) {
 			}
 			if got := b.ReadCost(n); got != 11*cycles {
 				t.Errorf("width %d: ReadCost(%d) = %v, want %v", w, n, got, 11*cycles)
+			}
+			if got := b0.ReadCost(n); got != 7*cycles { // no read time: reads cost AccessTime
+				t.Errorf("width %d, no read time: ReadCost(%d) = %v, want %v", w, n, got, 7*cycles)
 			}
 		}
 	}

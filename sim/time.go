@@ -140,6 +140,15 @@ func (c Clock) Time(n int64) Time {
 // cycle boundary at which an event at t is recognised.
 func (c Clock) Cycle(t Time) int64 {
 	hi, lo := bits.Mul64(uint64(t), c.hz)
+	if hi == 0 {
+		// The span of a bus access or a latency, as a rule: a division
+		// by a constant, which compiles to a multiplication.
+		q := lo / uint64(Second)
+		if lo != q*uint64(Second) {
+			q++
+		}
+		return int64(q)
+	}
 	q, r := bits.Div64(hi, lo, uint64(Second))
 	if r != 0 {
 		q++
