@@ -419,10 +419,14 @@ func (c *CPU) Charge(n int64) {
 // interrupt's entry and exit, SetAttribution, EnableSelfCycles) and before
 // the counters are read.
 func (c *CPU) settle() {
-	n := c.owed
-	if n == 0 {
-		return
+	if c.owed != 0 {
+		c.attribute()
 	}
+}
+
+// attribute is settle with cycles owed.
+func (c *CPU) attribute() {
+	n := c.owed
 	c.owed = 0
 	x := c.cur
 	if c.noAttribution {
@@ -567,7 +571,7 @@ func (c *CPU) Enter(s *Symbol) {
 	if st.watch != nil && st.watch.enter != nil {
 		st.watch.enter(c, s)
 	}
-	c.fetch(s)
+	c.fetch(s, st)
 	c.Exec(s.Instructions)
 }
 
@@ -595,6 +599,11 @@ func (c *CPU) Exit(s *Symbol) {
 type symState struct {
 	layer int        // its layer index, -1 inherit, -2 not yet resolved
 	watch *callWatch // WatchCall's listeners, or nil
+	// A call fetches fetchLines I-cache lines from fetchStart, as fetch
+	// worked out for the hierarchy fetchFor.
+	fetchFor   *memory.Hierarchy
+	fetchStart memory.Addr
+	fetchLines uint64
 }
 
 // callWatch is the listeners WatchCall installed on one symbol.
@@ -753,13 +762,35 @@ func (c *CPU) Call(s *Symbol, fn func()) {
 
 // fetch charges the stall cycles of fetching the code a call of s runs:
 // its instructions taken as straight-line code from its start (4 bytes
-// each), at most the function's size, one fetch per line. Enter has made
-// room for s in fetchMemo.
-func (c *CPU) fetch(s *Symbol) {
+// each), at most the function's size, one fetch per line. st is s's state;
+// Enter has made room for s in fetchMemo.
+func (c *CPU) fetch(s *Symbol, st *symState) {
 	h := c.sys.Cache
 	if h == nil {
 		return
 	}
+	if h != st.fetchFor || h != c.icache {
+		c.fetchLines(s, st, h)
+	}
+	n := st.fetchLines
+	if n == 0 {
+		return
+	}
+	cost, ok := c.sys.FetchFunctional(n)
+	if !ok {
+		cost = c.sys.FetchLinesMemo(st.fetchStart, n, &c.fetchMemo[s.index])
+	}
+	if stall := cost - int64(n)*c.ihit; stall != 0 {
+		c.Charge(stall)
+	}
+}
+
+// fetchLines works out which lines of h's I-cache a call of s fetches: the
+// lines at start, start+line, ... below the end of its code. It runs once
+// per symbol and hierarchy.
+//
+//go:noinline
+func (c *CPU) fetchLines(s *Symbol, st *symState, h *memory.Hierarchy) {
 	if h != c.icache {
 		// The I-cache's geometry, read once per hierarchy.
 		p := h.L1I().Params()
@@ -769,16 +800,8 @@ func (c *CPU) fetch(s *Symbol) {
 	line := memory.Addr(1) << (c.ishift & 63)
 	start := s.Addr &^ (line - 1)
 	end := s.Addr + memory.Addr(min(s.CodeBytes, 4*max(s.Instructions, 1)))
-	if end <= start {
-		return
-	}
-	// The lines at start, start+line, ... below end.
-	n := uint64(end-start-1)>>(c.ishift&63) + 1
-	cost, ok := c.sys.FetchFunctional(n)
-	if !ok {
-		cost = c.sys.FetchLinesMemo(start, n, &c.fetchMemo[s.index])
-	}
-	if stall := cost - int64(n)*c.ihit; stall != 0 {
-		c.Charge(stall)
+	st.fetchFor, st.fetchStart, st.fetchLines = h, start, 0
+	if end > start {
+		st.fetchLines = uint64(end-start-1)>>(c.ishift&63) + 1
 	}
 }
