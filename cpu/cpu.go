@@ -175,6 +175,7 @@ type CPU struct {
 	// measure what it costs); timing is the same either way.
 	noAttribution bool
 	ioBuf         []byte // reused by string transfers
+	bus           busCost
 	req           request
 	suspended     reqKind // what cur is suspended in, seen from the event side
 	// nest is the nested event loop cur waits in (wait), while nesting.

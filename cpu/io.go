@@ -43,19 +43,63 @@ func (c *CPU) device(space memory.Space, a memory.Addr, what string) (*memory.Ma
 	return m, ok
 }
 
-func (c *CPU) busCycles(m *memory.Mapping, bytes int) int64 {
-	if m.Bus == nil {
-		return 1
+// mapped returns the mapping of the core's bus table if it holds a, else
+// nil: register accesses come in runs to one device, and a mapping, once
+// made, stays, with no other overlapping it.
+func (c *CPU) mapped(space memory.Space, a memory.Addr) *memory.Mapping {
+	if m := c.bus.m; m != nil && m.Space == space && m.Contains(a) {
+		return m
 	}
-	return c.clock.Cycles(m.Bus.Cost(bytes))
+	return nil
+}
+
+// busCost is what bus cycles of 0 to 8 bytes to one mapping cost this
+// core, written and read, in its cycles: a table the core keeps for the
+// mapping it last accessed (accesses come in runs to one device).
+type busCost struct {
+	m           *memory.Mapping
+	write, read [9]int64
+}
+
+// busCycles returns the core's cycles of a bus cycle of bytes written
+// to m. A mapping with no bus costs a cycle.
+func (c *CPU) busCycles(m *memory.Mapping, bytes int) int64 {
+	if m == c.bus.m && uint(bytes) < uint(len(c.bus.write)) {
+		return c.bus.write[bytes]
+	}
+	return c.busCyclesOf(m, bytes, false)
 }
 
 // busReadCycles is busCycles for a read, which the CPU waits for.
 func (c *CPU) busReadCycles(m *memory.Mapping, bytes int) int64 {
-	if m.Bus == nil {
-		return 1
+	if m == c.bus.m && uint(bytes) < uint(len(c.bus.read)) {
+		return c.bus.read[bytes]
 	}
-	return c.clock.Cycles(m.Bus.ReadCost(bytes))
+	return c.busCyclesOf(m, bytes, true)
+}
+
+// busCyclesOf is busCycles or busReadCycles worked out from m's bus; m's
+// table is kept for the next access when bytes is in it.
+//
+//go:noinline
+func (c *CPU) busCyclesOf(m *memory.Mapping, bytes int, read bool) int64 {
+	cycles := func(n int, read bool) int64 {
+		switch {
+		case m.Bus == nil:
+			return 1
+		case read:
+			return c.clock.Cycles(m.Bus.ReadCost(n))
+		}
+		return c.clock.Cycles(m.Bus.Cost(n))
+	}
+	if uint(bytes) >= uint(len(c.bus.write)) {
+		return cycles(bytes, read)
+	}
+	c.bus.m = m
+	for n := range c.bus.write {
+		c.bus.write[n], c.bus.read[n] = cycles(n, false), cycles(n, true)
+	}
+	return cycles(bytes, read)
 }
 
 // In reads a device register of size bytes (inb/inw/inl, or an uncached
@@ -65,8 +109,11 @@ func (c *CPU) busReadCycles(m *memory.Mapping, bytes int) int64 {
 func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
 	c.Sync()
 	c.stats.IOAccesses++
-	m, ok := c.device(space, a, "read")
-	if !ok {
+	m := c.mapped(space, a)
+	if m == nil {
+		m, _ = c.device(space, a, "read")
+	}
+	if m == nil {
 		c.Charge(1)
 		return 1<<(8*size) - 1
 	}
@@ -84,8 +131,11 @@ func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
 func (c *CPU) Out(space memory.Space, a memory.Addr, size int, v uint64) {
 	c.Sync()
 	c.stats.IOAccesses++
-	m, ok := c.device(space, a, "write")
-	if !ok {
+	m := c.mapped(space, a)
+	if m == nil {
+		m, _ = c.device(space, a, "write")
+	}
+	if m == nil {
 		c.Charge(1)
 		return
 	}

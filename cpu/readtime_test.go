@@ -1,6 +1,7 @@
 package cpu_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -61,4 +62,64 @@ func TestBusReadTime(t *testing.T) {
 	if err := (memory.BusParams{Name: "tc", Width: 4, ReadTime: -1}).Validate(); err == nil {
 		t.Error("a negative read_time validates")
 	}
+}
+
+// Register accesses that alternate between devices on different buses, in
+// both spaces, at every size, each cost their own device's bus cycles and
+// reach their own device: the core's table of the last device's costs
+// never answers for another.
+func TestBusCostsFollowTheDevice(t *testing.T) {
+	r := newRig(t)
+	clock := sim.NewClock(r.c.Params().Clock)
+	slow := memory.NewBus(memory.BusParams{Name: "isa", AccessTime: 125 * sim.Nanosecond, Width: 2, ReadTime: 250 * sim.Nanosecond})
+	fast := memory.NewBus(memory.BusParams{Name: "tc", AccessTime: 40 * sim.Nanosecond, Width: 4})
+	devs := []struct {
+		space memory.Space
+		base  memory.Addr
+		bus   *memory.Bus
+		reg   *reg
+	}{
+		{memory.SpaceIO, 0x300, slow, &reg{}},
+		{memory.SpaceMem, 0x300, fast, &reg{}}, // the same address in the other space
+		{memory.SpaceIO, 0x320, nil, &reg{}},   // no bus: a cycle
+		{memory.SpaceMem, 0x100000, slow, &reg{}},
+	}
+	for i, d := range devs {
+		if err := r.sys.Devices.Map(memory.Mapping{Name: fmt.Sprint("r", i), Space: d.space, Base: d.base, Size: 0x20, Dev: d.reg, Bus: d.bus}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := func(bus *memory.Bus, size int, read bool) int64 {
+		switch {
+		case bus == nil:
+			return 1
+		case read:
+			return clock.Cycles(bus.ReadCost(size))
+		}
+		return clock.Cycles(bus.Cost(size))
+	}
+	x := r.c.NewContext("io", cpu.KindThread, func(*cpu.Context) {
+		v := uint64(0)
+		for round := range 3 {
+			for _, size := range []int{1, 2, 4, 8, 12} {
+				for i, d := range devs {
+					v++
+					io0 := r.c.Stats().IOCycles
+					r.c.Out(d.space, d.base+4, size, v)
+					if got, w := r.c.Stats().IOCycles-io0, want(d.bus, size, false); got != w {
+						t.Errorf("round %d: write of %d bytes to device %d cost %d cycles, want %d", round, size, i, got, w)
+					}
+					io0 = r.c.Stats().IOCycles
+					if got := r.c.In(d.space, d.base+8, size); got != v {
+						t.Errorf("round %d: device %d read %d, want %d", round, i, got, v)
+					}
+					if got, w := r.c.Stats().IOCycles-io0, want(d.bus, size, true); got != w {
+						t.Errorf("round %d: read of %d bytes from device %d cost %d cycles, want %d", round, size, i, got, w)
+					}
+				}
+			}
+		}
+	})
+	r.c.Start(x)
+	r.k.Run()
 }
