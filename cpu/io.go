@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"slices"
+
 	"simkron/memory"
 )
 
@@ -54,8 +56,9 @@ func (c *CPU) mapped(space memory.Space, a memory.Addr) *memory.Mapping {
 }
 
 // busCost is what bus cycles of 0 to 8 bytes to one mapping cost this
-// core, written and read, in its cycles: a table the core keeps for the
-// mapping it last accessed (accesses come in runs to one device).
+// core, written and read, in its cycles. The core keeps one per mapping
+// it accessed, and the one it last accessed at hand (accesses come in
+// runs to one device).
 type busCost struct {
 	m           *memory.Mapping
 	write, read [9]int64
@@ -78,8 +81,8 @@ func (c *CPU) busReadCycles(m *memory.Mapping, bytes int) int64 {
 	return c.busCyclesOf(m, bytes, true)
 }
 
-// busCyclesOf is busCycles or busReadCycles worked out from m's bus; m's
-// table is kept for the next access when bytes is in it.
+// busCyclesOf is busCycles or busReadCycles when m's table is not at
+// hand: it finds m's, or makes it, and puts it at hand.
 //
 //go:noinline
 func (c *CPU) busCyclesOf(m *memory.Mapping, bytes int, read bool) int64 {
@@ -95,11 +98,20 @@ func (c *CPU) busCyclesOf(m *memory.Mapping, bytes int, read bool) int64 {
 	if uint(bytes) >= uint(len(c.bus.write)) {
 		return cycles(bytes, read)
 	}
-	c.bus.m = m
-	for n := range c.bus.write {
-		c.bus.write[n], c.bus.read[n] = cycles(n, false), cycles(n, true)
+	i := slices.IndexFunc(c.buses, func(b *busCost) bool { return b.m == m })
+	if i < 0 {
+		b := &busCost{m: m}
+		for n := range b.write {
+			b.write[n], b.read[n] = cycles(n, false), cycles(n, true)
+		}
+		i = len(c.buses)
+		c.buses = append(c.buses, b)
 	}
-	return cycles(bytes, read)
+	c.bus = c.buses[i]
+	if read {
+		return c.bus.read[bytes]
+	}
+	return c.bus.write[bytes]
 }
 
 // In reads a device register of size bytes (inb/inw/inl, or an uncached
