@@ -199,7 +199,7 @@ type CPU struct {
 	// fetchMemo remembers each symbol's code lines in the I-cache.
 	fetchMemo []memory.FetchMemo
 	// icache is the hierarchy whose I-cache line size (1<<ishift) and
-	// hit latency (ihit) fetch last read.
+	// hit latency (ihit) fetchLines last read.
 	icache *memory.Hierarchy
 	ishift uint8
 	ihit   int64
@@ -575,7 +575,23 @@ func (c *CPU) Enter(s *Symbol) {
 	if st.watch != nil && st.watch.enter != nil {
 		st.watch.enter(c, s)
 	}
-	c.fetch(s, st)
+	// The stall cycles of fetching the code the call runs: its
+	// instructions taken as straight-line code from its start (4 bytes
+	// each), at most the function's size, one fetch per line.
+	if h := c.sys.Cache; h != nil {
+		if h != st.fetchFor || h != c.icache {
+			c.fetchLines(s, st, h)
+		}
+		if n := st.fetchLines; n != 0 {
+			cost, ok := c.sys.FetchFunctional(n)
+			if !ok {
+				cost = c.sys.FetchLinesMemo(st.fetchStart, n, &c.fetchMemo[s.index])
+			}
+			if stall := cost - int64(n)*c.ihit; stall != 0 {
+				c.Charge(stall)
+			}
+		}
+	}
 	c.Exec(s.Instructions)
 }
 
@@ -603,7 +619,7 @@ func (c *CPU) Exit(s *Symbol) {
 type symState struct {
 	layer int        // its layer index, -1 inherit, -2 not yet resolved
 	watch *callWatch // WatchCall's listeners, or nil
-	// A call fetches fetchLines I-cache lines from fetchStart, as fetch
+	// A call fetches fetchLines I-cache lines from fetchStart, as fetchLines
 	// worked out for the hierarchy fetchFor.
 	fetchFor   *memory.Hierarchy
 	fetchStart memory.Addr
@@ -762,31 +778,6 @@ func (c *CPU) Call(s *Symbol, fn func()) {
 	c.Enter(s)
 	fn()
 	c.Exit(s)
-}
-
-// fetch charges the stall cycles of fetching the code a call of s runs:
-// its instructions taken as straight-line code from its start (4 bytes
-// each), at most the function's size, one fetch per line. st is s's state;
-// Enter has made room for s in fetchMemo.
-func (c *CPU) fetch(s *Symbol, st *symState) {
-	h := c.sys.Cache
-	if h == nil {
-		return
-	}
-	if h != st.fetchFor || h != c.icache {
-		c.fetchLines(s, st, h)
-	}
-	n := st.fetchLines
-	if n == 0 {
-		return
-	}
-	cost, ok := c.sys.FetchFunctional(n)
-	if !ok {
-		cost = c.sys.FetchLinesMemo(st.fetchStart, n, &c.fetchMemo[s.index])
-	}
-	if stall := cost - int64(n)*c.ihit; stall != 0 {
-		c.Charge(stall)
-	}
 }
 
 // fetchLines works out which lines of h's I-cache a call of s fetches: the
