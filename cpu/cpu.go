@@ -175,9 +175,11 @@ type CPU struct {
 	// measure what it costs); timing is the same either way.
 	noAttribution bool
 	ioBuf         []byte // reused by string transfers
-	// bus is the bus table of the mapping last accessed, one of buses.
+	// bus is the bus table of the mapping last accessed, in buses (or
+	// of none). buses has room for a few devices from the start, so that
+	// the first accesses to them allocate nothing.
 	bus       *busCost
-	buses     []*busCost
+	buses     []busCost
 	req       request
 	suspended reqKind // what cur is suspended in, seen from the event side
 	// nest is the nested event loop cur waits in (wait), while nesting.
@@ -237,7 +239,7 @@ func New(k *sim.Kernel, name string, p Params, sys *memory.System) (*CPU, error)
 	if c.cpi%1000 == 0 {
 		c.cpiWhole = c.cpi / 1000
 	}
-	c.bus = &busCost{} // of no mapping
+	c.bus, c.buses = &busCost{}, make([]busCost, 0, 4)
 	c.wake = sim.NewEvent(name+".resume", c.resume)
 	c.irqEv = sim.NewEventPriority(name+".irq", sim.PriorityLate, c.irqEvent)
 	c.pic.init(p.Lines)

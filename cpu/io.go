@@ -98,16 +98,16 @@ func (c *CPU) busCyclesOf(m *memory.Mapping, bytes int, read bool) int64 {
 	if uint(bytes) >= uint(len(c.bus.write)) {
 		return cycles(bytes, read)
 	}
-	i := slices.IndexFunc(c.buses, func(b *busCost) bool { return b.m == m })
+	i := slices.IndexFunc(c.buses, func(b busCost) bool { return b.m == m })
 	if i < 0 {
-		b := &busCost{m: m}
+		b := busCost{m: m}
 		for n := range b.write {
 			b.write[n], b.read[n] = cycles(n, false), cycles(n, true)
 		}
 		i = len(c.buses)
 		c.buses = append(c.buses, b)
 	}
-	c.bus = c.buses[i]
+	c.bus = &c.buses[i]
 	if read {
 		return c.bus.read[bytes]
 	}
