@@ -621,8 +621,8 @@ func (c *CPU) Exit(s *Symbol) {
 type symState struct {
 	layer int        // its layer index, -1 inherit, -2 not yet resolved
 	watch *callWatch // WatchCall's listeners, or nil
-	// A call fetches fetchLines I-cache lines from fetchStart, as fetchLines
-	// worked out for the hierarchy fetchFor.
+	// A call fetches fetchLines I-cache lines from fetchStart, as the
+	// method fetchLines worked out for the hierarchy fetchFor.
 	fetchFor   *memory.Hierarchy
 	fetchStart memory.Addr
 	fetchLines uint64

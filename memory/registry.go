@@ -180,7 +180,9 @@ func (m *Mapping) Contains(a Addr) bool { return a >= m.Base && uint64(a-m.Base)
 
 // Registry maps addresses to devices: per space, a slice of mappings
 // sorted by base, searched by binary search behind a last-hit cache
-// (device accesses come in runs to one device).
+// (device accesses come in runs to one device). A mapping, once made, is
+// never removed or changed: a core keeps the mappings it accessed (and
+// their bus costs) and answers for them without asking the registry.
 type Registry struct {
 	spaces [numSpaces][]*Mapping
 	last   [numSpaces]*Mapping
