@@ -109,9 +109,6 @@ func (p BusParams) Validate() error {
 // takes AccessTime.
 type Bus struct {
 	p BusParams
-	// cost and readCost are Cost and ReadCost of 0 to 8 bytes, the sizes
-	// of register accesses and string cycles, worked out once.
-	cost, readCost [9]sim.Time
 }
 
 // NewBus returns a bus. It panics if p is invalid: validate configuration
@@ -120,12 +117,7 @@ func NewBus(p BusParams) *Bus {
 	if err := p.Validate(); err != nil {
 		panic(fmt.Sprintf("memory: NewBus(%q): %v", p.Name, err))
 	}
-	b := &Bus{p: p}
-	for n := range b.cost {
-		b.cost[n] = b.span(n, p.AccessTime)
-		b.readCost[n] = b.span(n, cmp.Or(p.ReadTime, p.AccessTime))
-	}
-	return b
+	return &Bus{p: p}
 }
 
 // span returns the time of moving bytes in bus cycles of cycle each.
@@ -144,19 +136,11 @@ func (b *Bus) Params() BusParams { return b.p }
 
 // Cost returns the time to move bytes over the bus: ceil(bytes/width) bus
 // cycles.
-func (b *Bus) Cost(bytes int) sim.Time {
-	if uint(bytes) < uint(len(b.cost)) {
-		return b.cost[bytes]
-	}
-	return b.span(bytes, b.p.AccessTime)
-}
+func (b *Bus) Cost(bytes int) sim.Time { return b.span(bytes, b.p.AccessTime) }
 
 // ReadCost returns the time of a read of bytes: ceil(bytes/width) read
 // cycles, each ReadTime (AccessTime when ReadTime is 0).
 func (b *Bus) ReadCost(bytes int) sim.Time {
-	if uint(bytes) < uint(len(b.readCost)) {
-		return b.readCost[bytes]
-	}
 	return b.span(bytes, cmp.Or(b.p.ReadTime, b.p.AccessTime))
 }
 
@@ -179,13 +163,12 @@ func (m *Mapping) End() Addr { return m.Base + Addr(m.Size) }
 func (m *Mapping) Contains(a Addr) bool { return a >= m.Base && uint64(a-m.Base) < m.Size }
 
 // Registry maps addresses to devices: per space, a slice of mappings
-// sorted by base, searched by binary search behind a last-hit cache
-// (device accesses come in runs to one device). A mapping, once made, is
+// sorted by base, searched by binary search. A mapping, once made, is
 // never removed or changed: a core keeps the mappings it accessed (and
-// their bus costs) and answers for them without asking the registry.
+// their bus costs in its cycles) and answers a run of accesses to one
+// device without asking the registry.
 type Registry struct {
 	spaces [numSpaces][]*Mapping
-	last   [numSpaces]*Mapping
 }
 
 // NewRegistry returns an empty registry.
@@ -229,9 +212,6 @@ func (r *Registry) Lookup(space Space, a Addr) (*Mapping, bool) {
 	if space >= numSpaces {
 		return nil, false
 	}
-	if m := r.last[space]; m != nil && m.Contains(a) {
-		return m, true
-	}
 	list := r.spaces[space]
 	lo, hi := 0, len(list)
 	for lo < hi { // first mapping with Base > a
@@ -245,9 +225,7 @@ func (r *Registry) Lookup(space Space, a Addr) (*Mapping, bool) {
 	if lo == 0 || !list[lo-1].Contains(a) {
 		return nil, false
 	}
-	m := list[lo-1]
-	r.last[space] = m
-	return m, true
+	return list[lo-1], true
 }
 
 // Mappings returns copies of all mappings, sorted by space then base.
