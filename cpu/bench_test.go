@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"simkron/cpu"
+	"simkron/memory"
 	"simkron/sim"
 )
 
@@ -59,4 +60,54 @@ func BenchmarkSwitch(b *testing.B) {
 		b.Fatalf("%d switches, want %d", n, b.N)
 	}
 	r.c.Shutdown()
+}
+
+// BenchmarkHandover measures the host cost of one hand-over between two
+// cores on one kernel whose work interleaves in simulated time, as two
+// hosts' interrupt handlers do when they run at the same instants: each
+// thread charges 10 cycles and syncs, 5 cycles out of step with the
+// other, so every Sync finds the other core's resume due first and runs
+// it (two coroutine switches and two events). An op is one Sync.
+func BenchmarkHandover(b *testing.B) {
+	k := sim.NewKernel(1)
+	var cores [2]*cpu.CPU
+	syncs := 0
+	for i := range cores {
+		l1 := &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 2, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
+		h, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := cpu.DefaultParams()
+		p.Clock = 100 * sim.MHz
+		c, err := cpu.New(k, "h.cpu0", p, memory.NewSystem(k, "h", memory.NewPhys(64*sim.KiB), h))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cores[i] = c
+		c.Charge(int64(5 * i))
+		c.Start(c.NewContext("t", cpu.KindThread, func(*cpu.Context) {
+			for {
+				syncs++
+				c.Charge(10)
+				c.Sync()
+			}
+		}))
+	}
+	k.RunEvents(100)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := syncs
+	for syncs-start < b.N {
+		k.RunEvents(1)
+	}
+	b.StopTimer()
+	var slow uint64
+	for _, c := range cores {
+		slow += c.Stats().SyncsSlow
+		c.Shutdown()
+	}
+	if slow < uint64(syncs)*9/10 {
+		b.Fatalf("%d of %d syncs were slow: the cores did not hand over at every sync", slow, syncs)
+	}
 }

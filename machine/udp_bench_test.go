@@ -43,6 +43,7 @@ func benchUDP(b *testing.B, path string, detail memory.Detail) {
 	exp := udpBench1KiB(b, path)
 	exp.Info.Detail = detail
 	trips := 0
+	var events, slow uint64
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
@@ -56,6 +57,17 @@ func benchUDP(b *testing.B, path string, detail memory.Detail) {
 			b.Fatal(err, res.Incomplete)
 		}
 		trips += udpRows(res)[0].Messages + udpParams(exp).Warmup
+		events += r.K.Fired()
+		for _, h := range r.Hosts {
+			slow += h.CPU.Stats().SyncsSlow
+		}
 	}
 	b.ReportMetric(float64(trips)/b.Elapsed().Seconds(), "round-trips/s")
+	// What the run costs in coordination, the run's start included: the
+	// events fired, and the Syncs that found an event due before the
+	// core's time (most of them a hand-over between the two hosts, whose
+	// interrupt handlers run at the same instants; cpu's BenchmarkHandover
+	// measures one).
+	b.ReportMetric(float64(events)/float64(trips), "events/round-trip")
+	b.ReportMetric(float64(slow)/float64(trips), "slow-syncs/round-trip")
 }
