@@ -24,6 +24,7 @@ var StatNames = []struct{ Name, Help string }{
 	{"io_cycles", "cycles those accesses cost"},
 	{"syncs_fast", "synchronisations with nothing due"},
 	{"syncs_slow", "synchronisations that let events run"},
+	{"syncs_early", "device accesses made ahead of the event clock, within the sync quantum"},
 	{"waits_nested", "waits (slow synchronisations, halts) that ran the due events on the core's own stack"},
 	{"CACHE.read_hits", "data load hits (also read_misses, write_hits, write_misses, fetch_hits, fetch_misses)"},
 	{"CACHE.misses", "misses of every kind (also hits, accesses)"},
@@ -62,6 +63,8 @@ func statValue(v HostView, name string) (int64, error) {
 		return int64(cs.SyncsFast), nil
 	case "syncs_slow":
 		return int64(cs.SyncsSlow), nil
+	case "syncs_early":
+		return int64(cs.SyncsEarly), nil
 	case "waits_nested":
 		return int64(cs.WaitsNested), nil
 	case "uncached.refs":

@@ -123,6 +123,7 @@ type Stats struct {
 	Traps        uint64
 	SyncsFast    uint64 // Sync with nothing due: no yield
 	SyncsSlow    uint64 // Sync that yielded to the event kernel
+	SyncsEarly   uint64 // device accesses made ahead of the event clock, within the sync quantum
 	WaitsNested  uint64 // waits (slow Syncs, halts) that ran the event loop on the context's stack
 	IOAccesses   uint64
 	IOCycles     int64 // cycles spent on bus accesses to devices
@@ -175,6 +176,9 @@ type CPU struct {
 	// measure what it costs); timing is the same either way.
 	noAttribution bool
 	ioBuf         []byte // reused by string transfers
+	// quantum is how far ahead of the event clock a device access may be
+	// made without catching up (SetSyncQuantum); 0: never.
+	quantum sim.Time
 	// bus is the bus table of the mapping last accessed, in buses (or
 	// of none). buses has room for a few devices from the start, so that
 	// the first accesses to them allocate nothing.
@@ -492,6 +496,39 @@ func (c *CPU) Sync() {
 		c.deliver = false
 		c.takeInterrupt(c.deliverAt)
 	}
+}
+
+// SetSyncQuantum lets the core make a device access (a register access
+// or a string transfer) up to q ahead of the event clock when catching up
+// would mean running events first: the device then sees the access at the
+// event clock's time, up to q early, and the events due in between fire
+// after it. This trades exactness for host time: most such catching up is
+// two hosts whose interrupt handlers run at the same instants handing
+// over at every register access. An access with nothing due before it
+// still catches up exactly, and nothing else the core does (masking,
+// switching, halting) is made early. q = 0, the default, is exact.
+func (c *CPU) SetSyncQuantum(q sim.Time) {
+	if q < 0 {
+		panic(fmt.Sprintf("cpu: %s: negative sync quantum %v", c.name, q))
+	}
+	c.quantum = q
+}
+
+// early reports whether a device access may be made now without Sync
+// (each access asks c.quantum == 0 || !c.early() before it syncs):
+// nothing is due before the core's time (the clock is then moved to it,
+// as Sync would), or the core is less than the quantum ahead.
+func (c *CPU) early() bool {
+	t := c.clock.Time(c.cycle)
+	if c.k.AdvanceTo(t) {
+		c.stats.SyncsFast++
+		return true
+	}
+	if t-c.k.Now() < c.quantum {
+		c.stats.SyncsEarly++
+		return true
+	}
+	return false
 }
 
 // Switch saves the running context and runs to instead, charging a

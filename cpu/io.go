@@ -119,7 +119,9 @@ func (c *CPU) busCyclesOf(m *memory.Mapping, bytes int, read bool) int64 {
 // core's local time; the core then waits for the bus cycle. Nothing mapped
 // reads as all ones, like an open ISA bus.
 func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
-	c.Sync()
+	if c.quantum == 0 || !c.early() {
+		c.Sync()
+	}
 	c.stats.IOAccesses++
 	m := c.mapped(space, a)
 	if m == nil {
@@ -141,7 +143,9 @@ func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
 
 // Out writes a device register.
 func (c *CPU) Out(space memory.Space, a memory.Addr, size int, v uint64) {
-	c.Sync()
+	if c.quantum == 0 || !c.early() {
+		c.Sync()
+	}
 	c.stats.IOAccesses++
 	m := c.mapped(space, a)
 	if m == nil {
@@ -164,7 +168,9 @@ func (c *CPU) Out(space memory.Space, a memory.Addr, size int, v uint64) {
 // simulated memory at dst (rep insw). The bytes move in bulk when the
 // string starts; every bus cycle and every word stored is charged.
 func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memory.Addr, n int) {
-	c.Sync()
+	if c.quantum == 0 || !c.early() {
+		c.Sync()
+	}
 	m, ok := c.device(space, port, "string read")
 	c.stringHook(m, port, width, false, n, false)
 	buf := c.scratch(n)
@@ -190,7 +196,9 @@ func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memo
 // OutString writes n bytes from simulated memory at src to a data port in
 // width-byte bus cycles (rep outsw).
 func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src memory.Addr, n int) {
-	c.Sync()
+	if c.quantum == 0 || !c.early() {
+		c.Sync()
+	}
 	buf := c.scratch(n)
 	m, ok := c.device(space, port, "string write")
 	c.stringHook(m, port, width, true, n, false)

@@ -72,12 +72,12 @@ func relErr(got, want float64) float64 {
 }
 
 // errorTable compares each size's medians, RTT and layers between a full
-// and a functional result, logs the table and returns the largest error
-// of a total and where it was.
-func errorTable(t *testing.T, config string, sections []string, full, fn *report.Result, check func(what string, e, bound float64), bound float64) (worst float64, at string) {
+// detail result and one of a mode, fn, logs the table and returns the
+// largest error of a total and where it was.
+func errorTable(t *testing.T, config, mode string, sections []string, full, fn *report.Result, check func(what string, e, bound float64), bound float64) (worst float64, at string) {
 	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: error of functional detail against full, per size (send and receive: median cycles; rtt: mean)\n", config)
+	fmt.Fprintf(&b, "%s: error of %s against full detail, per size (send and receive: median cycles; rtt: mean)\n", config, mode)
 	for _, sec := range sections {
 		fr, nr := section[[]latency.Row](full, sec), section[[]latency.Row](fn, sec)
 		if len(fr) != len(nr) {
@@ -86,7 +86,7 @@ func errorTable(t *testing.T, config string, sections []string, full, fn *report
 		for i, f := range fr {
 			n := nr[i]
 			if n.Lost+n.Corrupt != 0 || n.Messages != f.Messages {
-				t.Errorf("%s %s %d B: functional: %d messages, %d lost, %d corrupt", config, sec, n.Size, n.Messages, n.Lost, n.Corrupt)
+				t.Errorf("%s %s %d B: %s: %d messages, %d lost, %d corrupt", config, sec, n.Size, mode, n.Messages, n.Lost, n.Corrupt)
 			}
 			es := []struct {
 				name string
@@ -165,7 +165,7 @@ func TestFunctionalCalibrated(t *testing.T) {
 			t.Logf("%s: busy cycles full %d functional %d (%+.2f%%)", full.Hosts[i].Name, f.Cycles-f.IdleCycles, n.Cycles-n.IdleCycles,
 				100*relErr(float64(n.Cycles-n.IdleCycles), float64(f.Cycles-f.IdleCycles)))
 		}
-		worst, at := errorTable(t, c.config, c.sections, full, fn, nil, 0)
+		worst, at := errorTable(t, c.config, "functional detail", c.sections, full, fn, nil, 0)
 		t.Logf("worst %+.2f%% at %s", 100*worst, at)
 	}
 }
@@ -192,7 +192,7 @@ func TestFunctionalError(t *testing.T) {
 				t.Errorf("%s: functional detail off by %+.2f%%, more than %.0f%%", what, 100*e, 100*bound)
 			}
 		}
-		worst, at := errorTable(t, c.config, c.sections, full, fn, check, c.bound)
+		worst, at := errorTable(t, c.config, "functional detail", c.sections, full, fn, check, c.bound)
 		t.Logf("%s: largest error %+.2f%% (%s)", c.config, 100*worst, at)
 	}
 }

@@ -94,6 +94,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		h.CPU.SetSyncQuantum(exp.Info.SyncQuantum)
 		r.Hosts = append(r.Hosts, h)
 	}
 	if exp.Info.Detail == memory.DetailFunctional && exp.Info.FullFrom > 0 {
@@ -418,8 +419,21 @@ func (h *Host) result() report.Host {
 // detailName is the result's detail field: empty for full detail, so that
 // full-detail results stay as they were; "functional"; or after a
 // functional warm-up "functional until T, then full" (or that the switch
-// was not reached).
+// was not reached); with a sync quantum, that (or "full") followed by
+// ", sync quantum Q".
 func (r *Run) detailName() string {
+	d := r.memoryDetail()
+	if q := r.Exp.Info.SyncQuantum; q > 0 {
+		if d == "" {
+			d = memory.DetailFull.String()
+		}
+		d += fmt.Sprintf(", sync quantum %v", q)
+	}
+	return d
+}
+
+// memoryDetail is detailName without the sync quantum.
+func (r *Run) memoryDetail() string {
 	e := r.Exp.Info
 	switch {
 	case e.Detail == memory.DetailFull:

@@ -155,7 +155,10 @@ type ExperimentInfo struct {
 	// Detail chooses the memory model (memory.Detail).
 	Detail memory.Detail `toml:"detail" help:"memory model: \"full\" (every reference through the caches) or \"functional\" (no caches: each reference costs the average in the machine file's [functional], measured by simkron calibrate)"`
 	// FullFrom ends functional detail's warm-up (0: never).
-	FullFrom    sim.Time `toml:"full_detail_from" help:"with detail = \"functional\": the simulated time from which every host runs in full detail, its caches empty (warm up in functional detail, measure in full); 0 or absent: functional to the end"`
+	FullFrom sim.Time `toml:"full_detail_from" help:"with detail = \"functional\": the simulated time from which every host runs in full detail, its caches empty (warm up in functional detail, measure in full); 0 or absent: functional to the end"`
+	// SyncQuantum lets device accesses run ahead of the event clock
+	// (cpu.CPU.SetSyncQuantum); 0: exact.
+	SyncQuantum sim.Time `toml:"sync_quantum" max:"1ms" help:"how far ahead of the event clock a core may make a device access instead of running the events due first (the device sees it up to this early): fewer hand-overs between hosts, less host time, results no longer exact; 0 or absent: exact"`
 	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
 	// The budget of annotation scripts (package annotations).
 	AnnotationCommands int64    `toml:"annotation_commands" min:"1000" max:"1000000000000" help:"Tcl commands one script's load or one annotation body may run; more is a script error that stops the run"`

@@ -5,22 +5,33 @@ import (
 
 	"simkron/machine"
 	"simkron/memory"
+	"simkron/sim"
 )
 
 // BenchmarkUDPRoundTrips1KiB reports UDP round trips of 1 KiB messages per
 // host second between two fully modelled hosts with NE2000s on 10 Mbit/s
 // Ethernet: the 486s of configs/udp-ne2000.toml and the R4000s of
 // configs/udp-r4000.toml; the -functional ones run the same exchange in
-// functional detail (no cache model, the machine files' calibrated costs).
-// Building the hosts (machine.New) is outside the timer, as in
-// BenchmarkTCPSegments and as the ns-3 peer of this exchange times
-// Simulator::Run alone, not the building of its topology.
+// functional detail (no cache model, the machine files' calibrated costs);
+// the -q20us ones run each with a sync quantum of 20 us (not exact: the
+// README's "Sync quantum"). Building the hosts (machine.New) is outside
+// the timer, as in BenchmarkTCPSegments and as the ns-3 peer of this
+// exchange times Simulator::Run alone, not the building of its topology.
 func BenchmarkUDPRoundTrips1KiB(b *testing.B) {
-	for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
-		b.Run(cfg, func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml", memory.DetailFull) })
-	}
-	for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
-		b.Run(cfg+"-functional", func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml", memory.DetailFunctional) })
+	for _, q := range []sim.Time{0, 20 * sim.Microsecond} {
+		suffix := ""
+		if q > 0 {
+			suffix = "-q" + q.String()
+		}
+		for _, detail := range []memory.Detail{memory.DetailFull, memory.DetailFunctional} {
+			for _, cfg := range []string{"udp-ne2000", "udp-r4000"} {
+				name := cfg
+				if detail == memory.DetailFunctional {
+					name += "-functional"
+				}
+				b.Run(name+suffix, func(b *testing.B) { benchUDP(b, "../configs/"+cfg+".toml", detail, q) })
+			}
+		}
 	}
 }
 
@@ -39,9 +50,10 @@ func udpBench1KiB(tb testing.TB, path string) *machine.Experiment {
 	return exp
 }
 
-func benchUDP(b *testing.B, path string, detail memory.Detail) {
+func benchUDP(b *testing.B, path string, detail memory.Detail, quantum sim.Time) {
 	exp := udpBench1KiB(b, path)
 	exp.Info.Detail = detail
+	exp.Info.SyncQuantum = quantum
 	trips := 0
 	var events, slow uint64
 	b.ReportAllocs()
