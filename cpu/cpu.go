@@ -17,7 +17,9 @@
 // catch up with the core. Events due in between fire first; an interrupt
 // among them runs its handler at its own arrival time and pushes the
 // completion of the interrupted work back by exactly the handler's cycles.
-// When no event is due, Sync costs a comparison. A context that waits (a
+// When no event is due, Sync costs a comparison. A sync quantum
+// (SetSyncQuantum, off unless asked for) relaxes this for device accesses
+// only, trading exactness for fewer hand-overs. A context that waits (a
 // slow Sync, a halt) runs the due events itself, on its own stack
 // (sim.Kernel.RunNested), rather than switching back to the event side
 // and being switched in again: the same events fire in the same order,

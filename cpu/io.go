@@ -116,7 +116,8 @@ func (c *CPU) busCyclesOf(m *memory.Mapping, bytes int, read bool) int64 {
 
 // In reads a device register of size bytes (inb/inw/inl, or an uncached
 // load from a memory-mapped register). The device sees the access at the
-// core's local time; the core then waits for the bus cycle. Nothing mapped
+// core's local time (with a sync quantum, possibly earlier:
+// SetSyncQuantum); the core then waits for the bus cycle. Nothing mapped
 // reads as all ones, like an open ISA bus.
 func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
 	if c.quantum == 0 || !c.early() {
