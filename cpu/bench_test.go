@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"simkron/cpu"
-	"simkron/memory"
 	"simkron/sim"
 )
 
@@ -73,17 +72,7 @@ func BenchmarkHandover(b *testing.B) {
 	var cores [2]*cpu.CPU
 	syncs := 0
 	for i := range cores {
-		l1 := &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 2, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
-		h, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
-		if err != nil {
-			b.Fatal(err)
-		}
-		p := cpu.DefaultParams()
-		p.Clock = 100 * sim.MHz
-		c, err := cpu.New(k, "h.cpu0", p, memory.NewSystem(k, "h", memory.NewPhys(64*sim.KiB), h))
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := newRigOn(b, k).c
 		cores[i] = c
 		c.Charge(int64(5 * i))
 		c.Start(c.NewContext("t", cpu.KindThread, func(*cpu.Context) {

@@ -21,7 +21,12 @@ type rig struct {
 
 func newRig(t testing.TB) *rig {
 	t.Helper()
-	k := sim.NewKernel(1)
+	return newRigOn(t, sim.NewKernel(1))
+}
+
+// newRigOn is newRig on the kernel k, which other cores may share.
+func newRigOn(t testing.TB, k *sim.Kernel) *rig {
+	t.Helper()
 	l1 := &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 2, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	h, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
 	if err != nil {
