@@ -39,19 +39,26 @@ type PointEntry struct {
 // column per key, breakdowns, lines and splits are named after their
 // point — and, when one numeric key is swept, chart "sweep" draws each
 // breakdown's mean latency against it, a line per message size.
+//
+// A point that did not complete leaves the merged result incomplete; its
+// reason names how many points did not and the first few (section
+// "sweep" has every point's outcome).
 func Merge(m *Manifest, results []*report.Result) *report.Result {
 	g := m.Grid
-	points := g.Points()
+	points := make([]Point, len(results))
+	for i := range points {
+		points[i] = g.Point(i)
+	}
 	out := &report.Result{Header: report.Header{
 		Schema:      report.Schema,
 		Experiment:  "sweep",
 		Description: fmt.Sprintf("a sweep of %s over %s", g.Config, axesText(g)),
 		Seed:        m.MasterSeed,
-		Complete:    true,
 		Workload:    "sweep",
 	}}
 	sec := Section{ID: m.ID, Grid: g, MasterSeed: m.MasterSeed}
 	var tables []mergedTable
+	var failed []string
 	for i, r := range results {
 		p := points[i]
 		if out.Version == "" {
@@ -60,8 +67,8 @@ func Merge(m *Manifest, results []*report.Result) *report.Result {
 		}
 		out.SimTimePS += r.SimTimePS
 		out.Events += r.Events
-		if !r.Complete && out.Complete {
-			out.Complete, out.Incomplete = false, fmt.Sprintf("point %d (%s): %s", i, g.Label(p), r.Incomplete)
+		if !r.Complete {
+			failed = append(failed, fmt.Sprintf("point %d (%s): %s", i, g.Label(p), r.Incomplete))
 		}
 		// The merged result is functional when every point is, and
 		// "mixed" when only some are (a sweep of experiment.detail).
@@ -77,6 +84,9 @@ func Merge(m *Manifest, results []*report.Result) *report.Result {
 			e.Values[a.Key] = p.Values[k]
 		}
 		for _, s := range r.Sections {
+			if s.Name == PointSection {
+				continue // the entry says which point it is
+			}
 			raw, ok := s.Value.(json.RawMessage)
 			if !ok {
 				raw, _ = json.Marshal(s.Value)
@@ -107,6 +117,7 @@ func Merge(m *Manifest, results []*report.Result) *report.Result {
 			out.Figures.Text += label + "\n" + f.Text
 		}
 	}
+	out.Complete, out.Incomplete = incomplete(failed, len(results))
 	for _, t := range tables {
 		out.Figures.Tables = append(out.Figures.Tables, t.Table)
 	}
@@ -115,6 +126,23 @@ func Merge(m *Manifest, results []*report.Result) *report.Result {
 	}
 	out.Sections = []report.Section{{Name: "sweep", Value: sec}}
 	return out
+}
+
+// incomplete says whether every point completed and, if not, which did
+// not: the first (as it always did), or how many and the first three.
+func incomplete(failed []string, total int) (bool, string) {
+	const most = 3
+	switch n := len(failed); {
+	case n == 0:
+		return true, ""
+	case n == 1:
+		return false, failed[0]
+	case n <= most:
+		return false, fmt.Sprintf("%d of %d points incomplete: %s", n, total, strings.Join(failed, "; "))
+	default:
+		return false, fmt.Sprintf("%d of %d points incomplete: %s; and %d more (section \"sweep\" has each point's outcome)",
+			n, total, strings.Join(failed[:most], "; "), n-most)
+	}
 }
 
 func axesText(g Grid) string {

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +72,10 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	if stop {
 		return st
 	}
+	if emptyFlag(fs, "out") != "" {
+		fmt.Fprintf(e.stderr, "simkron run: --out '': an empty folder name (leave --out out to write nothing)\n")
+		return exitUsage
+	}
 	if len(rest) != 1 {
 		fmt.Fprintf(e.stderr, "simkron run: want exactly one CONFIG, got %d arguments\n", len(rest))
 		return exitUsage
@@ -86,6 +92,20 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	}
 	return runExperiment(e, "run", rest[0], exp, runOptions{seed: seed.v, out: *out, quiet: *quiet,
 		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile})
+}
+
+// emptyFlag returns the first of the named flags given on the command
+// line with an empty value (--out ""), or "": for a flag whose empty
+// value means "not given", an empty one given is a mistake (a variable
+// that was not set), to be refused rather than taken for the default.
+func emptyFlag(fs *cmdFlags, names ...string) string {
+	var found string
+	fs.Visit(func(f *flag.Flag) {
+		if found == "" && slices.Contains(names, f.Name) && f.Value.String() == "" {
+			found = f.Name
+		}
+	})
+	return found
 }
 
 // runOptions are the choices of a run besides its experiment.
@@ -325,38 +345,113 @@ without running it.`)
 }
 
 func cmdParams(e *env, args []string) int {
-	fs := newFlags(e, "params", "", `List every parameter of machine files ([cpu], [cache], [[device]] ...) and
-experiment files, with type, default, range and meaning.`)
-	if _, stop, st := parseFlags(e, fs, args); stop {
+	fs := newFlags(e, "params", "[KEY...]", `List every parameter of machine files ([cpu], [cache], [[device]] ...) and
+experiment files, with type, default, range and meaning. With KEY, only
+the parameters whose key contains one of the KEYs (in any case), under
+their tables' headings:
+
+  simkron params mtu
+  simkron params cache.l2 workload.udp`)
+	words, stop, st := parseFlags(e, fs, args)
+	if stop {
 		return st
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "Machine files (configs/machines/*.toml)\n\n")
-	spec := machine.DefaultSpec()
-	if err := config.Describe(w, "", &spec); err != nil {
-		fmt.Fprintf(e.stderr, "simkron params: %v\n", err)
-		return exitFailed
-	}
-	fmt.Fprintf(w, "\n[[device]] entries\n\n")
-	d := machine.DefaultDevice()
-	config.Describe(w, "device[]", &d)
-	for _, t := range machine.DeviceTypes() {
-		fmt.Fprintf(w, "\n[device.params] of type = %q: %s\n\n", t.Name, t.Help)
-		config.Describe(w, "device[].params", t.Defaults())
-		if t.DriverDefaults != nil {
-			fmt.Fprintf(w, "\n[device.driver] of type = %q: the kernel's driver\n\n", t.Name)
-			config.Describe(w, "device[].driver", t.DriverDefaults())
+	for _, w := range words {
+		if strings.TrimSpace(w) == "" {
+			fmt.Fprintf(e.stderr, "simkron params: an empty KEY (simkron params with no KEY lists every parameter)\n")
+			return exitUsage
 		}
 	}
-	fmt.Fprintf(w, "\nExperiment files\n\n")
-	exp := machine.DefaultExperiment()
-	config.Describe(w, "", &exp)
-	fmt.Fprintf(w, "\n[host.inet]: any key of the machine file's [inet], for that host only\n")
-	for _, t := range workload.Types() {
-		fmt.Fprintf(w, "\n[workload.%s] (type = %q): %s\n\n", t.Name, t.Name, t.Help)
-		config.Describe(w, "workload."+t.Name, t.Params())
+	match := func(key string) bool {
+		if len(words) == 0 {
+			return true
+		}
+		for _, w := range words {
+			if strings.Contains(strings.ToLower(key), strings.ToLower(w)) {
+				return true
+			}
+		}
+		return false
+	}
+	secs := paramSections()
+	var shown []paramSection
+	for _, s := range secs {
+		var ps []config.Param
+		for _, p := range s.params {
+			if match(p.Key) {
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) > 0 || (s.params == nil && match(s.key)) {
+			s.params = ps
+			shown = append(shown, s)
+		}
+	}
+	if len(shown) == 0 {
+		fmt.Fprintf(e.stderr, "simkron params: no parameter's key contains %s (simkron params with no KEY lists every parameter)\n",
+			strings.Join(quoteAll(words), " or "))
+		return exitUsage
+	}
+	w := e.stdout
+	for i, s := range shown {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, s.heading)
+		if len(s.params) > 0 {
+			fmt.Fprintln(w)
+			if err := config.WriteParams(w, s.params); err != nil {
+				fmt.Fprintf(e.stderr, "simkron params: %v\n", err)
+				return exitFailed
+			}
+		}
 	}
 	return exitOK
+}
+
+// paramSection is a table of simkron params under its heading; a
+// section without parameters is a note, shown when its key matches.
+type paramSection struct {
+	heading string
+	key     string // for a note: what a KEY must match to show it
+	params  []config.Param
+}
+
+// paramSections lists every parameter, by table, in the order simkron
+// params prints them.
+func paramSections() []paramSection {
+	spec := machine.DefaultSpec()
+	d := machine.DefaultDevice()
+	secs := []paramSection{
+		{heading: "Machine files (configs/machines/*.toml)", params: config.Params("", &spec)},
+		{heading: "[[device]] entries", params: config.Params("device[]", &d)},
+	}
+	for _, t := range machine.DeviceTypes() {
+		secs = append(secs, paramSection{heading: fmt.Sprintf("[device.params] of type = %q: %s", t.Name, t.Help),
+			params: config.Params("device[].params", t.Defaults())})
+		if t.DriverDefaults != nil {
+			secs = append(secs, paramSection{heading: fmt.Sprintf("[device.driver] of type = %q: the kernel's driver", t.Name),
+				params: config.Params("device[].driver", t.DriverDefaults())})
+		}
+	}
+	exp := machine.DefaultExperiment()
+	secs = append(secs,
+		paramSection{heading: "Experiment files", params: config.Params("", &exp)},
+		paramSection{heading: "[host.inet]: any key of the machine file's [inet], for that host only", key: "host.inet"})
+	for _, t := range workload.Types() {
+		secs = append(secs, paramSection{heading: fmt.Sprintf("[workload.%s] (type = %q): %s", t.Name, t.Name, t.Help),
+			params: config.Params("workload."+t.Name, t.Params())})
+	}
+	return secs
+}
+
+// quoteAll quotes each of ws for a message.
+func quoteAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strconv.Quote(w)
+	}
+	return out
 }
 
 // workloadHelp lists the registered workloads, a line each.

@@ -52,6 +52,17 @@ Protocols: `+strings.Join(latency.Transports(), ", "))
 		fmt.Fprintf(e.stderr, "simkron compare: "+format+"\n", a...)
 		return exitUsage
 	}
+	// A flag given empty is a mistake, not a wish for its default.
+	switch emptyFlag(fs, "out", "sizes", "protocols", "baseline") {
+	case "out":
+		return bad("--out '': an empty folder name (leave --out out to write nothing)")
+	case "sizes":
+		return bad("--sizes '': no sizes (give a list such as 64,1KiB,8KiB or a range such as 4B-32KiB; leave --sizes out for 4 B to 32 KiB)")
+	case "protocols":
+		return bad("--protocols '': no protocols (leave --protocols out for all of them: %s)", strings.Join(latency.Transports(), ", "))
+	case "baseline":
+		return bad("--baseline '': no protocol (leave --baseline out for the first of --protocols)")
+	}
 	if len(rest) != 1 {
 		return bad("want exactly one CONFIG, got %d arguments", len(rest))
 	}
@@ -248,8 +259,12 @@ func parseSizes(text string) ([]any, error) {
 		if a <= 0 || b < a {
 			return nil, fmt.Errorf("want 0 < LO <= HI")
 		}
+		// n < b/2+1 keeps n*2 from overflowing.
 		for n := a; n < b; n *= 2 {
 			out = append(out, n)
+			if n > b/2 {
+				break
+			}
 		}
 		return append(out, b), nil
 	}

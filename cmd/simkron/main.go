@@ -42,7 +42,7 @@ var commands = []command{
 	{"sweep", "CONFIG", "run an experiment over a grid of values of its keys, on all cores or a shard", cmdSweep},
 	{"merge", "DIR...", "merge the shards of a sweep into one result", cmdMerge},
 	{"validate", "FILE...", "check experiment or machine files and explain every problem", cmdValidate},
-	{"params", "", "list every configuration parameter with its default, range and meaning", cmdParams},
+	{"params", "[KEY...]", "list every configuration parameter (or those whose key contains KEY) with its default, range and meaning", cmdParams},
 	{"symbols", "CONFIG", "list each host's modelled functions: layer, code address, instructions", cmdSymbols},
 	{"devices", "CONFIG", "print each host's device address map", cmdDevices},
 	{"report", "RESULT", "render a result as tables, CSV, JSON, SVG or PNG charts, or HTML", cmdReport},

@@ -41,7 +41,10 @@ func TestSweepOnSlurm(t *testing.T) {
 	args := []string{"sweep", cfg, "-q", "--set", "host.inet.mtu=576,1000,1500", "--set", "workload.udp.sizes=[1024],[8192]", "--set", "workload.udp.messages=5"}
 	local := filepath.Join(dir, "local")
 	run(bin, append(args, "--out", local)...)
-	study := filepath.Join(dir, "study")
+	// A folder name with what sbatch's directives, Slurm's file name
+	// patterns and bash each read specially: the job script quotes it
+	// for each (and none that a glob reads, for the checks below).
+	study := filepath.Join(dir, "my study's #1 at 100% $(x)")
 	run(bin, append(args, "--slurm", "4", "--out", study)...)
 	id := strings.TrimSpace(run("sbatch", "--parsable", filepath.Join(study, "sweep.sbatch")))
 	id, _, _ = strings.Cut(id, ";")
@@ -72,10 +75,14 @@ func TestSweepOnSlurm(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	// Trust the files, not only the states: every shard wrote its points.
+	// Trust the files, not only the states: every shard wrote its points,
+	// and every task its log in the study's folder.
 	shards, _ := filepath.Glob(filepath.Join(study, "shard-*"))
 	if len(shards) != 4 {
 		t.Fatalf("%d shard folders, want 4", len(shards))
+	}
+	if logs, _ := filepath.Glob(filepath.Join(study, "slurm-"+id+"_*.out")); len(logs) != 4 {
+		t.Errorf("%d task logs in the study's folder, want 4", len(logs))
 	}
 	all := filepath.Join(study, "all")
 	run(bin, append([]string{"merge", "-q", "--out", all}, shards...)...)

@@ -22,7 +22,13 @@ A key is a dotted path of the experiment ("host.inet.mtu" for every host,
 "host[1].inet.mtu" for the second, "workload.udp.sizes") or, after
 "machine.", of every host's machine file ("machine.cache.l2.size").
 Values are TOML ("[1024]", "true", "\"x\""); units need no quotes (10Mbps).
-Every point is loaded and checked before anything runs.
+A grid has at most `+strconv.Itoa(sweep.MaxPoints)+` points, sweeps each key once (not both
+"host.inet.mtu" and "host[1].inet.mtu") and each value once; every point
+is loaded and checked before anything runs.
+
+A point that fails does not stop the others: its result is written as far
+as it got, marked incomplete, the merged result says which points did not
+complete, and the exit status is 1.
 
 DIR/sweep.json describes the grid, DIR/points/NNNNNN.json holds each
 point's result.json; unless --shard runs one slice of the grid, the points
@@ -39,11 +45,11 @@ sharded (simkron merge), in whatever order they ended.
 	gridFile := fs.String("grid", "", "a grid `FILE` of [[axis]] tables (key, values), after the --set axes")
 	jobs := fs.Int("j", runtime.NumCPU(), "points run at once")
 	shardText := fs.String("shard", "", "run only slice `i/n` of the grid (points whose index is i modulo n), for a cluster's job array")
-	resume := fs.Bool("resume", false, "skip points whose result DIR holds already")
+	resume := fs.Bool("resume", false, "skip points whose complete result DIR holds already (a point whose file is missing, damaged, another's or incomplete runs again)")
 	var seed seedFlag
 	fs.Var(&seed, "seed", "master seed (default: the experiment's)")
 	out := fs.String("out", "", "`DIR` for the grid's description, the points' results and the merged result (required)")
-	slurm := fs.Int("slurm", 0, "do not run: write DIR/sweep.sbatch, a Slurm job array of `N` tasks, one shard each, and say how to merge")
+	slurm := fs.Int("slurm", 0, "do not run: write DIR/sweep.sbatch, a Slurm job array of `N` tasks, one shard each, and say how to merge (no control character in the paths and values it names, no backslash in DIR)")
 	quiet := fs.Bool("q", false, "do not print the merged summary")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
@@ -56,11 +62,25 @@ sharded (simkron merge), in whatever order they ended.
 	if len(rest) != 1 {
 		return bad("want exactly one CONFIG, got %d arguments", len(rest))
 	}
+	switch emptyFlag(fs, "out", "grid", "shard") {
+	case "out":
+		return bad("--out '': an empty folder name; the points' results go to --out DIR")
+	case "grid":
+		return bad("--grid '': an empty file name (leave --grid out for the --set axes alone)")
+	case "shard":
+		return bad("--shard '': an empty slice (leave --shard out to run every point)")
+	}
 	if *out == "" {
 		return bad("--out DIR is required: the points' results go there")
 	}
 	if *jobs < 1 {
 		return bad("-j %d: at least one point must run at a time", *jobs)
+	}
+	if *slurm < 0 || *slurm > 100000 {
+		return bad("--slurm %d: want 1 to 100000 tasks", *slurm)
+	}
+	if *slurm > 0 && *shardText != "" {
+		return bad("--slurm writes a job array whose tasks run a shard each: give no --shard with it")
 	}
 	g := sweep.Grid{Config: rest[0]}
 	for _, s := range sets {
@@ -73,7 +93,8 @@ sharded (simkron merge), in whatever order they ended.
 	if *gridFile != "" {
 		axes, err := sweep.LoadGridFile(*gridFile)
 		if err != nil {
-			return bad("%v", err)
+			fmt.Fprintf(e.stderr, "%v\n", err)
+			return exitUsage
 		}
 		g.Axes = append(g.Axes, axes...)
 	}
@@ -84,8 +105,15 @@ sharded (simkron merge), in whatever order they ended.
 			return bad("%v", err)
 		}
 	}
-	if *slurm < 0 || *slurm > 100000 {
-		return bad("--slurm %d: want 1 to 100000 tasks", *slurm)
+	if err := g.Check(); err != nil {
+		return bad("%v", err)
+	}
+	var job *slurmJob
+	if *slurm > 0 {
+		var err error
+		if job, err = newSlurmJob(g, sets, *gridFile, *out, *slurm); err != nil {
+			return bad("%v", err)
+		}
 	}
 	plan, err := sweep.NewPlan(g, seed.v)
 	if err != nil {
@@ -95,8 +123,8 @@ sharded (simkron merge), in whatever order they ended.
 	if err := prepareOut(*out); err != nil {
 		return bad("--out %v", err)
 	}
-	if *slurm > 0 {
-		return writeSlurm(e, plan, sets, *gridFile, *out, *slurm)
+	if job != nil {
+		return job.write(e, plan)
 	}
 	start := time.Now()
 	var progress func(done, running, total int)
@@ -110,36 +138,59 @@ sharded (simkron merge), in whatever order they ended.
 			fmt.Fprintf(e.stderr, "\rsweep: %d of %d points done, %d running%s   ", done, total, running, eta)
 		}
 	}
-	failed, err := plan.Run(*out, sweep.Options{Workers: *jobs, Shard: shard, Resume: *resume, Progress: progress})
+	noteFn := func(msg string) { fmt.Fprintf(e.stderr, "simkron sweep: %s\n", msg) }
+	failed, err := plan.Run(*out, sweep.Options{Workers: *jobs, Shard: shard, Resume: *resume, Progress: progress, Note: noteFn})
 	if e.stderrTTY {
 		fmt.Fprintf(e.stderr, "\r%70s\r", "")
 	}
 	if err != nil {
+		// Nothing ran: the folder holds another sweep or cannot be written.
 		fmt.Fprintf(e.stderr, "simkron sweep: %v\n", err)
 		return exitUsage
 	}
-	e.log.Debugf("sweep of %d points in %v", len(plan.All), time.Since(start))
+	e.log.Debugf("sweep of %d points in %v", plan.Points, time.Since(start))
 	for _, f := range failed {
 		fmt.Fprintf(e.stderr, "simkron sweep: %v\n", f)
 	}
 	if shard.N > 1 {
 		fmt.Fprintf(e.stdout, "shard %d/%d: its points are in %s; merge every shard with: simkron merge DIR... --out DIR\n", shard.I, shard.N, *out)
 	} else if st := merge(e, []string{*out}, *out, *quiet); st != exitOK {
-		return st
+		// The points ran: a merge that fails now is a failure of the run.
+		return exitFailed
 	}
 	if len(failed) > 0 {
+		fmt.Fprintf(e.stderr, "simkron sweep: %d of %d points failed; the others ran, and every point's result is in %s\n",
+			len(failed), plan.Points, filepath.Join(*out, "points"))
 		return exitFailed
 	}
 	return exitOK
 }
 
-// writeSlurm writes the job array that runs the plan's shards, one task
-// each, and says how to submit and merge it.
-func writeSlurm(e *env, plan *sweep.Plan, sets []string, gridFile, out string, n int) int {
+// slurmJob is the job array a sweep --slurm writes: one task a shard.
+//
+// The job script embeds paths and --set values the user gave. Each is
+// quoted for where it goes, so that none can end a line or a word early:
+// in bash's words (and in the comments, so that their commands can be
+// copied) with single quotes; in the #SBATCH directive with sbatch's own
+// escapes (see sbatchQuote). A control character is refused outright,
+// before anything is written: sbatch and bash read the script line by
+// line, and a newline in a comment or a directive cannot be quoted (it
+// would end the line, and what follows would run); no cluster path needs
+// one. A backslash is refused in --out, which the directive names: Slurm
+// takes a file name with a backslash literally and drops the backslash,
+// so that the tasks' logs would all go to one wrongly named file.
+type slurmJob struct {
+	exe, config, grid, dir string
+	sets                   []string
+	out                    string // as the user gave it, for messages
+	tasks                  int
+}
+
+// newSlurmJob checks what the job script for grid g would embed.
+func newSlurmJob(g sweep.Grid, sets []string, gridFile, out string, tasks int) (*slurmJob, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "simkron sweep: %v\n", err)
-		return exitFailed
+		return nil, fmt.Errorf("--slurm: the job script must name this simkron, and its path is unknown: %v", err)
 	}
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
@@ -147,16 +198,42 @@ func writeSlurm(e *env, plan *sweep.Plan, sets []string, gridFile, out string, n
 		}
 		return p
 	}
-	dir := abs(out)
-	cmd := []string{shellQuote(exe), "sweep", shellQuote(abs(plan.Grid.Config)), "-q", "-j", "1",
-		"--seed", strconv.FormatUint(plan.Master, 10)}
+	j := &slurmJob{exe: exe, config: abs(g.Config), dir: abs(out), sets: sets, out: out, tasks: tasks}
+	if gridFile != "" {
+		j.grid = abs(gridFile)
+	}
+	check := []struct{ what, value string }{{"--out", out}, {"CONFIG", g.Config}, {"--grid", gridFile}, {"this simkron's path", exe}}
 	for _, s := range sets {
+		check = append(check, struct{ what, value string }{"--set", s})
+	}
+	for _, c := range check {
+		if i := strings.IndexFunc(c.value, isControl); i >= 0 {
+			return nil, fmt.Errorf("%s %q: a control character (%q) in what the job script would embed: sbatch and bash read it line by line, and no quoting carries a line break through a comment or a directive; use a name without one",
+				c.what, c.value, c.value[i:i+1])
+		}
+	}
+	if strings.Contains(j.dir, `\`) {
+		return nil, fmt.Errorf("--out %q: a backslash in the folder the job's logs go to, which Slurm's --output cannot name (it would drop the backslash and take the name literally); use a name without one", out)
+	}
+	return j, nil
+}
+
+// isControl says whether r is an ASCII control character (C0 or DEL).
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// write writes DIR/sweep.sbatch, the job array that runs the plan's
+// shards, one task each, and says how to submit and merge it.
+func (j *slurmJob) write(e *env, plan *sweep.Plan) int {
+	dir := shellQuote(j.dir)
+	cmd := []string{shellQuote(j.exe), "sweep", shellQuote(j.config), "-q", "-j", "1",
+		"--seed", strconv.FormatUint(plan.Master, 10)}
+	for _, s := range j.sets {
 		cmd = append(cmd, "--set", shellQuote(s))
 	}
-	if gridFile != "" {
-		cmd = append(cmd, "--grid", shellQuote(abs(gridFile)))
+	if j.grid != "" {
+		cmd = append(cmd, "--grid", shellQuote(j.grid))
 	}
-	cmd = append(cmd, "--shard", fmt.Sprintf("${SLURM_ARRAY_TASK_ID}/%d", n), "--out", shellQuote(dir)+"/shard-${SLURM_ARRAY_TASK_ID}")
+	cmd = append(cmd, "--shard", fmt.Sprintf("${SLURM_ARRAY_TASK_ID}/%d", j.tasks), "--out", dir+"/shard-${SLURM_ARRAY_TASK_ID}")
 	script := fmt.Sprintf(`#!/bin/bash
 # A simkron sweep of %s: %d points in %d shards, one per task of this
 # job array. Submit with: sbatch %s/sweep.sbatch
@@ -165,11 +242,12 @@ func writeSlurm(e *env, plan *sweep.Plan, sets []string, gridFile, out string, n
 #SBATCH --array=0-%d
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=1
-#SBATCH --output=%s/slurm-%%A_%%a.out
+#SBATCH --output=%s
 set -euo pipefail
 exec %s
-`, plan.Grid.Config, len(plan.All), n, dir, dir, dir, n-1, dir, strings.Join(cmd, " "))
-	path := filepath.Join(out, "sweep.sbatch")
+`, shellQuote(plan.Grid.Config), plan.Points, j.tasks, dir, dir, dir, j.tasks-1,
+		sbatchQuote(strings.ReplaceAll(j.dir, "%", "%%")+"/slurm-%A_%a.out"), strings.Join(cmd, " "))
+	path := filepath.Join(j.out, "sweep.sbatch")
 	if err := writeFileAtomic(path, []byte(script)); err != nil {
 		fmt.Fprintf(e.stderr, "simkron sweep: %v\n", err)
 		return exitFailed
@@ -179,28 +257,61 @@ exec %s
 		return exitFailed
 	}
 	fmt.Fprintf(e.stdout, "wrote %s: %d points in %d shards\nsubmit: sbatch %s\nmerge:  simkron merge %s/shard-* --out %s/all\n",
-		path, len(plan.All), n, path, out, out)
+		path, plan.Points, j.tasks, shellQuote(path), shellQuote(j.out), shellQuote(j.out))
 	return exitOK
 }
 
-// shellQuote quotes s for bash.
+// shellQuote quotes s as one word for bash: as it is when it holds only
+// plainBytes (none of which bash reads specially), in single quotes
+// otherwise, where every byte but the quote itself stands for itself (a
+// quote in s ends the quotes, is escaped, and opens them again).
 func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){};&|<>#~") {
+	if s != "" && strings.Trim(s, plainBytes) == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// plainBytes are the bytes shellQuote and sbatchQuote leave as they are.
+const plainBytes = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+,:=@-"
+
+// sbatchQuote writes s for the value of an #SBATCH directive. sbatch
+// splits a directive at white space and reads quotes, a backslash (which
+// escapes the next byte) and # (a comment) itself (Slurm's
+// src/sbatch/opt.c); s goes in double quotes, which keep its blanks in
+// one word (an escaped blank outside quotes still ends the word in Slurm
+// 22.05), with a backslash before every byte but plainBytes' (a # ends
+// the directive even in quotes in older Slurms). s holds no control
+// character: a newline would end the directive whatever its escape.
+func sbatchQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(plainBytes, s[i]) < 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func cmdMerge(e *env, args []string) int {
 	fs := newFlags(e, "merge", "DIR...", `Merge the points of a sweep's shards (the --out folders of
 "simkron sweep --shard i/n" runs, in any order) into OUT/result.json and
 OUT/summary.txt: the same bytes as the sweep run whole on one machine.
-The folders must hold shards of one grid and together every point.`)
+The folders must hold shards of one grid and together every point; each
+point's file must be that point's result of that grid (a damaged file,
+another point's, another sweep's or a plain run's result is refused).`)
 	out := fs.String("out", "", "`DIR` for the merged result (required)")
 	quiet := fs.Bool("q", false, "do not print the merged summary")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
+	}
+	if emptyFlag(fs, "out") != "" {
+		fmt.Fprintf(e.stderr, "simkron merge: --out '': an empty folder name; the merged result goes to --out DIR\n")
+		return exitUsage
 	}
 	if len(rest) == 0 || *out == "" {
 		fmt.Fprintf(e.stderr, "simkron merge: want one or more DIR and --out DIR\n")
