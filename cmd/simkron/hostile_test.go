@@ -227,8 +227,8 @@ func hostileRow(tc hostileCase, status int, first string) {
 		return
 	}
 	defer f.Close()
-	if len(first) > 160 {
-		first = first[:160] + "…"
+	if r := []rune(first); len(r) > 160 {
+		first = string(r[:160]) + "…"
 	}
 	fmt.Fprintf(f, "| %d | %s | %d | %s |\n", tc.item, tc.name, status, strings.ReplaceAll(first, "|", `\|`))
 }
