@@ -206,7 +206,7 @@ func (d *decoder) value(path []string, val any, rv reflect.Value) {
 			panic(fmt.Sprintf("config: %s: cannot decode into interface %s", d.f.keyName(path), t))
 		}
 		rv.Set(reflect.ValueOf(val))
-		d.f.markAll(path, val)
+		d.f.markAll(path)
 	case reflect.String:
 		if s, ok := val.(string); ok {
 			rv.SetString(s)
@@ -282,7 +282,7 @@ func (d *decoder) table(path []string, val any, rv reflect.Value) {
 		ck := pathKey(child)
 		fd := byName[k]
 		if fd == nil {
-			if d.strict && !d.f.used[ck] && !d.f.reported[ck] {
+			if d.strict && !d.f.used[ck] && !d.f.reported[ck] && !d.f.wholeAbove(child) {
 				d.f.reported[ck] = true
 				d.add(child, d.f.unknown(child, names))
 			}

@@ -75,7 +75,7 @@ func (f *File) set(node map[string]any, at, path []string, value any, origin str
 	if len(path) == 1 {
 		node[name] = value
 		f.origins[pathKey(here)] = origin
-		delete(f.lines, pathKey(here))
+		f.lines.forget(here)
 		return 1, nil
 	}
 	switch child := node[name].(type) {
