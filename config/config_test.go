@@ -488,3 +488,17 @@ func TestMissingTable(t *testing.T) {
 		t.Errorf("CheckUnused (-want +got):\n%s", diff)
 	}
 }
+
+// TestNonEmptyDefault checks that nonempty refuses an empty list the file
+// gives, not an empty default the file leaves alone.
+func TestNonEmptyDefault(t *testing.T) {
+	p := defaultParams()
+	p.Weights = nil
+	if err := parse(t, "name = \"h\"\n").DecodeInto(&p); err != nil {
+		t.Errorf("empty default: %v", err)
+	}
+	want := []string{"x.toml:2: weights: is empty: give at least one value"}
+	if diff := cmp.Diff(want, lines(parse(t, "name = \"h\"\nweights = []\n").DecodeInto(&p))); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

@@ -513,9 +513,11 @@ func (d *decoder) validation(path []string, err error) {
 
 // bounds checks the nonempty, min and max tags of field fd, whose value rv
 // is at path. On a slice, array or map field min and max bound every
-// element.
+// element. nonempty is checked where the file gives the value: an empty
+// default is the component's (a table of cases the user must write,
+// decoded for a workload that may not run).
 func (d *decoder) bounds(path []string, rv reflect.Value, fd field) {
-	if fd.nonEmpty() && rv.Len() == 0 {
+	if fd.nonEmpty() && rv.Len() == 0 && d.f.Has(path...) {
 		d.errorf(path, "is empty: give at least one value")
 		return
 	}

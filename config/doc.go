@@ -32,9 +32,10 @@
 //     ("1", "0.5", "1MHz", "4KiB"): types with UnmarshalText parse their
 //     bounds with it. On a slice, array or map they bound every element.
 //   - nonempty:"true" on a slice, array, map or string asks for at least
-//     one element: a list the component takes the largest of, or runs
-//     once per element, is refused empty at load rather than found empty
-//     at run time.
+//     one element where the file gives the value: a list the component
+//     takes the largest of, or runs once per element, is refused empty at
+//     load rather than found empty at run time. (An empty default is the
+//     component's to report, when it is used.)
 //   - A type may have a Validate() error method for checks across fields.
 //     It runs after decoding and the bound checks, innermost structs first,
 //     and only when nothing inside that struct failed already. It may return
