@@ -61,7 +61,7 @@ type MemoryParams struct {
 
 // DeviceSpec places one device; Params holds its type's own parameters.
 type DeviceSpec struct {
-	Name  string       `toml:"name" help:"device name, unique in the machine (hostA.<name> in reports)"`
+	Name  string       `toml:"name" help:"device name, unique in the machine (hostA.<name> in reports) (a name: letters, digits, '-' and '_', at most 64)"`
 	Type  string       `toml:"type" help:"device model: see simkron params"`
 	Space memory.Space `toml:"space" help:"address space: io (port I/O) or mem (memory-mapped)"`
 	Base  uint64       `toml:"base" help:"first register address"`
@@ -102,7 +102,7 @@ func DefaultDevice() DeviceSpec { return DeviceSpec{Space: memory.SpaceIO, IRQ: 
 
 // HostSpec is one host of an experiment.
 type HostSpec struct {
-	Name        string    `toml:"name" help:"host name, used in every report and file name"`
+	Name        string    `toml:"name" help:"host name, used in every report and file name (a name: letters, digits, '-' and '_', at most 64)"`
 	MachineFile string    `toml:"machine" help:"machine file, relative to the experiment file"`
 	NICs        []NICSpec `toml:"nic" help:"network cards of the machine and the segments they plug into"`
 	ATM         []ATMSpec `toml:"atm" help:"ATM cards of the machine and the links they plug into (see machine/atm.go)"`
@@ -127,7 +127,7 @@ func (n *NICSpec) SetDefaults() { n.Netmask = ethersim.IP4{255, 255, 255, 0} }
 
 // SegmentSpec is one Ethernet segment (or switch) of the experiment.
 type SegmentSpec struct {
-	Name string `toml:"name" help:"segment name"`
+	Name string `toml:"name" help:"segment name, and of its capture NAME.pcap (a name: letters, digits, '-' and '_', at most 64)"`
 	ethersim.SegmentParams
 	Pcap bool `toml:"pcap" help:"write every frame to <out>/<name>.pcap with its simulated time"`
 }
