@@ -16,10 +16,13 @@ const MaxDepth = 64
 
 // lineIndex maps key paths to the line where each key is defined. The TOML
 // parser keeps positions to itself, so the index comes from a second,
-// small scanner of the text. It runs only on text the parser accepted (or,
-// to name the key of a syntax error, on text up to the error), so it need
+// small scanner of the text. It runs before the parser (to refuse nesting
+// deeper than MaxDepth, which the parser handles in quadratic time) and
+// on text the parser refused (to name the key of the error), but it need
 // not diagnose anything: on input it does not understand it stops and
-// keeps what it indexed so far. It never panics and always terminates.
+// keeps what it indexed so far, and the parser reports the problem. It
+// never panics and always terminates. (Nodes and lines are int32: a text
+// would need gigabytes to overflow them, and Parse reads at most 4 MiB.)
 //
 // Paths are indexed as in the package documentation: elements of arrays of
 // tables and of inline arrays get their decimal index as a path element.
