@@ -147,6 +147,14 @@ func TestDecodeErrors(t *testing.T) {
 			[]string{`x.toml:1: weights[1]: expected an integer, got string "two"`}},
 		{"wrong map value", "[costs]\nload = \"fast\"",
 			[]string{`x.toml:2: costs.load: expected an integer, got string "fast"`}},
+		{"map value out of bounds", "[costs]\nload = -1\nstore = 1001\nfetch = 1000",
+			[]string{`x.toml:2: costs.load: -1 is below the minimum 0`, `x.toml:3: costs.store: 1001 is above the maximum 1000`}},
+		{"nan", "load = nan",
+			[]string{`x.toml:1: load: expected a finite number, got float nan`}},
+		{"infinity", "load = -inf",
+			[]string{`x.toml:1: load: expected a finite number, got float -inf`}},
+		{"empty array", "weights = []",
+			[]string{`x.toml:1: weights: is empty: give at least one value`}},
 		{"bad unit", `clock = "33MHZ"`,
 			[]string{`x.toml:1: clock: frequency "33MHZ" needs a unit (one of GHz, MHz, kHz, KHz, Hz)`}},
 		{"bad number", `cache.size = "x KiB"`,
@@ -185,9 +193,15 @@ func TestDecodeErrors(t *testing.T) {
 		{"syntax error", "clock = \"33MHz\"\n[cache\nways = 2",
 			[]string{`x.toml:2: expected '.' or ']' to end table name, but got '\n' instead`}},
 		{"unterminated string", "name = \"host\nclock = 1",
-			[]string{`x.toml:1: strings cannot contain newlines`}},
+			[]string{`x.toml:1: name: strings cannot contain newlines`}},
 		{"duplicate key", "clock = \"1MHz\"\nclock = \"2MHz\"",
-			[]string{`x.toml:2: Key 'clock' has already been defined.`}},
+			[]string{`x.toml:2: clock: Key 'clock' has already been defined.`}},
+		{"integer out of range names its key", "[cache]\nways = 99999999999999999999",
+			[]string{`x.toml:2: cache.ways: 99999999999999999999 is out of range for int64`}},
+		{"too deep", "a = " + strings.Repeat("[", 70) + strings.Repeat("]", 70),
+			[]string{`x.toml:1: tables and arrays nest deeper than 64 levels`}},
+		{"too deep a header", "x = 1\n[" + strings.Repeat("t.", 64) + "t]",
+			[]string{`x.toml:2: tables and arrays nest deeper than 64 levels`}},
 		{"many problems in file order", strings.Join([]string{
 			`clock = 33`,
 			`[cache]`,
@@ -472,5 +486,19 @@ func TestMissingTable(t *testing.T) {
 	want = []string{`x.toml:1: other: unknown key`}
 	if diff := cmp.Diff(want, lines(f.CheckUnused())); diff != "" {
 		t.Errorf("CheckUnused (-want +got):\n%s", diff)
+	}
+}
+
+// TestNonEmptyDefault checks that nonempty refuses an empty list the file
+// gives, not an empty default the file leaves alone.
+func TestNonEmptyDefault(t *testing.T) {
+	p := defaultParams()
+	p.Weights = nil
+	if err := parse(t, "name = \"h\"\n").DecodeInto(&p); err != nil {
+		t.Errorf("empty default: %v", err)
+	}
+	want := []string{"x.toml:2: weights: is empty: give at least one value"}
+	if diff := cmp.Diff(want, lines(parse(t, "name = \"h\"\nweights = []\n").DecodeInto(&p))); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }

@@ -144,6 +144,14 @@ func describe(val any) string {
 	case int64:
 		return fmt.Sprintf("integer %d", v)
 	case float64:
+		switch {
+		case math.IsNaN(v):
+			return "float nan" // as TOML writes it
+		case math.IsInf(v, 1):
+			return "float inf"
+		case math.IsInf(v, -1):
+			return "float -inf"
+		}
 		return "float " + strconv.FormatFloat(v, 'g', -1, 64)
 	case string:
 		return fmt.Sprintf("string %q", v)
@@ -206,7 +214,7 @@ func (d *decoder) value(path []string, val any, rv reflect.Value) {
 			panic(fmt.Sprintf("config: %s: cannot decode into interface %s", d.f.keyName(path), t))
 		}
 		rv.Set(reflect.ValueOf(val))
-		d.f.markAll(path, val)
+		d.f.markAll(path)
 	case reflect.String:
 		if s, ok := val.(string); ok {
 			rv.SetString(s)
@@ -251,11 +259,17 @@ func (d *decoder) value(path []string, val any, rv reflect.Value) {
 			d.typeError(path, t, val)
 			return
 		}
-		if rv.OverflowFloat(x) && !math.IsInf(x, 0) {
+		switch {
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			// No parameter gives nan or inf a meaning, and either would
+			// pass every min and max (nan compares false) into cycle
+			// arithmetic.
+			d.errorf(path, "expected a finite number, got %s", describe(val))
+		case rv.OverflowFloat(x):
 			d.errorf(path, "%g is out of range for %s", x, t.Kind())
-			return
+		default:
+			rv.SetFloat(x)
 		}
-		rv.SetFloat(x)
 	default:
 		panic(fmt.Sprintf("config: %s: cannot decode into %s", d.f.keyName(path), t))
 	}
@@ -282,7 +296,7 @@ func (d *decoder) table(path []string, val any, rv reflect.Value) {
 		ck := pathKey(child)
 		fd := byName[k]
 		if fd == nil {
-			if d.strict && !d.f.used[ck] && !d.f.reported[ck] {
+			if d.strict && !d.f.used[ck] && !d.f.reported[ck] && !d.f.wholeAbove(child) {
 				d.f.reported[ck] = true
 				d.add(child, d.f.unknown(child, names))
 			}
@@ -497,16 +511,31 @@ func (d *decoder) validation(path []string, err error) {
 	}
 }
 
-// bounds checks the min and max tags of field fd, whose value rv is at
-// path. On a slice or array field they bound every element.
+// bounds checks the nonempty, min and max tags of field fd, whose value rv
+// is at path. On a slice, array or map field min and max bound every
+// element. nonempty is checked where the file gives the value: an empty
+// default is the component's (a table of cases the user must write,
+// decoded for a workload that may not run).
 func (d *decoder) bounds(path []string, rv reflect.Value, fd field) {
+	if fd.nonEmpty() && rv.Len() == 0 && d.f.Has(path...) {
+		d.errorf(path, "is empty: give at least one value")
+		return
+	}
 	lo, hi := fd.bounds()
 	if !lo.IsValid() && !hi.IsValid() {
 		return
 	}
-	if k := rv.Kind(); k == reflect.Slice || k == reflect.Array {
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
 		for i := 0; i < rv.Len(); i++ {
 			d.bound(append(slices.Clip(path), strconv.Itoa(i)), rv.Index(i), fd, lo, hi)
+		}
+		return
+	case reflect.Map:
+		keys := rv.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
+		for _, k := range keys {
+			d.bound(append(slices.Clip(path), k.String()), rv.MapIndex(k), fd, lo, hi)
 		}
 		return
 	}

@@ -16,7 +16,10 @@ type Param struct {
 	Default string // in the file's syntax; empty for none
 	Min     string // min tag, verbatim
 	Max     string // max tag, verbatim
-	Help    string
+	// NonEmpty: an array, table or string that must hold at least one
+	// element (the nonempty tag).
+	NonEmpty bool
+	Help     string
 }
 
 // Params lists every parameter of v, a Params struct (or a pointer to one)
@@ -52,11 +55,14 @@ func WriteParams(w io.Writer, ps []Param) error {
 		if p.Unit != "" {
 			typ += " (" + p.Unit + ")"
 		}
-		rng := ""
-		if p.Min != "" || p.Max != "" {
-			rng = p.Min + ".." + p.Max
+		var rng []string
+		if p.NonEmpty {
+			rng = append(rng, "non-empty")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Key, typ, p.Default, rng, p.Help)
+		if p.Min != "" || p.Max != "" {
+			rng = append(rng, p.Min+".."+p.Max)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Key, typ, p.Default, strings.Join(rng, ", "), p.Help)
 	}
 	return tw.Flush()
 }
@@ -101,13 +107,14 @@ func describeField(out *[]Param, key string, rv reflect.Value, fd field) {
 		return
 	}
 	*out = append(*out, Param{
-		Key:     key,
-		Type:    typeName(t),
-		Unit:    fd.tag("unit"),
-		Default: format(rv),
-		Min:     fd.tag("min"),
-		Max:     fd.tag("max"),
-		Help:    fd.tag("help"),
+		Key:      key,
+		Type:     typeName(t),
+		Unit:     fd.tag("unit"),
+		Default:  format(rv),
+		Min:      fd.tag("min"),
+		Max:      fd.tag("max"),
+		NonEmpty: fd.nonEmpty(),
+		Help:     fd.tag("help"),
 	})
 }
 

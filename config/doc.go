@@ -30,7 +30,12 @@
 //   - help and unit document the field for [Describe].
 //   - min and max bound numeric fields, written in the field's own syntax
 //     ("1", "0.5", "1MHz", "4KiB"): types with UnmarshalText parse their
-//     bounds with it.
+//     bounds with it. On a slice, array or map they bound every element.
+//   - nonempty:"true" on a slice, array, map or string asks for at least
+//     one element where the file gives the value: a list the component
+//     takes the largest of, or runs once per element, is refused empty at
+//     load rather than found empty at run time. (An empty default is the
+//     component's to report, when it is used.)
 //   - A type may have a Validate() error method for checks across fields.
 //     It runs after decoding and the bound checks, innermost structs first,
 //     and only when nothing inside that struct failed already. It may return
@@ -38,6 +43,9 @@
 //     the decoder prefixes the struct's key path and finds the line.
 //   - Slice elements start from the zero value; an element type whose
 //     pointer has a SetDefaults() method gets it called first.
+//
+// A float must be finite: nan and inf are refused for every float field
+// (no parameter gives them a meaning, and nan passes every min and max).
 //
 // Decoding never stops at the first problem: unknown keys (with a
 // suggestion when one is close), type and unit errors, bounds and Validate
@@ -51,6 +59,14 @@
 // index written in decimal, so the second [[host]] table's machine key is
 // ("host", "1", "machine"). In messages such a path is written
 // host[1].machine.
+//
+// # Limits
+//
+// [Parse] reads only a regular file of at most 4 MiB (package
+// internal/infile): a FIFO, a device or a larger file is refused before a
+// byte is read. A key path deeper than [MaxDepth] (64) is refused at its
+// line before the TOML library parses the text, whose parse time grows
+// with the square of a table header's depth.
 //
 // # Simplifications
 //

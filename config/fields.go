@@ -56,11 +56,31 @@ func fieldsOf(t reflect.Type) []field {
 	return out
 }
 
+// nonEmpty reports whether the field has the tag nonempty:"true": a
+// slice, array, map or string that must hold at least one element. It
+// panics on the tag on another kind, or with another value.
+func (fd field) nonEmpty() bool {
+	v, ok := fd.sf.Tag.Lookup("nonempty")
+	if !ok {
+		return false
+	}
+	switch fd.sf.Type.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map, reflect.String:
+	default:
+		panic(fmt.Sprintf("config: field %s.%s: nonempty on a %s", fd.owner, fd.sf.Name, fd.sf.Type.Kind()))
+	}
+	if v != "true" {
+		panic(fmt.Sprintf("config: field %s.%s: nonempty:%q, want nonempty:\"true\"", fd.owner, fd.sf.Name, v))
+	}
+	return true
+}
+
 // bounds parses the min and max tags in the syntax of the field's type (of
-// its elements, for a slice or array). A missing tag gives an invalid Value.
+// its elements, for a slice, array or map). A missing tag gives an invalid
+// Value.
 func (fd field) bounds() (lo, hi reflect.Value) {
 	t := fd.sf.Type
-	if k := t.Kind(); k == reflect.Slice || k == reflect.Array {
+	if k := t.Kind(); k == reflect.Slice || k == reflect.Array || k == reflect.Map {
 		t = t.Elem()
 	}
 	parse := func(which string) reflect.Value {

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"simkron/internal/infile"
 )
 
 // File is one parsed TOML file. It keeps the parsed tree, a line for every
@@ -20,8 +21,9 @@ import (
 type File struct {
 	path     string
 	tree     map[string]any
-	lines    map[string]int      // pathKey → line where the key is defined
+	lines    *lineIndex          // key path → line where the key is defined
 	used     map[string]bool     // pathKey → consumed by a decoder or MarkUsed
+	whole    map[string]bool     // pathKey → consumed with everything under it
 	reported map[string]bool     // pathKey → already reported as unknown
 	known    map[string][]string // pathKey of a table → keys its decoder accepts
 	origins  map[string]string   // pathKey → where a Set value came from
@@ -29,9 +31,11 @@ type File struct {
 
 // Parse reads and parses the TOML file at path. A syntax error stops it and
 // is returned as [Errors] with the line; an I/O error as [Errors] whose
-// single [Error] wraps the cause.
+// single [Error] wraps the cause. The file must be a regular file of at
+// most [infile.Config] bytes: a FIFO, a device or a larger file is
+// refused before it is read (see package internal/infile).
 func Parse(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, infile.Config)
 	if err != nil {
 		msg := err.Error()
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
@@ -43,9 +47,17 @@ func Parse(path string) (*File, error) {
 }
 
 // ParseBytes parses data as the TOML file name. The name only appears in
-// error messages.
+// error messages. A key path deeper than [MaxDepth] is an error at its
+// line.
 func ParseBytes(name string, data []byte) (*File, error) {
 	text := strings.TrimPrefix(string(data), "\ufeff")
+	// The index comes first: its scan is linear, and it refuses nesting
+	// that would make the TOML library's parse quadratic in its depth
+	// (a 100,000-part table header takes it a minute).
+	lines := buildLineIndex(text)
+	if lines.deep > 0 {
+		return nil, Errors{{File: name, Line: lines.deep, Msg: fmt.Sprintf("tables and arrays nest deeper than %d levels", MaxDepth)}}
+	}
 	var tree map[string]any
 	if _, err := toml.Decode(text, &tree); err != nil {
 		if pe, ok := errors.AsType[toml.ParseError](err); ok {
@@ -55,7 +67,9 @@ func ParseBytes(name string, data []byte) (*File, error) {
 			if s := pe.Position.Start; s >= 0 && s < len(text) {
 				line = 1 + strings.Count(text[:s], "\n")
 			}
-			return nil, Errors{{File: name, Line: line, Msg: pe.Message, Err: err}}
+			// A value the parser refuses (an integer out of range) is
+			// named by its key, as the decoder's problems are.
+			return nil, Errors{{File: name, Line: line, Key: keyAt(text, line), Msg: pe.Message, Err: err}}
 		}
 		return nil, Errors{{File: name, Msg: err.Error(), Err: err}}
 	}
@@ -65,8 +79,9 @@ func ParseBytes(name string, data []byte) (*File, error) {
 	return &File{
 		path:     name,
 		tree:     tree,
-		lines:    buildLineIndex(text),
+		lines:    lines,
 		used:     map[string]bool{},
+		whole:    map[string]bool{},
 		reported: map[string]bool{},
 		known:    map[string][]string{},
 		origins:  map[string]string{},
@@ -79,18 +94,11 @@ func (f *File) Path() string { return f.path }
 // Line returns the line where the key at path is defined: a key's own line,
 // a table's header (or the first line that implies the table), an array of
 // tables' first header. It returns 0 for a path not in the file.
-func (f *File) Line(key ...string) int { return f.lines[pathKey(key)] }
+func (f *File) Line(key ...string) int { return f.lines.get(key) }
 
 // lineNear returns the line of the longest prefix of path that is in the
 // file, so that a problem with a key left at its default points at its table.
-func (f *File) lineNear(path []string) int {
-	for n := len(path); n > 0; n-- {
-		if l := f.lines[pathKey(path[:n])]; l > 0 {
-			return l
-		}
-	}
-	return 0
-}
+func (f *File) lineNear(path []string) int { return f.lines.near(path) }
 
 // Has reports whether the file defines the key at path. The empty path is
 // the whole file and always present.
@@ -168,8 +176,14 @@ func (f *File) ordered(path []string, m map[string]any) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
+	table := f.lines.find(path)
 	line := func(k string) int {
-		l := f.lines[pathKey(append(slices.Clip(path), k))]
+		l := 0
+		if table >= 0 {
+			if n, ok := f.lines.kids[edge{table, k}]; ok {
+				l = int(f.lines.nodes[n].line)
+			}
+		}
 		if l == 0 {
 			l = int(^uint(0) >> 1) // unknown lines last
 		}
@@ -196,29 +210,30 @@ func (f *File) Accept(path []string, names ...string) {
 // MarkUsed marks the key at path and everything under it as consumed, for
 // callers that read part of the file by other means than a decoder.
 func (f *File) MarkUsed(key ...string) {
-	if v, ok := f.lookup(key); ok {
-		f.markAll(slices.Clone(key), v)
+	if _, ok := f.lookup(key); ok {
+		f.markAll(key)
 	}
 }
 
-func (f *File) markAll(path []string, v any) {
-	if len(path) > 0 {
-		f.used[pathKey(path)] = true
+// markAll marks path and everything under it as consumed, at the cost of
+// one key however large the value is.
+func (f *File) markAll(path []string) {
+	if len(path) == 0 {
+		return
 	}
-	switch n := v.(type) {
-	case map[string]any:
-		for k, c := range n {
-			f.markAll(append(slices.Clip(path), k), c)
-		}
-	case []map[string]any:
-		for i, c := range n {
-			f.markAll(append(slices.Clip(path), strconv.Itoa(i)), c)
-		}
-	case []any:
-		for i, c := range n {
-			f.markAll(append(slices.Clip(path), strconv.Itoa(i)), c)
+	pk := pathKey(path)
+	f.used[pk] = true
+	f.whole[pk] = true
+}
+
+// wholeAbove reports whether a table above path was consumed whole.
+func (f *File) wholeAbove(path []string) bool {
+	for n := len(path) - 1; n > 0; n-- {
+		if f.whole[pathKey(path[:n])] {
+			return true
 		}
 	}
+	return false
 }
 
 // CheckUnused reports every key that no decoder consumed (and that was not
@@ -227,29 +242,34 @@ func (f *File) markAll(path []string, v any) {
 // calls on the file; it returns nil or [Errors].
 func (f *File) CheckUnused() error {
 	var errs Errors
+	// The walk appends to one path as it goes down (nothing keeps it), so
+	// that a deep value costs its depth, not its depth squared.
 	var walk func(path []string, v any)
 	walk = func(path []string, v any) {
 		switch n := v.(type) {
 		case map[string]any:
 			for _, k := range f.ordered(path, n) {
-				child := append(slices.Clip(path), k)
+				child := append(path, k)
 				pk := pathKey(child)
 				switch {
 				case f.reported[pk]:
+				case f.whole[pk]:
 				case f.used[pk]:
 					walk(child, n[k])
 				default:
 					f.reported[pk] = true
-					errs = append(errs, f.unknown(child, f.known[pathKey(path)]))
+					errs = append(errs, f.unknown(slices.Clone(child), f.known[pathKey(path)]))
 				}
 			}
 		case []map[string]any:
 			for i, c := range n {
-				walk(append(slices.Clip(path), strconv.Itoa(i)), c)
+				walk(append(path, strconv.Itoa(i)), c)
 			}
 		case []any:
 			for i, c := range n {
-				walk(append(slices.Clip(path), strconv.Itoa(i)), c)
+				if holdsTable(c) {
+					walk(append(path, strconv.Itoa(i)), c)
+				}
 			}
 		}
 	}
@@ -335,4 +355,14 @@ func sortErrors(errs Errors) error {
 		return la - lb
 	})
 	return errs
+}
+
+// holdsTable reports whether a value of an inline array may hold a table,
+// which may have keys to report.
+func holdsTable(v any) bool {
+	switch v.(type) {
+	case map[string]any, []map[string]any, []any:
+		return true
+	}
+	return false
 }

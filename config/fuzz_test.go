@@ -3,7 +3,10 @@ package config_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 
 	"simkron/config"
 )
@@ -44,6 +47,60 @@ func FuzzParse(f *testing.F) {
 		p := defaultParams()
 		_ = file.DecodeInto(&p)
 		_ = file.DecodeInto(&p, "cache")
+		_ = file.CheckUnused()
+	})
+}
+
+// FuzzSet feeds --set arguments to ParseSet and applies what it accepts
+// to a file, which must never panic; an accepted key's parts, written
+// back as TOML key names, must parse to the same parts, and no accepted
+// argument may hold a line break.
+func FuzzSet(f *testing.F) {
+	for _, s := range []string{
+		"workload.udp.sizes=[4, 1024]",
+		`machine.costs."bcopy.word"=5`,
+		"host[1].inet.mtu=9000",
+		"slot.irq=4",
+		"slot[0].name=\"x\"",
+		"clock=33MHz",
+		"a=3\n# dropped",
+		`t.'x=y'."a\"b"[2]=z=1`,
+		"weights=[]",
+		"costs.load=-5",
+		"load=nan",
+		"cache = {ways = 4}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		key, value, err := config.ParseSet(arg)
+		if err != nil {
+			return
+		}
+		if strings.ContainsAny(arg, "\n\r") {
+			t.Fatalf("ParseSet(%q) accepted a line break", arg)
+		}
+		parts, err := config.ParseKey(key)
+		if err != nil {
+			t.Fatalf("ParseSet(%q) gave key %q that ParseKey refuses: %v", arg, key, err)
+		}
+		names := make([]string, len(parts))
+		for i, p := range parts {
+			names[i] = toml.Key{p}.String()
+		}
+		again, err := config.ParseKey(strings.Join(names, "."))
+		if err != nil || !slices.Equal(again, parts) {
+			t.Fatalf("key %q: parts %q written back as %q parse to %q, %v", key, parts, strings.Join(names, "."), again, err)
+		}
+		file, err := config.ParseBytes("fuzz.toml", []byte(machine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file.Set(key, value, "--set "+arg) != nil {
+			return
+		}
+		p := defaultParams()
+		_ = file.DecodeInto(&p)
 		_ = file.CheckUnused()
 	})
 }

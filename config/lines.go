@@ -8,28 +8,170 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
+// MaxDepth is the deepest key path a file may hold: tables, dotted keys
+// and array elements together (host[1].nic[0].faults.drop is 6 deep). It
+// is far beyond what a configuration needs, and it keeps every walk over
+// the parsed tree, and every message naming a key, short.
+const MaxDepth = 64
+
 // lineIndex maps key paths to the line where each key is defined. The TOML
 // parser keeps positions to itself, so the index comes from a second,
-// small scanner of the text. It runs only on text the parser accepted, so
-// it need not diagnose anything: on input it does not understand it stops
-// and keeps what it indexed so far. It never panics and always terminates.
+// small scanner of the text. It runs before the parser (to refuse nesting
+// deeper than MaxDepth, which the parser handles in quadratic time) and
+// on text the parser refused (to name the key of the error), but it need
+// not diagnose anything: on input it does not understand it stops and
+// keeps what it indexed so far, and the parser reports the problem. It
+// never panics and always terminates. (Nodes and lines are int32: a text
+// would need gigabytes to overflow them, and Parse reads at most 4 MiB.)
 //
 // Paths are indexed as in the package documentation: elements of arrays of
 // tables and of inline arrays get their decimal index as a path element.
+//
+// The index is a tree of key names, one node per key path, so that a key
+// costs one node however deep it lies: scanning is linear in the text
+// (a path kept as a list of strings, or as its dotted text, per key made
+// nested arrays quadratic in their depth).
 type lineIndex struct {
-	s     string
-	i     int
-	line  int
-	lines map[string]int // pathKey(path) → line
-	aot   map[string]int // pathKey(indexed path of an array of tables) → elements so far
+	s    string
+	i    int
+	line int
+	// nodes[0] is the root (the empty path); kids finds a node's child.
+	nodes []lnode
+	kids  map[edge]int32
+	// deep is the first line where a path grows past limit (MaxDepth; a
+	// test raises it), 0 if none.
+	deep  int
+	limit int32
+	// watch is a line to note keys at (0: none); watched the last node
+	// defined there, -1 for none.
+	watch   int
+	watched int32
+}
+
+// lnode is one key path of the index.
+type lnode struct {
+	parent int32
+	name   string
+	index  bool  // name is an array index
+	depth  int32 // path length
+	line   int32 // 0 until defined
+	aot    int32 // for an array of tables: its elements so far
+}
+
+type edge struct {
+	parent int32
+	name   string
 }
 
 func pathKey(path []string) string { return toml.Key(path).String() }
 
-func buildLineIndex(text string) map[string]int {
-	x := &lineIndex{s: text, line: 1, lines: map[string]int{}, aot: map[string]int{}}
+func newLineIndex(text string) *lineIndex {
+	return &lineIndex{s: text, line: 1, nodes: []lnode{{parent: -1}}, kids: map[edge]int32{}, watched: -1, limit: MaxDepth}
+}
+
+// buildLineIndex indexes text, which the parser accepted.
+func buildLineIndex(text string) *lineIndex {
+	x := newLineIndex(text)
 	x.top()
-	return x.lines
+	return x
+}
+
+// keyAt returns the key defined last on line of text (whose parse failed
+// there), written as in messages, or "".
+func keyAt(text string, line int) string {
+	x := newLineIndex(text)
+	x.watch = line
+	x.top()
+	if x.watched <= 0 {
+		return ""
+	}
+	return x.name(x.watched)
+}
+
+// child returns the node for key name under node n, made if missing, or
+// -1 when it would be deeper than the limit (which stops the scan).
+func (x *lineIndex) child(n int32, name string, index bool) int32 {
+	if c, ok := x.kids[edge{n, name}]; ok {
+		return c
+	}
+	d := x.nodes[n].depth + 1
+	if d > x.limit {
+		if x.deep == 0 {
+			x.deep = x.line
+		}
+		return -1
+	}
+	c := int32(len(x.nodes))
+	x.nodes = append(x.nodes, lnode{parent: n, name: name, index: index, depth: d})
+	x.kids[edge{n, name}] = c
+	return c
+}
+
+// find returns the node of path, or -1.
+func (x *lineIndex) find(path []string) int32 {
+	var n int32
+	for _, k := range path {
+		c, ok := x.kids[edge{n, k}]
+		if !ok {
+			return -1
+		}
+		n = c
+	}
+	return n
+}
+
+// get returns the line of path, 0 when not in the file.
+func (x *lineIndex) get(path []string) int {
+	if n := x.find(path); n >= 0 {
+		return int(x.nodes[n].line)
+	}
+	return 0
+}
+
+// near returns the line of the longest prefix of path that has one.
+func (x *lineIndex) near(path []string) int {
+	var n int32
+	line := 0
+	for _, k := range path {
+		c, ok := x.kids[edge{n, k}]
+		if !ok {
+			break
+		}
+		n = c
+		if l := x.nodes[n].line; l > 0 {
+			line = int(l)
+		}
+	}
+	return line
+}
+
+// forget drops the line of path (a value replaced by File.Set).
+func (x *lineIndex) forget(path []string) {
+	if n := x.find(path); n > 0 {
+		x.nodes[n].line = 0
+	}
+}
+
+// name writes the path of node n as messages do: host[1].cpu.clock.
+func (x *lineIndex) name(n int32) string {
+	var parts []int32
+	for ; n > 0; n = x.nodes[n].parent {
+		parts = append(parts, n)
+	}
+	var b strings.Builder
+	for i := len(parts) - 1; i >= 0; i-- {
+		nd := x.nodes[parts[i]]
+		switch {
+		case nd.index:
+			b.WriteString("[" + nd.name + "]")
+		default:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(toml.Key{nd.name}.String())
+		}
+	}
+	return b.String()
 }
 
 func (x *lineIndex) eof() bool { return x.i >= len(x.s) }
@@ -91,26 +233,33 @@ func (x *lineIndex) endOfLine() bool {
 	return x.eof()
 }
 
-func (x *lineIndex) set(path []string, line int) {
-	k := pathKey(path)
-	if _, ok := x.lines[k]; !ok {
-		x.lines[k] = line
+// set gives node n the line, unless it has one (a key is at the line
+// where it is first defined), and notes it when the line is watched.
+func (x *lineIndex) set(n int32, line int) {
+	if x.nodes[n].line == 0 {
+		x.nodes[n].line = int32(line)
+	}
+	if line == x.watch {
+		x.watched = n
 	}
 }
 
-// resolve appends name to table path cur; when that names an array of
-// tables, it also appends the index of the array's last element, where the
-// TOML spec puts keys and subtables that follow.
-func (x *lineIndex) resolve(cur []string, name string) []string {
-	cur = append(cur, name)
-	if n, ok := x.aot[pathKey(cur)]; ok && n > 0 {
-		cur = append(cur, strconv.Itoa(n-1))
+// resolve returns the child name of table node cur; when that names an
+// array of tables, the node of the array's last element, where the TOML
+// spec puts keys and subtables that follow. It returns -1 past MaxDepth.
+func (x *lineIndex) resolve(cur int32, name string) int32 {
+	c := x.child(cur, name, false)
+	if c < 0 {
+		return -1
 	}
-	return cur
+	if n := x.nodes[c].aot; n > 0 {
+		c = x.child(c, strconv.Itoa(int(n-1)), true)
+	}
+	return c
 }
 
 func (x *lineIndex) top() {
-	var cur []string // table in scope
+	var cur int32 // table in scope
 	for {
 		x.skipSpace(true)
 		if x.eof() {
@@ -125,22 +274,28 @@ func (x *lineIndex) top() {
 				return
 			}
 			x.adv(2)
-			var path []string
+			var n int32
 			for i, k := range keys {
 				if i < len(keys)-1 {
-					path = x.resolve(path, k)
-					x.set(path, line)
+					if n = x.resolve(n, k); n < 0 {
+						return
+					}
+					x.set(n, line)
 					continue
 				}
-				path = append(path, k)
-				x.set(path, line)
-				pk := pathKey(path)
-				n := x.aot[pk]
-				x.aot[pk] = n + 1
-				path = append(path, strconv.Itoa(n))
-				x.lines[pathKey(path)] = line
+				if n = x.child(n, k, false); n < 0 {
+					return
+				}
+				x.set(n, line)
+				el := x.nodes[n].aot
+				x.nodes[n].aot++
+				if n = x.child(n, strconv.Itoa(int(el)), true); n < 0 {
+					return
+				}
+				x.set(n, line)
+				x.nodes[n].line = int32(line)
 			}
-			cur = path
+			cur = n
 		case x.peek() == '[':
 			x.adv(1)
 			keys, ok := x.key()
@@ -148,15 +303,17 @@ func (x *lineIndex) top() {
 				return
 			}
 			x.adv(1)
-			var path []string
+			var n int32
 			for _, k := range keys {
-				path = x.resolve(path, k)
-				x.set(path, line)
+				if n = x.resolve(n, k); n < 0 {
+					return
+				}
+				x.set(n, line)
 			}
 			// An explicit header defines the table here even when a
 			// dotted key or subtable mentioned it earlier.
-			x.lines[pathKey(path)] = line
-			cur = path
+			x.nodes[n].line = int32(line)
+			cur = n
 		default:
 			if !x.keyValue(cur) {
 				return
@@ -168,21 +325,24 @@ func (x *lineIndex) top() {
 	}
 }
 
-// keyValue reads "key = value" and indexes the key and what is in the value.
-func (x *lineIndex) keyValue(table []string) bool {
+// keyValue reads "key = value" in table node table and indexes the key
+// and what is in the value.
+func (x *lineIndex) keyValue(table int32) bool {
 	line := x.line
 	keys, ok := x.key()
 	if !ok || x.peek() != '=' {
 		return false
 	}
 	x.adv(1)
-	path := append([]string(nil), table...)
+	n := table
 	for _, k := range keys {
-		path = append(path, k)
-		x.set(path, line)
+		if n = x.child(n, k, false); n < 0 {
+			return false
+		}
+		x.set(n, line)
 	}
 	x.skipSpace(false)
-	return x.value(path)
+	return x.value(n)
 }
 
 // key reads a dotted key and the blanks after it.
@@ -220,8 +380,8 @@ func isBare(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-// value skips one value; arrays and inline tables are indexed under path.
-func (x *lineIndex) value(path []string) bool {
+// value skips one value; arrays and inline tables are indexed under node.
+func (x *lineIndex) value(node int32) bool {
 	switch {
 	case x.has(`"""`):
 		return x.multiline(`"""`, true)
@@ -241,7 +401,10 @@ func (x *lineIndex) value(path []string) bool {
 				x.adv(1)
 				return true
 			}
-			elem := append(append([]string(nil), path...), strconv.Itoa(n))
+			elem := x.child(node, strconv.Itoa(n), true)
+			if elem < 0 {
+				return false
+			}
 			x.set(elem, x.line)
 			if !x.value(elem) {
 				return false
@@ -262,7 +425,7 @@ func (x *lineIndex) value(path []string) bool {
 				x.adv(1)
 				return true
 			}
-			if !x.keyValue(path) {
+			if !x.keyValue(node) {
 				return false
 			}
 			x.skipSpace(true)

@@ -51,8 +51,8 @@ type testParams struct {
 	Cache   cacheParams      `toml:"cache"`
 	Link    *linkParams      `toml:"link"`
 	Slots   []slotParams     `toml:"slot"`
-	Costs   map[string]int64 `toml:"costs" help:"per-operation cost overrides" unit:"cycles"`
-	Weights []int            `toml:"weights" help:"queue weights" min:"1"`
+	Costs   map[string]int64 `toml:"costs" help:"per-operation cost overrides" unit:"cycles" min:"0" max:"1000"`
+	Weights []int            `toml:"weights" help:"queue weights" min:"1" nonempty:"true"`
 	Skipped int              `toml:"-"`
 	private int
 }

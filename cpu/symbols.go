@@ -73,8 +73,18 @@ type SymbolTable struct {
 	used       map[string]bool
 }
 
+// MaxInstructions bounds the instruction counts a [costs] table may give,
+// per call of a function or per item (byte, word, line) of a loop: 25
+// times the largest modelled count (400). It keeps one charge within
+// int64 milli-cycles (Exec's fixed point) whatever is charged: a loop over
+// all of the largest memory (4 GiB, 2^32 items) at this count and the
+// largest CPI (100, 1e5 milli-cycles) is 2^32 × 1e4 × 1e5 ≈ 4.3e18 <
+// 2^63 ≈ 9.2e18.
+const MaxInstructions = 10_000
+
 // NewSymbolTable starts a text segment at base. overrides maps symbol
-// names to instruction counts that replace the defaults (from TOML).
+// names to instruction counts (0 to MaxInstructions, as LoadMachine
+// checks) that replace the defaults (from TOML).
 func NewSymbolTable(base memory.Addr, overrides map[string]int64) *SymbolTable {
 	return &SymbolTable{base: base, next: base, align: 16, byName: map[string]*Symbol{}, overrides: overrides, used: map[string]bool{}}
 }

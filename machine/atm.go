@@ -31,7 +31,7 @@ import (
 
 // ATMLinkSpec is one TAXI link of the experiment.
 type ATMLinkSpec struct {
-	Name string `toml:"name" help:"link name: its ends are NAME.a (the host's) and NAME.b (the switch's)"`
+	Name string `toml:"name" help:"link name: its ends are NAME.a (the host's) and NAME.b (the switch's) (a name: letters, digits, '-' and '_', at most 64)"`
 	atmnet.LinkParams
 	Loopback  bool               `toml:"loopback" help:"a cable from a card's transmitter to its own receiver: one end, NAME.a, and no switch"`
 	Faults    atmnet.FaultParams `toml:"faults" help:"faults on cells arriving at the host's end (a)"`
@@ -45,7 +45,7 @@ func (s *ATMLinkSpec) SetDefaults() { s.LinkParams = atmnet.DefaultLinkParams() 
 
 // ATMSwitchSpec is one ATM switch of the experiment.
 type ATMSwitchSpec struct {
-	Name string `toml:"name" help:"switch name"`
+	Name string `toml:"name" help:"switch name (a name: letters, digits, '-' and '_', at most 64)"`
 	atmnet.SwitchParams
 	Ports  []string       `toml:"ports" help:"the links whose network end (b) is a port, in port order"`
 	Routes []ATMRouteSpec `toml:"route" help:"the static VC routes (no signalling)"`

@@ -1,6 +1,7 @@
 package machine_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/config"
+	"simkron/cpu"
 	"simkron/machine"
 )
 
@@ -126,6 +129,14 @@ irq = 1
 		{name: "functional without costs", experiment: true, old: `name = "e"`, new: "name = \"e\"\ndetail = \"functional\"", want: "e.toml:3: experiment.detail: functional: machine file " + "%DIR%/m.toml (host a) has no [functional] section: run `simkron calibrate %DIR%/e.toml`"},
 		{name: "warm-up without functional detail", experiment: true, old: `name = "e"`, new: "name = \"e\"\nfull_detail_from = \"1s\"", want: "e.toml:3: experiment.full_detail_from: ends a functional warm-up, but the experiment's detail is full"},
 		{name: "functional cost range", old: "[[bus]]", new: "[functional]\nread = -1\n\n[[bus]]", want: "m.toml:21: functional.read:"},
+		{name: "negative cost", old: "[[bus]]", new: "[costs]\nip_output = -5000\n\n[[bus]]", want: "m.toml:21: costs.ip_output: -5000 is below the minimum 0"},
+		{name: "cost past the maximum", old: "[[bus]]", new: "[costs]\n\"bcopy.word\" = 9223372036854775807\n\n[[bus]]", want: `m.toml:21: costs."bcopy.word": 9223372036854775807 is above the maximum 10000`},
+		{name: "nan", old: "cpi = 1.5", new: "cpi = nan", want: "m.toml:6: cpu.cpi: expected a finite number, got float nan"},
+		{name: "infinite", old: "[[bus]]", new: "[functional]\nread = inf\nwrite = 1\ncopy = 1\nfetch = 0\n\n[[bus]]", want: "m.toml:21: functional.read: expected a finite number, got float inf"},
+		{name: "long name", experiment: true, old: `name = "a"`, new: `name = "` + strings.Repeat("a", 65) + `"`, want: `e.toml:5: host[0].name: name "aaaaaaaaaaaaaaaa"… is 65 characters long; a name has at most 64`},
+		{name: "empty list", experiment: true, old: `max_size = "4KiB"`, new: "max_size = \"4KiB\"\nops = []", want: "e.toml:12: workload.membench.ops: is empty: give at least one value"},
+		{name: "section of a workload that does not run", experiment: true, old: `max_size = "4KiB"`, new: "max_size = \"4KiB\"\n[workload.tcp]\nnodelay = true", want: `e.toml:12: workload.tcp: configures the tcp workload, which does not run (type = "membench")`},
+		{name: "seed out of range", experiment: true, old: `name = "e"`, new: "name = \"e\"\nseed = 99999999999999999999", want: "e.toml:3: experiment.seed: 99999999999999999999 is out of range"},
 		{name: "functional cost missing", old: "[[bus]]", new: "[functional]\nread = 1\nwrite = 1\nfetch = 0\n\n[[bus]]", want: "m.toml:20: functional: functional.copy is missing: give all four costs"},
 	}
 	for _, tc := range tests {
@@ -268,4 +279,92 @@ func cmpFileLine(a, b string) int {
 	na, _ := strconv.Atoi(la)
 	nb, _ := strconv.Atoi(lb)
 	return na - nb
+}
+
+// What only the built hosts can show — a [costs] or [layers] name that no
+// modelled function has — is reported at its line of the file that gives
+// it: the machine file's for [costs], the experiment's for [layers].
+func TestBuildErrorsAtLine(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "m.toml", edit(t, goodMachine, "[[bus]]", "[costs]\nnosuch = 5\nbcopy = 40\n\n[[bus]]"))
+	exp := edit(t, goodExperiment, "[workload]", "[layers]\nip_outptu = \"IP\"\n\n[workload]")
+	p := write(t, dir, "e.toml", exp)
+	e, err := machine.LoadExperiment(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = machine.New(e, machine.Options{})
+	want := filepath.Join(dir, "m.toml") + ":21: costs.nosuch: names no modelled function or loop of host a (see simkron symbols)"
+	if _, ok := errors.AsType[config.Errors](err); !ok || err.Error() != want {
+		t.Errorf("New: %T %v\nwant config.Errors %q", err, err, want)
+	}
+	write(t, dir, "m.toml", goodMachine)
+	if e, err = machine.LoadExperiment(p); err != nil {
+		t.Fatal(err)
+	}
+	_, err = machine.New(e, machine.Options{})
+	want = p + `:9: layers.ip_outptu: no host has a modelled function called "ip_outptu" (see simkron symbols ` + p + ")"
+	if _, ok := errors.AsType[config.Errors](err); !ok || err.Error() != want {
+		t.Errorf("New: %T %v\nwant config.Errors %q", err, err, want)
+	}
+}
+
+// A workload's two ends must be different hosts, and hosts that exchange
+// IPv4 packets must be on each other's subnet; both are found at load, at
+// the workload's key.
+func TestPeers(t *testing.T) {
+	const udp = "../configs/udp-ne2000.toml"
+	tests := []struct {
+		name string
+		sets []string // KEY=VALUE
+		want string   // "" for no error
+	}{
+		{name: "good", sets: nil},
+		{name: "same host", sets: []string{`workload.udp.server="pcA"`},
+			want: `configs/udp-ne2000.toml: --set workload.udp.server="pcA": workload.udp.server: client and server name the same host "pcA": they must be different hosts`},
+		{name: "other subnet", sets: []string{`host[1].nic[0].ip="10.0.1.2"`},
+			want: `configs/udp-ne2000.toml:43: workload.udp.server: host "pcB" (10.0.1.2) is not on host "pcA"'s subnet (10.0.0.1, netmask 255.255.255.0)`},
+		{name: "narrow netmask on one side", sets: []string{`host[0].nic[0].netmask="255.255.255.252"`, `host[1].nic[0].ip="10.0.0.6"`},
+			want: `workload.udp.server: host "pcB" (10.0.0.6) is not on host "pcA"'s subnet (10.0.0.1, netmask 255.255.255.252)`},
+		{name: "ping to itself", sets: []string{"workload.type=ping", `workload.ping.from="pcA"`, `workload.ping.to="pcA"`},
+			want: `workload.ping.to: from and to name the same host "pcA": they must be different hosts`},
+		// --set workload.type leaves [workload.udp] alone; a section set
+		// on the command line of a workload that does not run is not.
+		{name: "another workload chosen", sets: []string{"workload.type=tcp", `workload.tcp.client="pcA"`, `workload.tcp.server="pcB"`}},
+		{name: "section of one that does not run", sets: []string{"workload.tcp.nodelay=true"},
+			want: `workload.tcp: configures the tcp workload, which does not run (type = "udp")`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var o []machine.Override
+			for _, s := range tc.sets {
+				k, v, err := config.ParseSet(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o = append(o, machine.Override{Key: k, Value: v, Origin: "--set " + s})
+			}
+			_, err := machine.LoadExperimentWith(udp, o)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v\nwant %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The bounds of [costs] are cpu.MaxInstructions's, which keeps cycle
+// arithmetic in range.
+func TestCostBounds(t *testing.T) {
+	for _, p := range config.Params("", machine.DefaultSpec()) {
+		if p.Key == "costs" {
+			if p.Min != "0" || p.Max != strconv.Itoa(cpu.MaxInstructions) {
+				t.Errorf("costs range %s..%s, want 0..%d", p.Min, p.Max, cpu.MaxInstructions)
+			}
+			return
+		}
+	}
+	t.Error("no costs parameter")
 }

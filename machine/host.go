@@ -3,6 +3,7 @@ package machine
 import (
 	"fmt"
 
+	"simkron/config"
 	"simkron/cpu"
 	"simkron/ethersim"
 	"simkron/memory"
@@ -171,11 +172,20 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec, detail memory.Detail) (*Ho
 	return h, nil
 }
 
-// CheckCosts reports cost overrides that name nothing the host defined;
-// call it once every program is in place.
+// CheckCosts reports cost overrides that name nothing the host defined,
+// each at its line of the machine file (a config.Errors) when the machine
+// came from one; call it once every program is in place.
 func (h *Host) CheckCosts() error {
-	if bad := h.Syms.UnusedOverrides(); len(bad) > 0 {
-		return fmt.Errorf("costs: %q names no modelled function or loop (see simkron symbols)", bad[0])
+	bad := h.Syms.UnusedOverrides()
+	if len(bad) == 0 {
+		return nil
 	}
-	return nil
+	if h.Spec == nil || h.Spec.file == nil {
+		return fmt.Errorf("%s: costs: %q names no modelled function or loop (see simkron symbols)", h.Name, bad[0])
+	}
+	var errs config.Errors
+	for _, name := range bad {
+		errs = append(errs, h.Spec.file.Errorf([]string{"costs", name}, "names no modelled function or loop of host %s (see simkron symbols)", h.Name))
+	}
+	return errs
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,6 +71,7 @@ func decodeMachine(f *config.File) (*Spec, error) {
 	}
 	spec := DefaultSpec()
 	spec.Path = f.Path()
+	spec.file = f
 	add(f.DecodePartial(&spec))
 	for _, i := range f.Keys("device") {
 		d := DefaultDevice()
@@ -228,6 +230,7 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 	}
 	exp := DefaultExperiment()
 	exp.Path = path
+	exp.file = f
 	var errs config.Errors
 	add := func(err error) {
 		if err != nil {
@@ -265,6 +268,7 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 	errs = append(errs, atmErrs...)
 	add(f.CheckUnused())
 	errs = append(errs, notAgain(errs, checkExperiment(f, &exp))...)
+	errs = append(errs, notAgain(errs, checkSections(f, &exp, own))...)
 	errs = append(errs, notAgain(errs, checkATM(f, &exp))...)
 	// Machine files: their errors name their own file and line, each
 	// file's once; a file that cannot be read is reported at the line of
@@ -296,6 +300,7 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 		add(err)
 	}
 	errs = append(errs, checkDetail(f, &exp)...)
+	errs = append(errs, notAgain(errs, checkRoutes(f, &exp))...)
 	// What the experiment says of each TOP host, and of each machine's
 	// devices and stack.
 	for i := range exp.Hosts {
@@ -436,14 +441,174 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 		}
 		seen[name] = true
 		if t.Hosts != nil {
-			for _, r := range t.Hosts(w.Params[name]) {
+			refs := t.Hosts(w.Params[name])
+			for _, r := range refs {
+				key := append([]string{"workload", name}, keyPath(r.Key)...)
 				if !names[r.Name] {
-					errs = append(errs, f.Errorf(append([]string{"workload", name}, keyPath(r.Key)...), "no [[host]] is called %q", r.Name))
+					errs = append(errs, f.Errorf(key, "no [[host]] is called %q", r.Name))
+					continue
+				}
+				if p := peerOf(refs, r); p != nil && p.Name == r.Name {
+					errs = append(errs, f.Errorf(key, "%s and %s name the same host %q: they must be different hosts", p.Key, r.Key, r.Name))
 				}
 			}
 		}
 	}
 	return errs
+}
+
+// peerOf returns the HostRef r names as its Peer, or nil.
+func peerOf(refs []workload.HostRef, r workload.HostRef) *workload.HostRef {
+	if r.Peer == "" {
+		return nil
+	}
+	for i := range refs {
+		if refs[i].Key == r.Peer {
+			return &refs[i]
+		}
+	}
+	panic(fmt.Sprintf("machine: a workload's host %q names peer %q, which is none of its hosts", r.Key, r.Peer))
+}
+
+// running returns the workloads the experiment runs, in order, each once:
+// type and then.
+func running(e *Experiment) []string {
+	var out []string
+	for _, name := range append([]string{e.Workload.Type}, e.Workload.Then...) {
+		if _, ok := workload.Lookup(name); ok && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// checkSections refuses a [workload.NAME] section that configures a
+// workload which neither runs nor is read by one that runs: its settings
+// would be ignored without a word (an experiment that says type = "udp"
+// and tunes [workload.tcp]). It is an error rather than a warning, as
+// every other key nothing reads is. When an override chose the workloads
+// (simkron compare, or --set workload.type), the file's other sections
+// are left alone: they configure the file's own workload. So are they
+// when a workload named is unknown (reported already: a misspelt type
+// leaves its section unused).
+func checkSections(f *config.File, e *Experiment, sets []Override) config.Errors {
+	for _, name := range append([]string{e.Workload.Type}, e.Workload.Then...) {
+		if _, ok := workload.Lookup(name); !ok {
+			return nil
+		}
+	}
+	for _, o := range sets {
+		if k, err := config.ParseKey(o.Key); err == nil && len(k) >= 2 && k[0] == "workload" && (k[1] == "type" || k[1] == "then") {
+			return nil
+		}
+	}
+	used := map[string]bool{}
+	for _, name := range running(e) {
+		used[name] = true
+		t, _ := workload.Lookup(name)
+		if t.Reads != nil {
+			for _, r := range t.Reads(e.Workload.Params[name]) {
+				used[r] = true
+			}
+		}
+	}
+	var errs config.Errors
+	for _, name := range workload.Names() {
+		if f.Has("workload", name) && !used[name] {
+			errs = append(errs, f.Errorf([]string{"workload", name},
+				"configures the %s workload, which does not run (type = %q%s) and which no workload that runs reads: remove the section, or run it (then = [%q])",
+				name, e.Workload.Type, thenText(e.Workload.Then), name))
+		}
+	}
+	return errs
+}
+
+func thenText(then []string) string {
+	if len(then) == 0 {
+		return ""
+	}
+	q := make([]string, len(then))
+	for i, t := range then {
+		q[i] = strconv.Quote(t)
+	}
+	return ", then = [" + strings.Join(q, ", ") + "]"
+}
+
+// checkRoutes asks the hosts a workload sends IPv4 packets between to lie
+// on each other's subnets when both have an address: the simulated stack
+// has no router, and a host off the subnet would fail with ENETUNREACH
+// once the run has started.
+func checkRoutes(f *config.File, e *Experiment) config.Errors {
+	hosts := map[string]*HostSpec{}
+	for i := range e.Hosts {
+		hosts[e.Hosts[i].Name] = &e.Hosts[i]
+	}
+	var errs config.Errors
+	for _, name := range running(e) {
+		t, _ := workload.Lookup(name)
+		if t.Hosts == nil {
+			continue
+		}
+		refs := t.Hosts(e.Workload.Params[name])
+		for _, r := range refs {
+			p := peerOf(refs, r)
+			if p == nil || !r.Route || hosts[r.Name] == nil || hosts[p.Name] == nil || r.Name == p.Name {
+				continue
+			}
+			a, am, ok1 := hostAddr(hosts[p.Name])
+			b, bm, ok2 := hostAddr(hosts[r.Name])
+			if !ok1 || !ok2 {
+				continue
+			}
+			for _, c := range [2]struct {
+				host, other string
+				addr, on    ethersim.IP4
+				mask        ethersim.IP4
+			}{{r.Name, p.Name, b, a, am}, {p.Name, r.Name, a, b, bm}} {
+				if !sameSubnet(c.addr, c.on, c.mask) {
+					errs = append(errs, f.Errorf(append([]string{"workload", name}, keyPath(r.Key)...),
+						"host %q (%v) is not on host %q's subnet (%v, netmask %v), and the simulated hosts have no router: give their cards addresses on one subnet",
+						c.host, c.addr, c.other, c.on, c.mask))
+					break
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// hostAddr returns the address and netmask the Internet protocols of a
+// host use, as the host is built: those of its first card with an address
+// in the machine file's device order, Ethernet cards before ATM cards.
+func hostAddr(h *HostSpec) (addr, mask ethersim.IP4, ok bool) {
+	if h.Machine == nil {
+		return addr, mask, false
+	}
+	for _, d := range h.Machine.Devices {
+		for _, n := range h.NICs {
+			if n.Device == d.Name && n.IP != (ethersim.IP4{}) {
+				return n.IP, n.Netmask, true
+			}
+		}
+	}
+	for _, d := range h.Machine.Devices {
+		for _, a := range h.ATM {
+			if a.Device == d.Name && a.IP != (ethersim.IP4{}) {
+				return a.IP, a.Netmask, true
+			}
+		}
+	}
+	return addr, mask, false
+}
+
+// sameSubnet reports whether addr lies on the subnet of on under mask.
+func sameSubnet(addr, on, mask ethersim.IP4) bool {
+	for i := range addr {
+		if addr[i]&mask[i] != on[i]&mask[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // keyPath splits a workload's host key, "client" or "case[2].host", into

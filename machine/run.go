@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"simkron/config"
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/report"
@@ -121,9 +122,21 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		r.Workloads = append(r.Workloads, w)
 	}
 	r.Workloads[0].Start()
+	var costErrs config.Errors
+	seen := map[string]bool{}
 	for _, h := range r.Hosts {
 		if err := h.CheckCosts(); err != nil {
-			return nil, fmt.Errorf("%s: %w", h.Name, err)
+			es, ok := err.(config.Errors)
+			if !ok {
+				return nil, err
+			}
+			// Hosts of one machine file share its [costs]: each line once.
+			for _, e := range es {
+				if k := e.File + "\x00" + e.Key; !seen[k] {
+					seen[k] = true
+					costErrs = append(costErrs, e)
+				}
+			}
 		}
 		if h.TOP != nil {
 			h.TOP.OnIdle = r.hostDone
@@ -131,10 +144,31 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			h.Kernel.OnAllDone = r.hostDone
 		}
 	}
-	if err := r.SetLayers(exp.Layers); err != nil {
+	if costErrs != nil {
+		return nil, costErrs
+	}
+	if err := r.setLayers(exp); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// setLayers applies the experiment's [layers]; a name no host defines is
+// an error at its line of the experiment file, when it came from one.
+func (r *Run) setLayers(exp *Experiment) error {
+	if exp.file == nil {
+		return r.SetLayers(exp.Layers)
+	}
+	var errs config.Errors
+	for _, name := range sortedKeys(exp.Layers) {
+		if !r.setLayer(name, cpu.Layer(exp.Layers[name])) {
+			errs = append(errs, exp.file.Errorf([]string{"layers", name}, "no host has a modelled function called %q (see simkron symbols %s)", name, exp.Path))
+		}
+	}
+	if errs != nil {
+		return errs
+	}
+	return nil
 }
 
 // host returns the host called name.
@@ -283,17 +317,23 @@ func (r *Run) SetLayers(m map[string]string) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		found := false
-		for _, h := range r.Hosts {
-			if h.Syms.SetLayer(name, cpu.Layer(m[name])) == nil {
-				found = true
-			}
-		}
-		if !found {
+		if !r.setLayer(name, cpu.Layer(m[name])) {
 			return fmt.Errorf("layers: no host has a modelled function called %q (see simkron symbols)", name)
 		}
 	}
 	return nil
+}
+
+// setLayer moves the function name to layer l on every host that defines
+// it, and reports whether one did.
+func (r *Run) setLayer(name string, l cpu.Layer) bool {
+	found := false
+	for _, h := range r.Hosts {
+		if h.Syms.SetLayer(name, l) == nil {
+			found = true
+		}
+	}
+	return found
 }
 
 // Close ends every simulated context of every host, releasing the

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"simkron/annotations"
+	"simkron/config"
 	"simkron/cpu"
 	"simkron/ethersim"
 	"simkron/memory"
@@ -37,9 +38,13 @@ type Spec struct {
 	Functional *memory.FunctionalParams `toml:"functional" help:"average costs of functional detail, measured by simkron calibrate from a full-detail run"`
 	// Path is the file the machine came from ("" when built in code).
 	Path string `toml:"-"`
+	// file is the parsed file, for errors found once the host is built
+	// (a [costs] name no function has); nil when built in code.
+	file *config.File
 	// Costs overrides instruction counts of modelled functions and loops
 	// by name (see `simkron symbols`).
-	Costs map[string]int64 `toml:"costs" help:"instruction counts by function or loop name, replacing the defaults"`
+	// Its bounds are 0 and cpu.MaxInstructions (a test holds them equal).
+	Costs map[string]int64 `toml:"costs" min:"0" max:"10000" unit:"instructions" help:"instruction counts by function or loop name, replacing the defaults: per call, or per item of a loop"`
 }
 
 // Info names a machine.
@@ -56,7 +61,7 @@ type MemoryParams struct {
 
 // DeviceSpec places one device; Params holds its type's own parameters.
 type DeviceSpec struct {
-	Name  string       `toml:"name" help:"device name, unique in the machine (hostA.<name> in reports)"`
+	Name  string       `toml:"name" help:"device name, unique in the machine (hostA.<name> in reports) (a name: letters, digits, '-' and '_', at most 64)"`
 	Type  string       `toml:"type" help:"device model: see simkron params"`
 	Space memory.Space `toml:"space" help:"address space: io (port I/O) or mem (memory-mapped)"`
 	Base  uint64       `toml:"base" help:"first register address"`
@@ -97,7 +102,7 @@ func DefaultDevice() DeviceSpec { return DeviceSpec{Space: memory.SpaceIO, IRQ: 
 
 // HostSpec is one host of an experiment.
 type HostSpec struct {
-	Name        string    `toml:"name" help:"host name, used in every report and file name"`
+	Name        string    `toml:"name" help:"host name, used in every report and file name (a name: letters, digits, '-' and '_', at most 64)"`
 	MachineFile string    `toml:"machine" help:"machine file, relative to the experiment file"`
 	NICs        []NICSpec `toml:"nic" help:"network cards of the machine and the segments they plug into"`
 	ATM         []ATMSpec `toml:"atm" help:"ATM cards of the machine and the links they plug into (see machine/atm.go)"`
@@ -122,7 +127,7 @@ func (n *NICSpec) SetDefaults() { n.Netmask = ethersim.IP4{255, 255, 255, 0} }
 
 // SegmentSpec is one Ethernet segment (or switch) of the experiment.
 type SegmentSpec struct {
-	Name string `toml:"name" help:"segment name"`
+	Name string `toml:"name" help:"segment name, and of its capture NAME.pcap (a name: letters, digits, '-' and '_', at most 64)"`
 	ethersim.SegmentParams
 	Pcap bool `toml:"pcap" help:"write every frame to <out>/<name>.pcap with its simulated time"`
 }
@@ -144,6 +149,9 @@ type Experiment struct {
 	Workload    WorkloadSpec    `toml:"workload"`
 	// Path is the file the experiment came from ("" when built in code).
 	Path string `toml:"-"`
+	// file is the parsed file, for errors found once the hosts are built
+	// (a [layers] name no function has); nil when built in code.
+	file *config.File
 }
 
 // ExperimentInfo holds the run-wide settings.
@@ -191,9 +199,19 @@ func DefaultExperiment() Experiment {
 	}
 }
 
+// MaxName is the longest name of a host, segment, link, switch, bus or
+// device, in bytes. Names become file names (<out>/SEGMENT.pcap,
+// <out>/LINK.cells) and parts of the hierarchical names in reports
+// (hostA.nic0.rx): 64 is far from a file system's 255 and far beyond a
+// name a person reads.
+const MaxName = 64
+
 func validName(s string) error {
 	if s == "" {
 		return fmt.Errorf("name is empty")
+	}
+	if len(s) > MaxName {
+		return fmt.Errorf("name %q… is %d characters long; a name has at most %d (it names files and counters)", s[:16], len(s), MaxName)
 	}
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {

@@ -80,7 +80,7 @@ type BlockDevice interface {
 // BusParams configures a bus (ISA, PCI, the memory bus), from its TOML
 // table.
 type BusParams struct {
-	Name       string   `toml:"name" help:"bus name, e.g. isa"`
+	Name       string   `toml:"name" help:"bus name, e.g. isa (a name: letters, digits, '-' and '_', at most 64)"`
 	AccessTime sim.Time `toml:"access_time" help:"time of one bus cycle of up to width bytes"`
 	Width      int      `toml:"width" min:"1" max:"8" help:"bytes moved per bus cycle"`
 	// ReadTime serves buses where the CPU waits longer for a read than a

@@ -60,6 +60,11 @@ type Type struct {
 	// with the key that names each, so that a name no [[host]] has is
 	// reported at its line before anything is built.
 	Hosts func(params any) []HostRef
+	// Reads, when set, returns the other workloads whose sections
+	// ([workload.NAME]) the decoded parameters make this one read (a
+	// comparison's protocols). A section that neither runs nor is read is
+	// an error at its line: settings there would be silently ignored.
+	Reads func(params any) []string
 	// New prepares the workload on a built experiment; params is this
 	// type's decoded section.
 	New func(env Env, params any) (Workload, error)
@@ -70,6 +75,15 @@ type Type struct {
 type HostRef struct {
 	Key  string
 	Name string
+	// Peer, when set, is the key of another HostRef of the same
+	// parameters that this host exchanges messages with (the server's
+	// names the client): the two must be different hosts.
+	Peer string
+	// Route says that the messages with Peer are IPv4 packets: when both
+	// hosts have an address, each must lie on the other's subnet, as the
+	// simulated stack has no router. (A host without an address is the
+	// workload's to report.)
+	Route bool
 }
 
 // Workload is one workload prepared on a built experiment.

@@ -42,7 +42,7 @@ will serve: the averages are of this run's references.`)
 	exp.Info.Detail = memory.DetailFull
 	r, err := machine.New(exp, machine.Options{Seed: seed.v, NoCapture: true})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
+		fmt.Fprintf(e.stderr, "%v\n", inFile(rest[0], err))
 		return exitUsage
 	}
 	res, err := r.Execute(machine.Options{Seed: seed.v})

@@ -133,7 +133,7 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 	opt := machine.Options{Seed: o.seed, NoCapture: o.out == ""}
 	r, err := machine.New(exp, opt)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", path, err)
+		fmt.Fprintf(e.stderr, "%v\n", inFile(path, err))
 		return exitUsage
 	}
 	ann, err := startAnnotations(r, exp, o.annotate, &opt)
@@ -286,6 +286,16 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 	return nil
 }
 
+// inFile prefixes an error of building the experiment in file path with
+// the path, unless it names its files and lines already (config.Errors:
+// a [costs] name no function has, at its line of the machine file).
+func inFile(path string, err error) error {
+	if _, ok := errors.AsType[config.Errors](err); ok {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
 // loadAny reads an experiment file, or a machine file when the file has a
 // [machine] table and no [experiment].
 func loadAny(path string) (exp *machine.Experiment, spec *machine.Spec, err error) {
@@ -321,7 +331,7 @@ without running it.`)
 			var r *machine.Run
 			r, err = machine.New(exp, machine.Options{})
 			if err != nil {
-				err = fmt.Errorf("%s: %w", path, err)
+				err = inFile(path, err)
 			} else {
 				// The experiment's annotation scripts load too.
 				var ann *runAnnotations
@@ -480,7 +490,7 @@ func loadExperimentHosts(e *env, name string, args []string, summary string) (*m
 	}
 	r, err := machine.New(exp, machine.Options{})
 	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", rest[0], err)
+		fmt.Fprintf(e.stderr, "%v\n", inFile(rest[0], err))
 		return nil, exitUsage
 	}
 	return r, exitOK

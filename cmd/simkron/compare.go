@@ -158,11 +158,11 @@ func pairExperiment(path, out string, keys, more []machine.Override) (exp *machi
 func parseSets(sets []string) ([]machine.Override, error) {
 	var o []machine.Override
 	for _, s := range sets {
-		key, val, ok := strings.Cut(s, "=")
-		if !ok || strings.TrimSpace(key) == "" {
-			return nil, fmt.Errorf("--set %s: want KEY=VALUE", s)
+		key, val, err := config.ParseSet(s)
+		if err != nil {
+			return nil, err
 		}
-		o = append(o, machine.Override{Key: strings.TrimSpace(key), Value: config.ParseValue(strings.TrimSpace(val)), Origin: "--set " + s})
+		o = append(o, machine.Override{Key: key, Value: val, Origin: "--set " + s})
 	}
 	return o, nil
 }

@@ -225,7 +225,7 @@ func TestCompareBadInput(t *testing.T) {
 		{[]string{machineFile, "--messages", "0"}, "--messages 0: workload.compare.messages: 0 is below the minimum 1"},
 		{[]string{machineFile, "--set", "machine.cpu.clokc=1GHz"}, `--set machine.cpu.clokc=1GHz: cpu.clokc: unknown key (did you mean "clock"?)`},
 		{[]string{machineFile, "--set", "machine.clok.hz=1"}, "--set machine.clok.hz=1: clok: unknown key"},
-		{[]string{machineFile, "--set", "novalue"}, "--set novalue: want KEY=VALUE"},
+		{[]string{machineFile, "--set", "novalue"}, `--set "novalue": want KEY=VALUE`},
 		{[]string{noNIC}, "has no network device"},
 		{[]string{"../../configs/quickstart.toml"}, "no two hosts with an IPv4 address"},
 		{[]string{filepath.Join(dir, "missing.toml")}, "missing.toml"},

@@ -39,14 +39,14 @@ type Params struct {
 	Rounds   int      `toml:"rounds" min:"1" max:"10000" help:"measured rounds per case"`
 	Warmup   int      `toml:"warmup" min:"0" max:"100" help:"rounds per case before measuring (the first fills the caches)"`
 	Period   sim.Time `toml:"period" min:"1ms" max:"10s" help:"time from one round's start to the next's: longer than a round takes"`
-	Cases    []Case   `toml:"case" help:"the cases, run one after another, each a row of the table"`
+	Cases    []Case   `toml:"case" nonempty:"true" help:"the cases, run one after another, each a row of the table"`
 }
 
 // Case is one receiver fed by senders.
 type Case struct {
 	Name     string   `toml:"name" help:"row label"`
 	Receiver string   `toml:"receiver" help:"host that receives the PDUs"`
-	Senders  []string `toml:"senders" help:"hosts that send a PDU each round, at the same instant"`
+	Senders  []string `toml:"senders" nonempty:"true" help:"hosts that send a PDU each round, at the same instant"`
 	SendVCI  int      `toml:"send_vci" min:"32" max:"65535" help:"VCI (VPI 0) the senders send on; the switch routes it from each sender's port to the receiver"`
 	RecvVCIs []int    `toml:"recv_vcis" min:"32" max:"65535" help:"VCI (VPI 0) at the receiver of each sender's PDUs, in the order of senders"`
 }

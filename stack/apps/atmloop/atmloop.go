@@ -52,7 +52,7 @@ type Params struct {
 	Warmup   int    `toml:"warmup" min:"0" max:"1000" help:"cycles before measuring (the first fills the caches)"`
 	PDUVCI   int    `toml:"pdu_vci" min:"32" max:"65535" help:"VCI (VPI 0) of the PDUs"`
 	ACKVCI   int    `toml:"ack_vci" min:"32" max:"65535" help:"VCI (VPI 0) of the ACKs"`
-	Cases    []Case `toml:"case" help:"the cases, one a host cabled to itself, each a row of the table"`
+	Cases    []Case `toml:"case" nonempty:"true" help:"the cases, one a host cabled to itself, each a row of the table"`
 }
 
 // Case is one row: a host and the SAR its sockets use.

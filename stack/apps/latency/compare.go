@@ -96,9 +96,13 @@ func init() {
 		Params: func() any { p := DefaultCompareParams(); return &p },
 		Hosts: func(params any) []workload.HostRef {
 			p := params.(*CompareParams)
-			return clientServer(p.Client, p.Server)
+			// The paths over IP need the route when both hosts have
+			// addresses; those without run only the others.
+			return routed(clientServer(p.Client, p.Server))
 		},
-		New: newCompare,
+		// Each path's own settings are its workload's section.
+		Reads: func(params any) []string { return params.(*CompareParams).Protocols },
+		New:   newCompare,
 	})
 }
 
@@ -106,9 +110,9 @@ func init() {
 type CompareParams struct {
 	Client      string   `toml:"client" help:"host that sends each message and waits for its echo"`
 	Server      string   `toml:"server" help:"host that echoes each message"`
-	Protocols   []string `toml:"protocols" help:"protocol paths, run in order on the same hosts (default: every registered one, those the hosts cannot run left out with the reason); each path's own settings are its [workload.NAME]'s"`
+	Protocols   []string `toml:"protocols" nonempty:"true" help:"protocol paths, run in order on the same hosts (default: every registered one, those the hosts cannot run left out with the reason); each path's own settings are its [workload.NAME]'s"`
 	Baseline    string   `toml:"baseline" help:"the protocol the factors are against (default: the first)"`
-	Sizes       []int    `toml:"sizes" min:"4" max:"1048576" help:"message sizes in bytes"`
+	Sizes       []int    `toml:"sizes" nonempty:"true" min:"4" max:"1048576" help:"message sizes in bytes"`
 	Messages    int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
 	Warmup      int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring"`
 	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"thread\" or \"host\" (see [workload.udp] send_span)"`

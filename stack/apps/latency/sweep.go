@@ -18,7 +18,7 @@ import (
 type Params struct {
 	Client   string   `toml:"client" help:"host that sends each message and waits for its echo"`
 	Server   string   `toml:"server" help:"host that echoes each message"`
-	Sizes    []int    `toml:"sizes" min:"4" max:"1048576" help:"message sizes in bytes"`
+	Sizes    []int    `toml:"sizes" nonempty:"true" min:"4" max:"1048576" help:"message sizes in bytes"`
 	Messages int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
 	Warmup   int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring (the first also resolves ARP)"`
 	Port     uint16   `toml:"port" min:"1" help:"server's port"`

@@ -13,7 +13,7 @@ func init() {
 		Name:   "udp",
 		Help:   "UDP echo latency sweep through sockets: send and receive cycles by layer per message size",
 		Params: func() any { p := DefaultUDPParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return p.(*UDPParams).HostRefs() },
+		Hosts:  func(p any) []workload.HostRef { return routed(p.(*UDPParams).HostRefs()) },
 		New: func(env workload.Env, p any) (workload.Workload, error) {
 			u := *p.(*UDPParams)
 			s, err := newUDP(env, u)
@@ -27,17 +27,33 @@ func init() {
 		Name:   "tcp",
 		Help:   "TCP echo latency sweep through stream sockets, optionally after the UDP sweep on the same hosts (compare_udp)",
 		Params: func() any { p := DefaultTCPParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return p.(*TCPParams).HostRefs() },
-		New:    newTCPWorkload,
+		Hosts:  func(p any) []workload.HostRef { return routed(p.(*TCPParams).HostRefs()) },
+		Reads: func(p any) []string {
+			if p.(*TCPParams).CompareUDP {
+				return []string{"udp"}
+			}
+			return nil
+		},
+		New: newTCPWorkload,
 	})
 }
 
 // HostRefs names the sweep's two hosts by their keys, for a
-// workload.Type's Hosts: every sweep over a transport has these two.
+// workload.Type's Hosts: every sweep over a transport has these two, and
+// they must be different hosts.
 func (p Params) HostRefs() []workload.HostRef { return clientServer(p.Client, p.Server) }
 
 func clientServer(client, server string) []workload.HostRef {
-	return []workload.HostRef{{Key: "client", Name: client}, {Key: "server", Name: server}}
+	return []workload.HostRef{{Key: "client", Name: client}, {Key: "server", Name: server, Peer: "client"}}
+}
+
+// routed marks the hosts of a sweep over IPv4 (UDP, TCP) as needing a
+// route to each other.
+func routed(refs []workload.HostRef) []workload.HostRef {
+	for i := range refs {
+		refs[i].Route = refs[i].Peer != ""
+	}
+	return refs
 }
 
 func newUDP(env workload.Env, p UDPParams) (*Sweep, error) {

@@ -32,7 +32,7 @@ const EtherType = 0x88B5
 type Params struct {
 	Sender   string   `toml:"sender" help:"host that sends"`
 	Receiver string   `toml:"receiver" help:"host that receives; with loopback, the sender"`
-	Sizes    []int    `toml:"sizes" min:"46" max:"1500" help:"payload bytes per frame, one run each"`
+	Sizes    []int    `toml:"sizes" nonempty:"true" min:"46" max:"1500" help:"payload bytes per frame, one run each"`
 	Frames   int      `toml:"frames" min:"2" max:"1000000" help:"frames sent per size"`
 	Loopback bool     `toml:"loopback" help:"the sender's driver loops frames back: no card, no wire"`
 	Gap      sim.Time `toml:"gap" min:"0s" help:"pause between sizes, so that one size's frames do not meet the next's"`

@@ -19,7 +19,7 @@ func init() {
 			p := params.(*Params)
 			refs := []workload.HostRef{{Key: "sender", Name: p.Sender}}
 			if !p.Loopback {
-				refs = append(refs, workload.HostRef{Key: "receiver", Name: p.Receiver})
+				refs = append(refs, workload.HostRef{Key: "receiver", Name: p.Receiver, Peer: "sender"})
 			}
 			return refs
 		},

@@ -25,7 +25,7 @@ import (
 type Params struct {
 	MinSize sim.Size `toml:"min_size" min:"4B" help:"smallest buffer; sizes double up to max_size"`
 	MaxSize sim.Size `toml:"max_size" min:"4B" max:"16MiB" help:"largest buffer"`
-	Ops     []string `toml:"ops" help:"loops to run, in order: \"copy\" (bcopy) and/or \"checksum\" (in_cksum)"`
+	Ops     []string `toml:"ops" nonempty:"true" help:"loops to run, in order: \"copy\" (bcopy) and/or \"checksum\" (in_cksum)"`
 	Passes  int      `toml:"passes" min:"2" max:"1000" help:"runs per size; the first is cold, the rest are averaged"`
 }
 

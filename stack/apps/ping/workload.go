@@ -17,7 +17,7 @@ func init() {
 		Params: func() any { p := DefaultParams(); return &p },
 		Hosts: func(params any) []workload.HostRef {
 			p := params.(*Params)
-			return []workload.HostRef{{Key: "from", Name: p.From}, {Key: "to", Name: p.To}}
+			return []workload.HostRef{{Key: "from", Name: p.From}, {Key: "to", Name: p.To, Peer: "from", Route: true}}
 		},
 		New: func(env workload.Env, params any) (workload.Workload, error) {
 			p := *params.(*Params)

@@ -17,7 +17,7 @@ type Params struct {
 	Originator string `toml:"originator" help:"TOP host that sends the messages and times them, in the remote cases"`
 	Recipient  string `toml:"recipient" help:"TOP host that receives them and echoes the last, in the remote cases"`
 	Loopback   string `toml:"loopback" help:"TOP host whose packet driver loops frames back ([host.top.pktdrv] loopback = true), for the loopback cases: originator and recipient in one program"`
-	Sizes      []int  `toml:"sizes" min:"16" max:"65535" help:"message sizes in octets, the useful bytes a user sends (its 16-octet message header included)"`
+	Sizes      []int  `toml:"sizes" nonempty:"true" min:"16" max:"65535" help:"message sizes in octets, the useful bytes a user sends (its 16-octet message header included)"`
 	Messages   int    `toml:"messages" min:"1" max:"1000000" help:"messages per point (the study's 10,000); the throughput runs from the first sent to the reply to the last"`
 	EchoEvery  int    `toml:"echo_every" min:"0" max:"1000000" help:"the recipient also echoes every n-th message (0: only the last, as the study timed)"`
 	Buffers    int    `toml:"buffers" min:"1" max:"256" help:"message buffers each user sends from, in rotation (a buffer is reused once no layer holds it any more)"`
@@ -29,14 +29,14 @@ type Params struct {
 	TP4     tp4.Params     `toml:"tp4"`
 	Session session.Params `toml:"session"`
 	Pres    pres.Params    `toml:"pres"`
-	Cases   []Case         `toml:"case" help:"the measurements, in order"`
+	Cases   []Case         `toml:"case" nonempty:"true" help:"the measurements, in order"`
 }
 
 // Case is one set of measurements: every level it names at every size,
 // remote and in loopback as it says.
 type Case struct {
 	Name     string   `json:"name" toml:"name" help:"the case's name in tables and charts"`
-	Levels   []string `json:"levels" toml:"levels" help:"the layer users measured: pktdrv, mac, llc, clns, tp4, session, presentation"`
+	Levels   []string `json:"levels" toml:"levels" nonempty:"true" help:"the layer users measured: pktdrv, mac, llc, clns, tp4, session, presentation"`
 	Remote   bool     `json:"remote" toml:"remote" help:"measure between the originator and the recipient"`
 	Loopback bool     `json:"loopback" toml:"loopback" help:"measure on the loopback host"`
 	Chart    string   `json:"chart" toml:"chart" help:"the chart (and its tables) the case's throughputs are drawn in; cases that name the same chart share it"`

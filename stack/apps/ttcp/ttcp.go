@@ -73,7 +73,7 @@ type Params struct {
 	Port        uint16   `toml:"port" min:"1" max:"60000" help:"receiver's TCP port for the first run; run i uses port + i"`
 	Timeout     sim.Time `toml:"timeout" min:"1ms" help:"longest wait in one read before the run is abandoned"`
 	Pattern     int      `toml:"pattern" min:"0" max:"1000" help:"segments of each run's trace, from the middle of the transfer, to report"`
-	Cases       []Case   `toml:"case" help:"the runs, in order"`
+	Cases       []Case   `toml:"case" nonempty:"true" help:"the runs, in order"`
 }
 
 // DefaultParams returns one run with ttcp's defaults.

@@ -17,7 +17,7 @@ func init() {
 		Params: func() any { p := DefaultParams(); return &p },
 		Hosts: func(params any) []workload.HostRef {
 			p := params.(*Params)
-			return []workload.HostRef{{Key: "transmitter", Name: p.Transmitter}, {Key: "receiver", Name: p.Receiver}}
+			return []workload.HostRef{{Key: "transmitter", Name: p.Transmitter}, {Key: "receiver", Name: p.Receiver, Peer: "transmitter", Route: true}}
 		},
 		New: func(env workload.Env, params any) (workload.Workload, error) {
 			p := *params.(*Params)

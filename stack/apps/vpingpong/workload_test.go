@@ -15,6 +15,13 @@ import (
 // its machine file and loads it.
 func studyWith(t *testing.T, edits ...string) (*machine.Experiment, error) {
 	t.Helper()
+	return machine.LoadExperiment(studyFile(t, edits...))
+}
+
+// studyFile writes the study's config with edits into a temporary folder
+// and returns its path.
+func studyFile(t *testing.T, edits ...string) string {
+	t.Helper()
 	b, err := os.ReadFile(studyConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +42,7 @@ func studyWith(t *testing.T, edits ...string) (*machine.Experiment, error) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return machine.LoadExperiment(p)
+	return p
 }
 
 // Bad settings are reported at their key before anything runs.
@@ -93,8 +100,11 @@ func TestNoAgent(t *testing.T) {
 // The via workload runs on reliable-delivery VIs too, with the same
 // messages and no error, and reports VIA's tables alone.
 func TestReliable(t *testing.T) {
-	exp, err := studyWith(t, `type = "compare"`, `type = "via"`,
-		`reliability = "unreliable"`, "reliability = \"reliable\"\nclient = \"mipsA\"\nserver = \"mipsB\"")
+	// The workload is chosen as on a command line (--set), which leaves
+	// the file's other workloads' sections alone.
+	exp, err := machine.LoadExperimentWith(studyFile(t,
+		`reliability = "unreliable"`, "reliability = \"reliable\"\nclient = \"mipsA\"\nserver = \"mipsB\""),
+		[]machine.Override{{Key: "workload.type", Value: "via", Origin: "--set workload.type=via"}})
 	if err != nil {
 		t.Fatal(err)
 	}
