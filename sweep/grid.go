@@ -74,12 +74,10 @@ type Point struct {
 // commas outside brackets, braces and quotes, so that an array value
 // ("sizes=[4,1024],[16384]") stays whole.
 func ParseSet(arg string) (Axis, error) {
-	key, vals, ok := strings.Cut(arg, "=")
-	if !ok || key == "" {
-		return Axis{}, fmt.Errorf("--set %q: want KEY=VALUE[,VALUE...]", arg)
-	}
-	if _, err := config.ParseKey(key); err != nil {
-		return Axis{}, fmt.Errorf("--set %q: %v", arg, err)
+	// The key may be quoted and hold "=" or "."; a line break is refused.
+	key, vals, err := config.SplitSet(arg)
+	if err != nil {
+		return Axis{}, err
 	}
 	a := Axis{Key: key, Origin: "--set " + arg}
 	depth, quote, start := 0, byte(0), 0

@@ -208,9 +208,11 @@ func TestParseSet(t *testing.T) {
 		{`a="x,y",{b = 1, c = 2}`, []string{`"x,y"`, "{b = 1, c = 2}"}, ""},
 		{"a=", nil, "an empty value"},
 		{"a=1,,2", nil, "an empty value"},
-		{"=1", nil, "want KEY=VALUE"},
+		{"=1", nil, "empty key"},
 		{"a=[1", nil, "unbalanced"},
 		{"a..b=1", nil, "an empty name"},
+		{`"a=b".c=1,2`, []string{"1", "2"}, ""},
+		{"a=1\n#x", nil, "a line break"},
 		{"a=1,2,2", nil, "value 3 (2) is value 2 again"},
 	} {
 		a, err := ParseSet(tc.arg)
