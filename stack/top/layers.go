@@ -74,7 +74,7 @@ var defLLCCopyIn = cpu.Def{Name: "llc_copy_in", Layer: cpu.LayerLLC, Instruction
 func (h *Host) NewLLC(m *MAC) *LLC {
 	e := &LLC{h: h, L: llc.New(h.NewEnv("llc", cpu.LayerLLC), m)}
 	e.copyIn = h.define(defLLCCopyIn, osi.CatOther)
-	e.rx = h.NewTask(cpu.Def{Name: "llc_rx_task", Layer: cpu.LayerLLC, Instructions: 10, CodeBytes: 64, Why: "take a frame from the receive buffer, run LLC on it"}, osi.CatOther, func() {
+	e.rx = h.NewTask(cpu.Def{Name: "llc_rx_task", Layer: cpu.LayerLLC, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), mac_get (call: 2), got one (2), llc_copy_in and llc_input (calls: 2), return (1)"}, osi.CatOther, func() {
 		if src, dst, ch, ok := m.Receive(); ok {
 			if ch = e.copy(ch); ch != 0 {
 				e.L.Input(src, dst, ch)
@@ -82,7 +82,7 @@ func (h *Host) NewLLC(m *MAC) *LLC {
 		}
 	})
 	m.SetUpper(e.rx)
-	e.down = h.NewQueue("llc.down", cpu.Def{Name: "llc_down_task", Layer: cpu.LayerLLC, Instructions: 14, CodeBytes: 96, Why: "take a DL-UNITDATA request; with room in the transmit buffer run LLC on it, else put it back and wait"}, func(p Prim) {
+	e.down = h.NewQueue("llc.down", cpu.Def{Name: "llc_down_task", Layer: cpu.LayerLLC, Instructions: 14, CodeBytes: 96, Why: "the task's entry: prologue (3), ifq_get (call: 2), the SDU's length and the transmit buffer's room (calls and test: 5), prim_params_get and llc_output (calls: 3), return (1)"}, func(p Prim) {
 		if n := h.bufs.Len(p.Chain); n <= e.L.MaxSDU() && !m.HasRoom(header.LLCHeaderLen+n) {
 			// The transmit buffer is full: the request waits at the head
 			// of the queue until the MAC has sent a frame.
@@ -280,7 +280,7 @@ func (h *Host) NewCLNS(l *LLC, p clnp.Params) (*CLNS, error) {
 	e.N = n
 	e.sym.mapIn = h.define(defCLNSMapIn, osi.CatOther)
 	e.sym.mapOut = h.define(defCLNSMapOut, osi.CatOther)
-	e.up = h.NewQueue("clns.up", cpu.Def{Name: "clns_up_task", Layer: cpu.LayerCLNS, Instructions: 10, CodeBytes: 64, Why: "take a DL-UNITDATA indication, map it, run CLNP on it, release the CLNS primitive"}, func(pr Prim) {
+	e.up = h.NewQueue("clns.up", cpu.Def{Name: "clns_up_task", Layer: cpu.LayerCLNS, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), prim_params_get, clns_map_in, clnp_input, clns_map_out (calls: 4), return (1)"}, func(pr Prim) {
 		b := h.TakeParams(pr.Params, dlIndParams)
 		src := [6]byte(b[0:6])
 		e.mapIn(osi.Rx, PrimDLUnitdataInd, pr.Chain, b)
@@ -290,7 +290,7 @@ func (h *Host) NewCLNS(l *LLC, p clnp.Params) (*CLNS, error) {
 	if err := l.Bind(header.LLCSAPISONet, e.up); err != nil {
 		return nil, err
 	}
-	e.down = h.NewQueue("clns.down", cpu.Def{Name: "clns_down_task", Layer: cpu.LayerCLNS, Instructions: 10, CodeBytes: 64, Why: "take an N-UNITDATA request, map it, run CLNP on it, release the CLNS primitive"}, func(pr Prim) {
+	e.down = h.NewQueue("clns.down", cpu.Def{Name: "clns_down_task", Layer: cpu.LayerCLNS, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), prim_params_get, clns_map_in, clnp_output, clns_map_out (calls: 4), return (1)"}, func(pr Prim) {
 		b := h.TakeParams(pr.Params, nsapParams)
 		src, dst := getNSAP(b[0:21]), getNSAP(b[21:42])
 		e.mapIn(osi.Tx, PrimNUnitdataReq, pr.Chain, b)

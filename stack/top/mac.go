@@ -51,12 +51,12 @@ type slot struct {
 }
 
 var (
-	defRingAlloc = cpu.Def{Name: "ring_alloc", Layer: cpu.LayerInherit, Instructions: 22, CodeBytes: 160, Why: "room at the head (or from the base when the end is too near), write the slot header"}
-	defRingFree  = cpu.Def{Name: "ring_free", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "mark the slot released, move the tail over released slots"}
-	defMACPut    = cpu.Def{Name: "mac_put", Layer: cpu.LayerMAC, Instructions: 24, CodeBytes: 160, Why: "write the 802.3 header (addresses, length), mark the slot ready, schedule the transmit task"}
-	defMACTx     = cpu.Def{Name: "mac_tx_task", Layer: cpu.LayerMAC, Instructions: 20, CodeBytes: 160, Why: "take the oldest ready frame of the transmit buffer, send_pkt, release the slot"}
-	defMACUp0    = cpu.Def{Name: "mac_upcall", Layer: cpu.LayerMAC, Instructions: 18, CodeBytes: 128, Why: "receiver upcall: AX=0 room in the receive buffer; AX=1 mark ready, schedule the upper task"}
-	defMACGet    = cpu.Def{Name: "mac_get", Layer: cpu.LayerMAC, Instructions: 36, CodeBytes: 256, Why: "take the oldest received frame, check the 802.3 length field, describe the data field"}
+	defRingAlloc = cpu.Def{Name: "ring_alloc", Layer: cpu.LayerInherit, Instructions: 22, CodeBytes: 160, Why: "the slot size rounded (3), room at the head or from the base, against the tail (loads and compares: 8), the slot recorded and the head moved (far stores: 4), the block header written (use, owner, size: 4), return (3)"}
+	defRingFree  = cpu.Def{Name: "ring_free", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "the slot found (compare loop set-up: 4), marked released (2), the tail moved over released slots (loop set-up and store: 6), return (4)"}
+	defMACPut    = cpu.Def{Name: "mac_put", Layer: cpu.LayerMAC, Instructions: 24, CodeBytes: 160, Why: "the header written in front: destination, source (REP MOVSW of 6 words set-up: 6) and length or type (2), the slot found and marked ready with its length (8), sched_enqueue for the transmit task (call: 3), return (5)"}
+	defMACTx     = cpu.Def{Name: "mac_tx_task", Layer: cpu.LayerMAC, Instructions: 20, CodeBytes: 160, Why: "the oldest ready slot (loop set-up and tests: 6), marked taken (2), send_pkt (INT 60h with DS:SI and CX: 5), its error tested and counted (3), ring_free (call: 2), the task waiting for room scheduled (2)"}
+	defMACUp0    = cpu.Def{Name: "mac_upcall", Layer: cpu.LayerMAC, Instructions: 18, CodeBytes: 128, Why: "the receiver upcall: AX tested (2); AX=0: ring_alloc for the frame (call: 3), ES:DI returned (3); AX=1: the slot found and marked ready with its length (6), sched_enqueue for the upper task (call: 2), RETF (2)"}
+	defMACGet    = cpu.Def{Name: "mac_get", Layer: cpu.LayerMAC, Instructions: 36, CodeBytes: 256, Why: "the oldest ready slot (loop set-up and tests: 6), marked taken (2), the 14-octet header read (REP MOVSW set-up: 5), the Length/Type field tested against 1500 or the user's type (4) and against the frame (3), a descriptor over the data field (pdu_alloc: call 5), addresses returned (6), the slot released on a bad frame (5)"}
 	defMACOpen   = cpu.Def{Name: "mac_open", Layer: cpu.LayerMAC, Instructions: 80, CodeBytes: 384, Why: "driver_info, access_type for every frame, get_address (once)"}
 )
 

@@ -157,8 +157,8 @@ type RecvStats struct {
 }
 
 var (
-	defUserSend = cpu.Def{Name: "tu_send", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "pick a free message buffer, write the message header, describe it, issue the request"}
-	defUserRecv = cpu.Def{Name: "tu_recv", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 224, Why: "read the message header, count it, echo it or release it"}
+	defUserSend = cpu.Def{Name: "tu_send", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "a free message buffer (its use count tested in a loop: 8), the 16-octet header (4 far stores of words: 8), the block's use raised and a descriptor over it (calls: 8), the request put (call with its parameters: 8), counted and the task rescheduled (8)"}
+	defUserRecv = cpu.Def{Name: "tu_recv", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 224, Why: "the 16-octet header read (far loads: 8), magic, level, size checked (6), counted (2), the chain freed or echoed (call: 6), the reply's flag or the release (8)"}
 )
 
 // User is a layer user on one host.
@@ -205,7 +205,7 @@ func (h *Host) NewUser(p UserParams, drv *pktdrv.Driver, mac *MAC, l *LLC, n *CL
 	u := &User{h: h, p: p, drv: drv, mac: mac, llc: l, clns: n}
 	u.sym.send = h.define(defUserSend, osi.CatOther)
 	u.sym.recv = h.define(defUserRecv, osi.CatOther)
-	u.send = h.NewTask(cpu.Def{Name: "tu_send_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the originator's task: one message per run"}, osi.CatOther, u.sendOne)
+	u.send = h.NewTask(cpu.Def{Name: "tu_send_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), sent-all test (2), the send routine (call: 2)"}, osi.CatOther, u.sendOne)
 	nb := max(p.Buffers, 1)
 	switch p.Level {
 	case LevelPktDrv:
@@ -221,19 +221,19 @@ func (h *Host) NewUser(p UserParams, drv *pktdrv.Driver, mac *MAC, l *LLC, n *CL
 		for range nb {
 			u.rxBufs = append(u.rxBufs, userBuf{blk: h.static(header.EthernetMaxFrameLen + 2)})
 		}
-		u.rx = h.NewTask(cpu.Def{Name: "tu_pd_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "take a received frame from the user's buffers"}, osi.CatOther, u.pdReceive)
+		u.rx = h.NewTask(cpu.Def{Name: "tu_pd_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), the receive routine (call: 2), return (2)"}, osi.CatOther, u.pdReceive)
 		h.OnStart(u.pdOpen)
 	case LevelMAC:
 		if mac == nil {
 			return nil, fmt.Errorf("top: a MAC user needs the MAC entity")
 		}
-		u.rx = h.NewTask(cpu.Def{Name: "tu_mac_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "take a frame from the MAC's receive buffer"}, osi.CatOther, u.macReceive)
+		u.rx = h.NewTask(cpu.Def{Name: "tu_mac_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), mac_get and the receive routine (calls: 2), return (2)"}, osi.CatOther, u.macReceive)
 		mac.SetUpperType(u.rx, EtherTypeUser)
 	case LevelLLC, LevelCLNS:
 		for range nb {
 			u.bufs = append(u.bufs, userBuf{blk: h.static(osi.BlockHeader + p.Size)})
 		}
-		u.up = h.NewQueue("user.up", cpu.Def{Name: "tu_up_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "take an indication for the user"}, u.indication)
+		u.up = h.NewQueue("user.up", cpu.Def{Name: "tu_up_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), ifq_get and the user's handler (calls: 2), return (2)"}, u.indication)
 		var err error
 		if p.Level == LevelLLC {
 			if l == nil {
