@@ -67,7 +67,7 @@ func (e *LLC) Stalls() uint64 { return e.stalled }
 func (e *LLC) RxNoRoom() uint64 { return e.noRoom }
 
 var defLLCCopyIn = cpu.Def{Name: "llc_copy_in", Layer: cpu.LayerLLC, Instructions: 16, CodeBytes: 112,
-	Why: "receive side of the MAC-LLC interface: frame length from its descriptor, call pdu_alloc for a reception block, memcpy the data field out of the circular buffer, pdu_free to release the slot (4 calls of 3-4 instructions each with their arguments)"}
+	Why: "receive side of the MAC-LLC interface: the frame's length (pdu_len: 3), pdu_alloc for a reception block (call: 4), null test (2), the copy out of the circular buffer (pdu_copyout: 3), pdu_free releasing the slot (call: 2), return (2)"}
 
 // NewLLC makes the LLC entity over the MAC; it takes every frame the MAC
 // receives.
@@ -195,9 +195,9 @@ type CLNS struct {
 
 var (
 	defCLNSMapIn = cpu.Def{Name: "clns_map_in", Layer: cpu.LayerCLNS, Instructions: 40, CodeBytes: 320,
-		Why: "map an interface primitive onto a CLNS one: switch on its name, get a Primitive and a Parameter Structure and a parameter block (3 calls), fill name, length, user data and parameter pointers (6 far stores), copy the addresses (a word loop)"}
+		Why: "map an interface primitive onto a CLNS one: switch on its name (4), a Primitive Structure, a Parameter Structure and a parameter block (3 calls: 12), the parameters copied in (REP MOVSW set-up: 5), length, user data and parameter pointers (3 far stores: 6), name and Parameter Structure (2 far stores: 4), null tests (6), prologue and epilogue (3)"}
 	defCLNSMapOut = cpu.Def{Name: "clns_map_out", Layer: cpu.LayerCLNS, Instructions: 24, CodeBytes: 192,
-		Why: "release a CLNS primitive once mapped out: load its three pointers, give back the block and the two structures (3 calls)"}
+		Why: "release the CLNS primitive: its three pointers (far loads: 6), the block, the Parameter and the Primitive Structure given back (3 calls: 12), null tests (3), return (3)"}
 )
 
 // clnsPrim is a CLNS primitive's structures in simulated memory.
