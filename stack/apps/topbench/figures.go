@@ -275,6 +275,9 @@ func pointTable(pts []*point) shape.Table {
 		for _, c := range pt.Cases[1:] {
 			cases += "; " + c
 		}
+		if pt.Lost > 0 {
+			cases += fmt.Sprintf(" (%d messages lost: the recipient's buffers overran)", pt.Lost)
+		}
 		if pt.Error != "" {
 			cases += " (" + pt.Error + ")"
 		}
