@@ -78,16 +78,16 @@ type BufStats struct {
 // functions of a few field loads and stores each (the loads and stores
 // themselves are charged as references at the descriptors' addresses).
 var (
-	defBufAlloc   = cpu.Def{Name: "pdu_alloc", Layer: cpu.LayerInherit, Instructions: 30, CodeBytes: 160, Why: "allocate a descriptor and a data block, link them, set the counts"}
-	defBufPrepend = cpu.Def{Name: "pdu_prepend", Layer: cpu.LayerInherit, Instructions: 35, CodeBytes: 192, Why: "PCI insertion by chaining: allocate a PCI block and its descriptor, link it in front"}
-	defBufSlice   = cpu.Def{Name: "pdu_slice", Layer: cpu.LayerInherit, Instructions: 40, CodeBytes: 256, Why: "segmentation by pointer manipulation: per piece, a descriptor into the same block, block count up"}
-	defBufFree    = cpu.Def{Name: "pdu_free", Layer: cpu.LayerInherit, Instructions: 20, CodeBytes: 160, Why: "per descriptor: count down, at zero drop the block use and free the descriptor"}
-	defBufHold    = cpu.Def{Name: "pdu_hold", Layer: cpu.LayerInherit, Instructions: 8, CodeBytes: 48, Why: "raise the head descriptor's allocation count (retention without a copy)"}
-	defBufPull    = cpu.Def{Name: "pdu_pull", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "strip a received header: advance the data pointer, shorten the piece"}
-	defBufLen     = cpu.Def{Name: "pdu_len", Layer: cpu.LayerInherit, Instructions: 6, CodeBytes: 64, Why: "per descriptor: add its length, follow the link"}
-	defBufRead    = cpu.Def{Name: "pdu_read", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "gather header octets across pieces into a local buffer"}
-	defBufCopyOut = cpu.Def{Name: "pdu_copyout", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 128, Why: "per piece: call the copy routine for its octets (the contiguous transmit copy)"}
-	defBufAppend  = cpu.Def{Name: "pdu_append", Layer: cpu.LayerInherit, Instructions: 8, CodeBytes: 64, Why: "reassembly by chaining: walk to the last descriptor, link the next chain"}
+	defBufAlloc   = cpu.Def{Name: "pdu_alloc", Layer: cpu.LayerInherit, Instructions: 30, CodeBytes: 160, Why: "a Parameter Structure and a data block (two calls with the flow: 8), failure tests (4), the descriptor's link, data, length, allocation count and block (5 far stores: 10), the chain returned (2), prologue and epilogue (6)"}
+	defBufPrepend = cpu.Def{Name: "pdu_prepend", Layer: cpu.LayerInherit, Instructions: 35, CodeBytes: 192, Why: "PCI insertion by chaining: the PCI's block and its descriptor (two calls: 8), failure tests and undo (5), the descriptor's fields with the link to the SDU's chain (5 far stores: 10), the PCI's address returned (4), counted (2), prologue and epilogue (6)"}
+	defBufSlice   = cpu.Def{Name: "pdu_slice", Layer: cpu.LayerInherit, Instructions: 40, CodeBytes: 256, Why: "segmentation by pointer manipulation: set-up, the walk to the offset and the chain's end (20); each piece made 20 more: its descriptor (call: 4), the block's use raised (far load and store: 4), its fields (far stores: 8), linked (4)"}
+	defBufFree    = cpu.Def{Name: "pdu_free", Layer: cpu.LayerInherit, Instructions: 20, CodeBytes: 160, Why: "per descriptor: its allocation count loaded and decremented (far: 4), still held: stored, stop (3); at zero the block's use dropped (call: 4), the descriptor freed (call: 4), the link followed (2), loop (3); each further descriptor 10 more"}
+	defBufHold    = cpu.Def{Name: "pdu_hold", Layer: cpu.LayerInherit, Instructions: 8, CodeBytes: 48, Why: "retention without a copy: the head's allocation count loaded, incremented, stored (far: 5), return (3)"}
+	defBufPull    = cpu.Def{Name: "pdu_pull", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "strip a received header: per piece the data pointer advanced and the length shortened (far loads and stores: 8), what is left to strip and the link (4), return (2)"}
+	defBufLen     = cpu.Def{Name: "pdu_len", Layer: cpu.LayerInherit, Instructions: 6, CodeBytes: 64, Why: "per descriptor: its length added and its link followed (far loads: 4), loop (2)"}
+	defBufRead    = cpu.Def{Name: "pdu_read", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "gather header octets: set-up (4), per piece the offset test and the octets moved (REP MOVSB set-up: 6), advance (4), return (2)"}
+	defBufCopyOut = cpu.Def{Name: "pdu_copyout", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 128, Why: "the contiguous copy: per piece its pointer and length (far loads: 4), memcpy (call with three arguments: 5), the destination advanced (3)"}
+	defBufAppend  = cpu.Def{Name: "pdu_append", Layer: cpu.LayerInherit, Instructions: 8, CodeBytes: 64, Why: "reassembly by chaining: the walk to the last descriptor (loop set-up: 4), the next chain linked (far store: 2), return (2)"}
 )
 
 // NewBufs returns the chain machinery. define places and files each

@@ -66,7 +66,7 @@ type ConnUser struct {
 	sym                                        struct{ send, recv, ctl *cpu.Symbol }
 }
 
-var defUserCtl = cpu.Def{Name: "tu_control", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 192, Why: "take a connection or release primitive, answer it"}
+var defUserCtl = cpu.Def{Name: "tu_control", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 192, Why: "switch on the primitive's name (jump table: 4), the answer's primitive put (call with name and argument: 8), connection state stored (4), the release's timing recorded (8), return (6)"}
 
 // NewConnUser makes a user of level p.Level (LevelTP4, LevelSession,
 // LevelPresentation); Attach then gives it the layer interface it was
@@ -82,8 +82,8 @@ func (h *Host) NewConnUser(p UserParams) (*ConnUser, error) {
 	u.sym.send = h.define(defUserSend, osi.CatOther)
 	u.sym.recv = h.define(defUserRecv, osi.CatOther)
 	u.sym.ctl = h.define(defUserCtl, osi.CatOther)
-	u.send = h.NewTask(cpu.Def{Name: "tu_send_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the originator's task: one message per run"}, osi.CatOther, u.sendOne)
-	u.up = h.NewQueue("user.up", cpu.Def{Name: "tu_up_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "take an indication for the user"}, u.indication)
+	u.send = h.NewTask(cpu.Def{Name: "tu_send_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), sent-all test (2), the send routine (call: 2)"}, osi.CatOther, u.sendOne)
+	u.up = h.NewQueue("user.up", cpu.Def{Name: "tu_up_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), ifq_get and the user's handler (calls: 2), return (2)"}, u.indication)
 	pat := make([]byte, p.Size)
 	for i := range pat {
 		pat[i] = PatternByte(i)

@@ -19,7 +19,7 @@ type Env struct {
 func (h *Host) NewEnv(name string, layer cpu.Layer) *Env {
 	e := &Env{h: h}
 	e.timeouts = h.NewQueue(name+".timeouts", cpu.Def{Name: name + "_timeout", Layer: layer, Instructions: 8, CodeBytes: 64,
-		Why: "time-out task: take the primitive, call the entity's handler"}, h.tm.timeout)
+		Why: "the time-out task's entry: prologue (2), ifq_get (call: 2), the timer's handler by its index (far load and call: 3), return (1)"}, h.tm.timeout)
 	return e
 }
 

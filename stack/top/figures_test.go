@@ -140,11 +140,11 @@ func TestFigure11(t *testing.T) {
 // to 4, loopback and remote. Fewer AKs cost less at both ends, so in
 // loopback, where the CPU is the bottleneck, the throughput rises with
 // the step at every size. On the wire it need not: the credit of 8 DTs
-// counts the DTs still queued in the sender's own transmit buffer, and
-// an AK that comes only every k-th DT lets the window run dry before the
-// wire does (the sender's card then waits for frames less often);
-// with a credit of 15 the window covers the pipe again and the larger
-// step is no slower. Both are checked.
+// has to cover the DTs the recipient holds until its k-th and the AK's
+// wait at the sender behind the DTs queued for the card, and at step 4
+// it runs dry (TestAckStepRemoteTrace follows it frame by frame); with a
+// credit of 15 the window covers the pipe again and the larger step is
+// no slower. Both are checked.
 func TestFigure13(t *testing.T) {
 	for _, loop := range []bool{true, false} {
 		where := map[bool]string{true: "loopback", false: "remote"}[loop]

@@ -51,12 +51,12 @@ type slot struct {
 }
 
 var (
-	defRingAlloc = cpu.Def{Name: "ring_alloc", Layer: cpu.LayerInherit, Instructions: 22, CodeBytes: 160, Why: "room at the head (or from the base when the end is too near), write the slot header"}
-	defRingFree  = cpu.Def{Name: "ring_free", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "mark the slot released, move the tail over released slots"}
-	defMACPut    = cpu.Def{Name: "mac_put", Layer: cpu.LayerMAC, Instructions: 24, CodeBytes: 160, Why: "write the 802.3 header (addresses, length), mark the slot ready, schedule the transmit task"}
-	defMACTx     = cpu.Def{Name: "mac_tx_task", Layer: cpu.LayerMAC, Instructions: 20, CodeBytes: 160, Why: "take the oldest ready frame of the transmit buffer, send_pkt, release the slot"}
-	defMACUp0    = cpu.Def{Name: "mac_upcall", Layer: cpu.LayerMAC, Instructions: 18, CodeBytes: 128, Why: "receiver upcall: AX=0 room in the receive buffer; AX=1 mark ready, schedule the upper task"}
-	defMACGet    = cpu.Def{Name: "mac_get", Layer: cpu.LayerMAC, Instructions: 36, CodeBytes: 256, Why: "take the oldest received frame, check the 802.3 length field, describe the data field"}
+	defRingAlloc = cpu.Def{Name: "ring_alloc", Layer: cpu.LayerInherit, Instructions: 22, CodeBytes: 160, Why: "the slot size rounded (3), room at the head or from the base, against the tail (loads and compares: 8), the slot recorded and the head moved (far stores: 4), the block header written (use, owner, size: 4), return (3)"}
+	defRingFree  = cpu.Def{Name: "ring_free", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "the slot found (compare loop set-up: 4), marked released (2), the tail moved over released slots (loop set-up and store: 6), return (4)"}
+	defMACPut    = cpu.Def{Name: "mac_put", Layer: cpu.LayerMAC, Instructions: 24, CodeBytes: 160, Why: "the header written in front: destination, source (REP MOVSW of 6 words set-up: 6) and length or type (2), the slot found and marked ready with its length (8), sched_enqueue for the transmit task (call: 3), return (5)"}
+	defMACTx     = cpu.Def{Name: "mac_tx_task", Layer: cpu.LayerMAC, Instructions: 20, CodeBytes: 160, Why: "the oldest ready slot (loop set-up and tests: 6), marked taken (2), send_pkt (INT 60h with DS:SI and CX: 5), its error tested and counted (3), ring_free (call: 2), the task waiting for room scheduled (2)"}
+	defMACUp0    = cpu.Def{Name: "mac_upcall", Layer: cpu.LayerMAC, Instructions: 18, CodeBytes: 128, Why: "the receiver upcall: AX tested (2); AX=0: ring_alloc for the frame (call: 3), ES:DI returned (3); AX=1: the slot found and marked ready with its length (6), sched_enqueue for the upper task (call: 2), RETF (2)"}
+	defMACGet    = cpu.Def{Name: "mac_get", Layer: cpu.LayerMAC, Instructions: 36, CodeBytes: 256, Why: "the oldest ready slot (loop set-up and tests: 6), marked taken (2), the 14-octet header read (REP MOVSW set-up: 5), the Length/Type field tested against 1500 or the user's type (4) and against the frame (3), a descriptor over the data field (pdu_alloc: call 5), addresses returned (6), the slot released on a bad frame (5)"}
 	defMACOpen   = cpu.Def{Name: "mac_open", Layer: cpu.LayerMAC, Instructions: 80, CodeBytes: 384, Why: "driver_info, access_type for every frame, get_address (once)"}
 )
 
@@ -174,9 +174,9 @@ func (h *Host) ringFree(blk memory.Addr) {
 
 // MACStats counts the MAC entity's events.
 type MACStats struct {
-	TxFrames, TxRingFull, TxErrors   uint64
-	RxFrames, RxRingFull             uint64
-	RxNot8023, RxBadLength, RxNoDesc uint64
+	TxFrames, TxRingFull, TxErrors     uint64
+	RxFrames, RxRingFull               uint64
+	RxOtherType, RxBadLength, RxNoDesc uint64 // RxOtherType: a Length/Type field the upper layer does not take
 }
 
 // MAC is the MAC entity of the host.
@@ -187,9 +187,10 @@ type MAC struct {
 	addr   [6]byte
 	tx, rx *ring
 	txTask *Task
-	upper  *Task // scheduled for each received frame
-	room   *Task // waits for room in the transmit buffer
-	waits  int   // runs of room that found none (each owes a run)
+	upper  *Task  // scheduled for each received frame
+	etype  uint16 // the EtherType the upper layer takes (0: 802.3 length frames)
+	room   *Task  // waits for room in the transmit buffer
+	waits  int    // runs of room that found none (each owes a run)
 	stats  MACStats
 	hdr    [header.EthernetHeaderLen]byte
 	sym    struct{ ringAlloc, ringFree, put, txTask, upcall, get, open *cpu.Symbol }
@@ -224,6 +225,17 @@ func (h *Host) NewMAC(drv *pktdrv.Driver) *MAC {
 // SetUpper names the task that takes received frames (LLC's, or a MAC
 // user's): it is scheduled once per frame and calls Receive.
 func (m *MAC) SetUpper(t *Task) { m.upper = t }
+
+// SetUpperType makes t the task that takes received frames, as SetUpper,
+// for an upper layer that frames with an EtherType (typ, at least
+// 0x0600) instead of an 802.3 length: a MAC user with a type of its own
+// on a LAN it shares.
+func (m *MAC) SetUpperType(t *Task, typ uint16) {
+	if header.IsLengthField(typ) {
+		panic(fmt.Sprintf("top: mac: EtherType %#04x is an 802.3 length", typ))
+	}
+	m.upper, m.etype = t, typ
+}
 
 // Stats returns the counters.
 func (m *MAC) Stats() MACStats { return m.stats }
@@ -285,14 +297,21 @@ func (m *MAC) OnRoom(t *Task) {
 }
 
 // Send queues the n-octet data field written at a (from TxBuffer) for
-// dst: the MAC writes its header in front and the transmit task sends it.
-func (m *MAC) Send(a memory.Addr, n int, dst [6]byte) {
+// dst: the MAC writes its 802.3 header (the length n) in front and the
+// transmit task sends it.
+func (m *MAC) Send(a memory.Addr, n int, dst [6]byte) { m.send(a, n, dst, uint16(n)) }
+
+// SendType is Send for a frame whose header carries the EtherType typ
+// instead of the length.
+func (m *MAC) SendType(a memory.Addr, n int, dst [6]byte, typ uint16) { m.send(a, n, dst, typ) }
+
+func (m *MAC) send(a memory.Addr, n int, dst [6]byte, typ uint16) {
 	h := m.h
 	c := h.c
 	c.Enter(m.sym.put)
 	defer c.Exit(m.sym.put)
 	f := header.Ethernet(m.hdr[:])
-	f.Encode(&header.EthernetFields{Dst: dst, Src: m.addr, Type: uint16(n)})
+	f.Encode(&header.EthernetFields{Dst: dst, Src: m.addr, Type: typ})
 	c.Write(a-header.EthernetHeaderLen, m.hdr[:])
 	blk := a - header.EthernetHeaderLen - osi.BlockHeader
 	i := m.tx.find(blk)
@@ -358,9 +377,12 @@ func (m *MAC) upcall(h pktdrv.Handle, flag int, buf memory.Addr, n int) memory.A
 
 // Receive takes the oldest received frame: its source and destination
 // and a chain over its data field (the frame stays in the receive buffer
-// until the chain is freed). ok is false when no frame waits. Frames
-// with an EtherType, or a length field the frame does not hold, are
-// dropped and counted.
+// until the chain is freed). ok is false when no frame waits. An 802.3
+// frame's data field is as long as its length field says; a frame with
+// the upper layer's EtherType (SetUpperType) has all the octets after
+// its header, a minimum frame's padding included. Frames with another
+// EtherType, or a length field the frame does not hold, are dropped and
+// counted.
 func (m *MAC) Receive() (src, dst [6]byte, ch osi.Chain, ok bool) {
 	h := m.h
 	c := h.c
@@ -376,9 +398,13 @@ func (m *MAC) Receive() (src, dst [6]byte, ch osi.Chain, ok bool) {
 		c.Read(data, m.hdr[:])
 		f := header.Ethernet(m.hdr[:])
 		l := int(f.Type())
+		typed := m.etype != 0 && f.Type() == m.etype
+		if typed {
+			l = s.n - header.EthernetHeaderLen
+		}
 		switch {
-		case !header.IsLengthField(f.Type()):
-			m.stats.RxNot8023++
+		case !typed && (m.etype != 0 || !header.IsLengthField(f.Type())):
+			m.stats.RxOtherType++
 		case header.EthernetHeaderLen+l > s.n:
 			m.stats.RxBadLength++
 		default:

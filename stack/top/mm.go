@@ -46,13 +46,13 @@ const (
 )
 
 var (
-	defGetPrim  = cpu.Def{Name: "mm_get_prim", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "pop a Primitive Structure from its region's free list"}
-	defPutPrim  = cpu.Def{Name: "mm_put_prim", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 80, Why: "find the region by address, push the structure on its free list"}
-	defGetParam = cpu.Def{Name: "mm_get_param", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "pop a Parameter Structure from its region's free list"}
-	defPutParam = cpu.Def{Name: "mm_put_param", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 80, Why: "find the region by address, push the structure on its free list"}
-	defAlloc    = cpu.Def{Name: "mm_alloc", Layer: cpu.LayerInherit, Instructions: 30, CodeBytes: 256, Why: "round up, first fit over the free extents, split the remainder"}
-	defFree     = cpu.Def{Name: "mm_free", Layer: cpu.LayerInherit, Instructions: 34, CodeBytes: 288, Why: "find the region, walk to the address-ordered place, coalesce with the neighbours"}
-	defBlkFree  = cpu.Def{Name: "mm_block_free", Layer: cpu.LayerInherit, Instructions: 10, CodeBytes: 64, Why: "read the block's owner tag and hand it back where it came from"}
+	defGetPrim  = cpu.Def{Name: "mm_get_prim", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "the flow's pool (index scaled: 3), the free list's head (far load: 2), null test (2), the head's link into the list head (far load and store: 4), count (1), return (2)"}
+	defPutPrim  = cpu.Def{Name: "mm_put_prim", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 80, Why: "the region by address (compares with both pools' bounds: 4), the list head into the structure's link and the structure into the head (far load and stores: 6), return (2)"}
+	defGetParam = cpu.Def{Name: "mm_get_param", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "the flow's pool (index scaled: 3), the free list's head (far load: 2), null test (2), the head's link into the list head (far load and store: 4), count (1), return (2)"}
+	defPutParam = cpu.Def{Name: "mm_put_param", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 80, Why: "the region by address (compares with both pools' bounds: 4), the list head into the structure's link and the structure into the head (far load and stores: 6), return (2)"}
+	defAlloc    = cpu.Def{Name: "mm_alloc", Layer: cpu.LayerInherit, Instructions: 30, CodeBytes: 256, Why: "size rounded up with its header word (4), the flow's list head (3), on the fitting extent the remainder tested and split or the extent unlinked (8), size word stored (2), pointer past the header returned (3), failure counted (4), prologue and epilogue (6); each free extent visited 4 more (size and link loaded, compared, advanced)"}
+	defFree     = cpu.Def{Name: "mm_free", Layer: cpu.LayerInherit, Instructions: 34, CodeBytes: 288, Why: "the region by address (compares with both areas' bounds: 6), the size word (2), coalesced with the following extent (compare, add, relink: 8) and the preceding one (8), size and link stored and the predecessor relinked (6), return (4); each extent walked past 3 more"}
+	defBlkFree  = cpu.Def{Name: "mm_block_free", Layer: cpu.LayerInherit, Instructions: 10, CodeBytes: 64, Why: "the block's owner tag (far load: 2), switch on it (3), the data area's or the circular buffer's free (call: 3), return (2)"}
 )
 
 // MemStats counts the memory manager's work.

@@ -21,16 +21,28 @@ import (
 // are not taken for COTP; TP4 traces (issue 15) will use 0x21.
 var tsharkPrefs = []string{"-o", "clnp.reassemble:TRUE", "-o", "clnp.tp_nsap_selector:0xFF", "-o", "clnp.always_decode_transport:FALSE"}
 
+// lookTshark returns tshark's path. Without it the Wireshark checks are
+// skipped, except in CI (CI=true), which installs tshark and where a
+// missing one is a failure.
+func lookTshark(t testing.TB) string {
+	t.Helper()
+	path, err := exec.LookPath("tshark")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tshark not on PATH with CI=true: the Wireshark checks of the captures must run in CI (apt-get install tshark)")
+		}
+		t.Skip("tshark not on PATH: skipping the Wireshark check (apt-get install tshark)")
+	}
+	return path
+}
+
 // A capture of the segment during CLNS runs (segmented and not), XID and
 // TEST exchanges and an error report, written by ethersim's tap and read
 // by tshark: every frame is dissected as LLC and every CLNP one as CLNP,
 // nothing is malformed, every CLNP header checksum is good, and every
 // segmented NSDU is reassembled by tshark.
 func TestPcapTshark(t *testing.T) {
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not on PATH: skipping the Wireshark check (apt-get install tshark)")
-	}
+	path := lookTshark(t)
 	var buf bytes.Buffer
 	r := build(t, top.LevelCLNS, 4000, 20, false, clnp.DefaultParams())
 	if err := r.seg.Tap(&buf); err != nil {

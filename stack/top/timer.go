@@ -27,10 +27,10 @@ import (
 // simulated memory.
 
 var (
-	defTmStart = cpu.Def{Name: "tm_start", Layer: cpu.LayerInherit, Instructions: 24, CodeBytes: 160, Why: "ticks from the interval, slot and revolutions, link at the slot head"}
-	defTmStop  = cpu.Def{Name: "tm_stop", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "walk the slot's list to the block, unlink it"}
-	defTmTick  = cpu.Def{Name: "tm_tick", Layer: cpu.LayerKERN, Instructions: 12, CodeBytes: 160, Why: "advance the cursor, per block in the slot: count down or expire"}
-	defTmFire  = cpu.Def{Name: "tm_expire", Layer: cpu.LayerKERN, Instructions: 10, CodeBytes: 96, Why: "unlink the block, put a time-out primitive in its owner's queue"}
+	defTmStart = cpu.Def{Name: "tm_start", Layer: cpu.LayerInherit, Instructions: 24, CodeBytes: 160, Why: "ticks from the interval (32-bit divide by the 55 ms tick: 4), slot (cursor plus ticks, masked: 3) and revolutions (shift: 2), unlink first when armed (test: 2), revolutions and queue into the block (far: 4), linked at the slot head (far load and two stores: 6), PUSHF/CLI/POPF (3)"}
+	defTmStop  = cpu.Def{Name: "tm_stop", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 128, Why: "PUSHF/CLI/POPF (3), the generation bumped so a queued time-out is stale (2), armed test (2), the slot's head (far: 2), the predecessor's link from the block's (far: 4), disarmed (3); each block before it 3 more"}
+	defTmTick  = cpu.Def{Name: "tm_tick", Layer: cpu.LayerKERN, Instructions: 12, CodeBytes: 160, Why: "the cursor advanced and masked (2), the slot's head (far: 2), empty test (2), set-up and return (6); each block there: revolutions loaded, tested, decremented and stored, or tm_expire"}
+	defTmFire  = cpu.Def{Name: "tm_expire", Layer: cpu.LayerKERN, Instructions: 10, CodeBytes: 96, Why: "the block unlinked from its slot (4), the time-out primitive put in the owner's queue (ifq_put with name and timer: 6)"}
 )
 
 // TimerStats counts the timer manager's work.

@@ -34,6 +34,26 @@
 //   - MAC (mac.go): the packet driver below, and the MAC–LLC interface as
 //     a pair of circular buffers.
 //
+// # Costs
+//
+// Every function's instruction count is its C path as a 16-bit compiler
+// of the time emitted it for a program of more than 64 KiB of data (far
+// pointers): a structure field's load or store through a far pointer 2
+// instructions (LES, then MOV), a call with its arguments 3 to 6 (the
+// pushes, CALL, the stack adjusted), a test and branch 2, a prologue and
+// epilogue 3 to 4, PUSHF/CLI ... POPF around a queue's update 3. Each
+// function's Why (simkron symbols) adds its path up. Cycles are the
+// instructions times the machine's CPI (1.8 on the 486DX-33: one cycle
+// for a register or ALU instruction and a load that hits the L1, three
+// for a taken branch or a near call, more for LES and far calls and
+// returns), plus what the cache model charges for each load and store
+// of the structures, which live in simulated memory, and for fetching
+// the code. Loops over items (free extents, timer blocks, octets) are
+// charged per item where they run. Nothing is charged for the purpose
+// of a figure: the seed's Table 1 gives each module's size (task
+// scheduler 155 lines, timer manager 350, memory manager 965, MAC 1120),
+// which these paths fit in.
+//
 // Interrupts are the core's own controller and dispatch (package cpu):
 // the host installs its handlers with SetHandler and masks with CLI/STI
 // (DisableInterrupts/RestoreInterrupts) around queue updates an interrupt
@@ -106,14 +126,14 @@ func (p Params) Validate() error {
 // functions of the seed's run-time (its task scheduler is 155 lines, its
 // timer manager 350; seed Table 1).
 var (
-	defMain     = cpu.Def{Name: "top_main", Layer: cpu.LayerKERN, Instructions: 12, CodeBytes: 96, Why: "main loop: compare the ready queue's head and tail, pick the task"}
-	defDispatch = cpu.Def{Name: "sched_dispatch", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 96, Why: "take the head entry of the ready queue (CLI/STI around), call the task"}
-	defEnqueue  = cpu.Def{Name: "sched_enqueue", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "append a task to the ready queue (CLI/STI around), check for overflow"}
-	defPut      = cpu.Def{Name: "ifq_put", Layer: cpu.LayerInherit, Instructions: 22, CodeBytes: 160, Why: "fill a Primitive Structure, link it at the queue's tail, enqueue the serving task"}
-	defGet      = cpu.Def{Name: "ifq_get", Layer: cpu.LayerInherit, Instructions: 20, CodeBytes: 128, Why: "unlink the head Primitive Structure (CLI/STI around), read it, free it"}
-	defParamsW  = cpu.Def{Name: "prim_params_put", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 96, Why: "allocate the other-parameters block, store the parameters"}
-	defParamsR  = cpu.Def{Name: "prim_params_get", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 96, Why: "load the other parameters, free their block"}
-	defInt08    = cpu.Def{Name: "int08_timer", Layer: cpu.LayerKERN, Instructions: 20, CodeBytes: 128, Why: "BIOS INT 08h: count the tick at 0040:006C, chain to the timer manager, EOI"}
+	defMain     = cpu.Def{Name: "top_main", Layer: cpu.LayerKERN, Instructions: 12, CodeBytes: 96, Why: "main loop round: the ready ring's head and tail indices (far loads: 4), compare (2), the head entry's task block (index scaled, far load: 3), on to the dispatch or back round the loop (3)"}
+	defDispatch = cpu.Def{Name: "sched_dispatch", Layer: cpu.LayerInherit, Instructions: 16, CodeBytes: 96, Why: "PUSHF/CLI and POPF (3), the head index advanced modulo the ring (load, INC, CMP, reset, store: 6), the task block's entry (far load: 2), CALL FAR through it (1), prologue and epilogue (4)"}
+	defEnqueue  = cpu.Def{Name: "sched_enqueue", Layer: cpu.LayerInherit, Instructions: 14, CodeBytes: 96, Why: "PUSHF/CLI and POPF (3), head and tail (far loads: 4), the next tail modulo the ring and the full test (3), the task block at the tail and the new tail (far stores: 4)"}
+	defPut      = cpu.Def{Name: "ifq_put", Layer: cpu.LayerInherit, Instructions: 22, CodeBytes: 160, Why: "mm_get_prim (call: 3), name, argument, Parameter Structure and parameters into it (4 far stores: 8), PUSHF/CLI/POPF (3), link at the tail (tail loaded and tested, stored at the tail or the head, new tail: 7), sched_enqueue (call: 1)"}
+	defGet      = cpu.Def{Name: "ifq_get", Layer: cpu.LayerInherit, Instructions: 20, CodeBytes: 128, Why: "PUSHF/CLI/POPF (3), the head (far load: 2), empty test (2), its link into the head and the tail cleared when it was the last (5), its fields for the caller (far loads: 4), mm_put_prim (call: 3), return (1)"}
+	defParamsW  = cpu.Def{Name: "prim_params_put", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 96, Why: "mm_alloc for the block (call with region and size: 5), null test (2), the parameters stored (MOV CX, REP MOVSW set-up: 5)"}
+	defParamsR  = cpu.Def{Name: "prim_params_get", Layer: cpu.LayerInherit, Instructions: 12, CodeBytes: 96, Why: "the parameters loaded (MOV CX, REP MOVSW set-up: 5), mm_free (call: 4), the caller's pointer returned (3)"}
+	defInt08    = cpu.Def{Name: "int08_timer", Layer: cpu.LayerKERN, Instructions: 20, CodeBytes: 128, Why: "INT 08h: registers saved (4), the BIOS tick count at 0040:006C incremented (32 bits, far: 4), the timer manager called (3), EOI to the 8259 (MOV AL,20h; OUT 20h,AL: 2), registers restored and IRET (7)"}
 	defBoot     = cpu.Def{Name: "top_start", Layer: cpu.LayerKERN, Instructions: 200, CodeBytes: 512, Why: "program start-up: program the PIT, lay out the regions, hook INT 08h (once)"}
 )
 

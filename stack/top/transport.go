@@ -35,7 +35,7 @@ func (h *Host) NewTP4(n *CLNS, sel byte, p tp4.Params) (*TP4, error) {
 		return nil, err
 	}
 	e := &TP4{h: h, T: t, clns: n, sel: sel}
-	e.up = h.NewQueue("tp4.up", cpu.Def{Name: "tp4_up_task", Layer: cpu.LayerTP4, Instructions: 10, CodeBytes: 64, Why: "take an N-UNITDATA indication, run TP4 on it"}, func(pr Prim) {
+	e.up = h.NewQueue("tp4.up", cpu.Def{Name: "tp4_up_task", Layer: cpu.LayerTP4, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), prim_params_get (call: 2), tp4_input (call: 2), return (1)"}, func(pr Prim) {
 		src, dst := h.NIndication(pr)
 		t.Input(src, dst, pr.Chain)
 	})
@@ -68,7 +68,7 @@ type TSAP struct {
 func (e *TP4) Bind(local []byte, remote tp4.Address, up *Queue) (*TSAP, error) {
 	s := &TSAP{e: e, local: e.Address(local), remote: remote}
 	name := fmt.Sprintf("tsap.%x", local)
-	s.SAP = e.h.newSAP(name, cpu.Def{Name: "tp4_req_task", Layer: cpu.LayerTP4, Instructions: 10, CodeBytes: 64, Why: "take a T- request, run TP4 on it"}, up, s.request)
+	s.SAP = e.h.newSAP(name, cpu.Def{Name: "tp4_req_task", Layer: cpu.LayerTP4, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), switch on the primitive's name (jump table: 3), return (2)"}, up, s.request)
 	if err := e.T.Listen(local, s); err != nil {
 		return nil, err
 	}

@@ -53,14 +53,14 @@ type SSAP struct {
 func (e *Session) Bind(local, tlocal []byte, remote []byte, tremote tp4.Address, up *Queue) (*SSAP, error) {
 	h := e.h
 	s := &SSAP{e: e}
-	s.up = h.NewQueue(fmt.Sprintf("ses.up.%x", local), cpu.Def{Name: "ses_up_task", Layer: cpu.LayerSES, Instructions: 10, CodeBytes: 64, Why: "take a T- indication, run the session machine on it"}, s.fromBelow)
+	s.up = h.NewQueue(fmt.Sprintf("ses.up.%x", local), cpu.Def{Name: "ses_up_task", Layer: cpu.LayerSES, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), switch on the primitive's name (jump table: 3), return (2)"}, s.fromBelow)
 	ts, err := e.tp.Bind(tlocal, tremote, s.up)
 	if err != nil {
 		return nil, err
 	}
 	s.tsap = ts
 	s.conn = e.S.NewConn(sesTransport{s}, s, local, remote)
-	s.SAP = h.newSAP(fmt.Sprintf("ssap.%x", local), cpu.Def{Name: "ses_req_task", Layer: cpu.LayerSES, Instructions: 10, CodeBytes: 64, Why: "take an S- request, run the session machine on it"}, up, s.request)
+	s.SAP = h.newSAP(fmt.Sprintf("ssap.%x", local), cpu.Def{Name: "ses_req_task", Layer: cpu.LayerSES, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), switch on the primitive's name (jump table: 3), return (2)"}, up, s.request)
 	return s, nil
 }
 
@@ -197,14 +197,14 @@ type PSAP struct {
 func (e *Presentation) Bind(local, slocal, tlocal, remote, sremote []byte, tremote tp4.Address, up *Queue) (*PSAP, error) {
 	h := e.h
 	p := &PSAP{e: e}
-	p.up = h.NewQueue(fmt.Sprintf("pres.up.%x", local), cpu.Def{Name: "pres_up_task", Layer: cpu.LayerPRES, Instructions: 10, CodeBytes: 64, Why: "take an S- indication, run the presentation machine on it"}, p.fromBelow)
+	p.up = h.NewQueue(fmt.Sprintf("pres.up.%x", local), cpu.Def{Name: "pres_up_task", Layer: cpu.LayerPRES, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), switch on the primitive's name (jump table: 3), return (2)"}, p.fromBelow)
 	ss, err := e.s.Bind(slocal, tlocal, sremote, tremote, p.up)
 	if err != nil {
 		return nil, err
 	}
 	p.ssap = ss
 	p.conn = e.P.NewConn(presSession{p}, p, local, remote)
-	p.SAP = h.newSAP(fmt.Sprintf("psap.%x", local), cpu.Def{Name: "pres_req_task", Layer: cpu.LayerPRES, Instructions: 10, CodeBytes: 64, Why: "take a P- request, run the presentation machine on it"}, up, p.request)
+	p.SAP = h.newSAP(fmt.Sprintf("psap.%x", local), cpu.Def{Name: "pres_req_task", Layer: cpu.LayerPRES, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), ifq_get (call: 2), switch on the primitive's name (jump table: 3), return (2)"}, up, p.request)
 	return p, nil
 }
 

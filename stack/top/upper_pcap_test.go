@@ -78,10 +78,7 @@ func captureTPDUs(t testing.TB, capture []byte) []capTPDU {
 // one line a frame, fields split by "|", occurrences by ";".
 func tsharkFields(t testing.TB, capture []byte, fields ...string) [][]string {
 	t.Helper()
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not on PATH: skipping the Wireshark check (apt-get install tshark)")
-	}
+	path := lookTshark(t)
 	file := filepath.Join(t.TempDir(), "upper.pcap")
 	if err := os.WriteFile(file, capture, 0o644); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,17 @@ import (
 // message in the MAC's transmit buffer and writes only the header (the
 // rest is whatever the buffer held): its recipient checks the header and
 // the length only.
+//
+// The packet-driver and MAC users have no LLC beneath them, so their
+// frames carry an EtherType of their own, as such a program's frames had
+// to on a LAN it shared with others: EtherTypeUser, IEEE Std 802's Local
+// Experimental EtherType 1 (88-B5), reserved for protocols under
+// development and private experiments. The packet-driver user takes only
+// frames of that type from the driver (access_type with the type), the
+// MAC user only those from the MAC entity (SetUpperType). The frame is
+// no longer than the message and its 14-octet header (no 802.3 length
+// field, no LLC header); a message shorter than a minimum frame's data
+// field arrives with the padding after it, which the recipient leaves.
 
 // Level says which layer a user sits on.
 type Level uint8
@@ -71,6 +82,13 @@ func (l Level) String() string {
 
 // MsgHeader is the length of the message header.
 const MsgHeader = 16
+
+// EtherTypeUser is the EtherType of the packet-driver and MAC users'
+// frames: IEEE Std 802's Local Experimental EtherType 1.
+const EtherTypeUser = 0x88B5
+
+// userType is EtherTypeUser as the packet driver's access_type takes it.
+var userType = []byte{EtherTypeUser >> 8, EtherTypeUser & 0xFF}
 
 const (
 	flagEcho  = 1
@@ -139,8 +157,8 @@ type RecvStats struct {
 }
 
 var (
-	defUserSend = cpu.Def{Name: "tu_send", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "pick a free message buffer, write the message header, describe it, issue the request"}
-	defUserRecv = cpu.Def{Name: "tu_recv", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 224, Why: "read the message header, count it, echo it or release it"}
+	defUserSend = cpu.Def{Name: "tu_send", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "a free message buffer (its use count tested in a loop: 8), the 16-octet header (4 far stores of words: 8), the block's use raised and a descriptor over it (calls: 8), the request put (call with its parameters: 8), counted and the task rescheduled (8)"}
+	defUserRecv = cpu.Def{Name: "tu_recv", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 224, Why: "the 16-octet header read (far loads: 8), magic, level, size checked (6), counted (2), the chain freed or echoed (call: 6), the reply's flag or the release (8)"}
 )
 
 // User is a layer user on one host.
@@ -187,7 +205,7 @@ func (h *Host) NewUser(p UserParams, drv *pktdrv.Driver, mac *MAC, l *LLC, n *CL
 	u := &User{h: h, p: p, drv: drv, mac: mac, llc: l, clns: n}
 	u.sym.send = h.define(defUserSend, osi.CatOther)
 	u.sym.recv = h.define(defUserRecv, osi.CatOther)
-	u.send = h.NewTask(cpu.Def{Name: "tu_send_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the originator's task: one message per run"}, osi.CatOther, u.sendOne)
+	u.send = h.NewTask(cpu.Def{Name: "tu_send_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), sent-all test (2), the send routine (call: 2)"}, osi.CatOther, u.sendOne)
 	nb := max(p.Buffers, 1)
 	switch p.Level {
 	case LevelPktDrv:
@@ -203,19 +221,19 @@ func (h *Host) NewUser(p UserParams, drv *pktdrv.Driver, mac *MAC, l *LLC, n *CL
 		for range nb {
 			u.rxBufs = append(u.rxBufs, userBuf{blk: h.static(header.EthernetMaxFrameLen + 2)})
 		}
-		u.rx = h.NewTask(cpu.Def{Name: "tu_pd_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "take a received frame from the user's buffers"}, osi.CatOther, u.pdReceive)
+		u.rx = h.NewTask(cpu.Def{Name: "tu_pd_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), the receive routine (call: 2), return (2)"}, osi.CatOther, u.pdReceive)
 		h.OnStart(u.pdOpen)
 	case LevelMAC:
 		if mac == nil {
 			return nil, fmt.Errorf("top: a MAC user needs the MAC entity")
 		}
-		u.rx = h.NewTask(cpu.Def{Name: "tu_mac_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "take a frame from the MAC's receive buffer"}, osi.CatOther, u.macReceive)
-		mac.SetUpper(u.rx)
+		u.rx = h.NewTask(cpu.Def{Name: "tu_mac_rx_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), mac_get and the receive routine (calls: 2), return (2)"}, osi.CatOther, u.macReceive)
+		mac.SetUpperType(u.rx, EtherTypeUser)
 	case LevelLLC, LevelCLNS:
 		for range nb {
 			u.bufs = append(u.bufs, userBuf{blk: h.static(osi.BlockHeader + p.Size)})
 		}
-		u.up = h.NewQueue("user.up", cpu.Def{Name: "tu_up_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "take an indication for the user"}, u.indication)
+		u.up = h.NewQueue("user.up", cpu.Def{Name: "tu_up_task", Layer: cpu.LayerAPPL, Instructions: 6, CodeBytes: 32, Why: "the task's entry: prologue (2), ifq_get and the user's handler (calls: 2), return (2)"}, u.indication)
 		var err error
 		if p.Level == LevelLLC {
 			if l == nil {
@@ -270,7 +288,7 @@ func (u *User) Result() Result { return u.res }
 func (u *User) Received() RecvStats { return u.recv }
 
 func (u *User) pdOpen() {
-	h, err := u.drv.AccessType(pktdrv.ClassDIX, pktdrv.AnyType, 0, nil, u.pdUpcall)
+	h, err := u.drv.AccessType(pktdrv.ClassDIX, pktdrv.AnyType, 0, userType, u.pdUpcall)
 	if err != nil {
 		u.h.c.System().Guest.Report(u.h.c.LocalTime(), u.h.name, "packet-driver user: access_type: %v", err)
 		return
@@ -320,7 +338,7 @@ func (u *User) sendOne() {
 	case LevelPktDrv:
 		b := u.bufs[0].blk
 		var eh [header.EthernetHeaderLen]byte
-		header.Ethernet(eh[:]).Encode(&header.EthernetFields{Dst: u.p.Peer, Src: u.self, Type: uint16(u.p.Size)})
+		header.Ethernet(eh[:]).Encode(&header.EthernetFields{Dst: u.p.Peer, Src: u.self, Type: EtherTypeUser})
 		c.Write(b, eh[:])
 		u.writeHeader(b+header.EthernetHeaderLen, flags, seq)
 		ok = u.drv.SendPkt(b, header.EthernetHeaderLen+u.p.Size) == nil
@@ -328,7 +346,7 @@ func (u *User) sendOne() {
 		a, room := u.mac.TxBuffer(u.p.Size)
 		if room {
 			u.writeHeader(a, flags, seq)
-			u.mac.Send(a, u.p.Size, u.p.Peer)
+			u.mac.SendType(a, u.p.Size, u.p.Peer, EtherTypeUser)
 			ok = true
 		}
 	case LevelLLC, LevelCLNS:
@@ -515,7 +533,7 @@ func (u *User) macReceive() {
 	defer c.Exit(u.sym.recv)
 	var a memory.Addr
 	h.bufs.Pieces(ch, func(x memory.Addr, _ int) { a = x })
-	n := h.bufs.Len(ch)
+	n := u.unpad(h.bufs.Len(ch))
 	flags, seq, ok := u.check(a, n, false)
 	h.bufs.Free(ch)
 	switch {
@@ -529,11 +547,21 @@ func (u *User) macReceive() {
 			if b, room := u.mac.TxBuffer(u.p.Size); room {
 				u.recv.Echoed++
 				u.writeHeader(b, flagReply, seq)
-				u.mac.Send(b, u.p.Size, src)
+				u.mac.SendType(b, u.p.Size, src, EtherTypeUser)
 				u.echoed(seq)
 			}
 		}
 	}
+}
+
+// unpad returns the message octets of a typed frame's n-octet data
+// field: a message shorter than a minimum frame's data field arrives
+// with the padding after it (the recipient knows the size it expects).
+func (u *User) unpad(n int) int {
+	if n == header.EthernetMinFrameLen-header.EthernetHeaderLen && u.p.Size < n {
+		return u.p.Size
+	}
+	return n
 }
 
 // pdUpcall is the packet-driver user's receiver.
@@ -570,9 +598,9 @@ func (u *User) pdReceive() {
 		var eh [header.EthernetHeaderLen]byte
 		c.Read(b.blk, eh[:])
 		e := header.Ethernet(eh[:])
-		l := int(e.Type())
+		l := u.unpad(b.n - header.EthernetHeaderLen)
 		flags, seq, ok := 0, 0, false
-		if header.IsLengthField(e.Type()) && header.EthernetHeaderLen+l <= b.n {
+		if e.Type() == EtherTypeUser {
 			var f uint8
 			f, seq, ok = u.check(b.blk+header.EthernetHeaderLen, l, true)
 			flags = int(f)
@@ -586,7 +614,7 @@ func (u *User) pdReceive() {
 			u.recv.Messages++
 			if flags&flagEcho != 0 {
 				u.recv.Echoed++
-				header.Ethernet(eh[:]).Encode(&header.EthernetFields{Dst: e.Src(), Src: u.self, Type: uint16(l)})
+				header.Ethernet(eh[:]).Encode(&header.EthernetFields{Dst: e.Src(), Src: u.self, Type: EtherTypeUser})
 				c.Write(b.blk, eh[:])
 				c.Write(b.blk+header.EthernetHeaderLen+2, []byte{flagReply})
 				u.drv.SendPkt(b.blk, header.EthernetHeaderLen+l)

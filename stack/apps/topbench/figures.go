@@ -50,6 +50,9 @@ func (b *bench) Result() (workload.Result, error) {
 		res.Incomplete = fmt.Sprintf("top: %d of %d points measured", done, len(all))
 	}
 	f := &res.Figures
+	if t, ok := calibrationTable(all); ok {
+		f.Tables = append(f.Tables, t)
+	}
 	f.Tables = append(f.Tables, b.throughputTables()...)
 	f.Tables = append(f.Tables, pointTable(all))
 	f.Charts = append(f.Charts, b.throughputCharts()...)
@@ -58,6 +61,100 @@ func (b *bench) Result() (workload.Result, error) {
 	f.Splits = append(f.Splits, splits...)
 	f.Charts = append(f.Charts, charts...)
 	return res, b.err
+}
+
+// published is one of the study's calibration figures (shared reference
+// osi-top.md, sec. 9) and how to read the simulated one from the points.
+type published struct {
+	what, where string
+	study       float64
+	text        string // the study's value as it gives it
+	unit        string
+	sim         func(mac map[string]*point) (float64, bool)
+}
+
+// macPoint returns the MAC user's point at 1024 B in where.
+func macAt(mac map[string]*point, where string) (*point, bool) {
+	pt, ok := mac[where]
+	return pt, ok && pt.Error == "" && pt.Mbps > 0
+}
+
+// calibrations are the figures the study publishes for the MAC user at
+// 1024 B, remote and in packet-driver loopback.
+var calibrations = []published{
+	{what: "MAC user, remote, 1024 B", where: "sec. 4, Fig. 6; abstract", study: 6, text: "about 6", unit: "Mbit/s",
+		sim: func(m map[string]*point) (float64, bool) {
+			pt, ok := macAt(m, Remote)
+			return pt.mbps(), ok
+		}},
+	{what: "Tsend (packet-driver send of a 1024-B frame: load and wire)", where: "sec. 4", study: 1.4, text: "1.4", unit: "ms",
+		sim: func(m map[string]*point) (float64, bool) {
+			pt, ok := macAt(m, Remote)
+			return pt.tsendMS(), ok && pt.TsendUS > 0
+		}},
+	{what: "MAC user, loopback, 1024 B", where: "sec. 4, Fig. 8 (sec. 5: 42)", study: 43, text: "about 43", unit: "Mbit/s",
+		sim: func(m map[string]*point) (float64, bool) {
+			pt, ok := macAt(m, Loopback)
+			return pt.mbps(), ok
+		}},
+	{what: "Tcopy (loopback copy of a 1024-B frame)", where: "sec. 4", study: 0.22, text: "about 0.22", unit: "ms",
+		sim: func(m map[string]*point) (float64, bool) {
+			pt, ok := macAt(m, Loopback)
+			return pt.copyMS(), ok && pt.CopyUS > 0
+		}},
+	{what: "MAC user, loopback over remote, 1024 B", where: "sec. 4", study: 7, text: "about 7", unit: "×",
+		sim: func(m map[string]*point) (float64, bool) {
+			r, ok1 := macAt(m, Remote)
+			l, ok2 := macAt(m, Loopback)
+			if !ok1 || !ok2 {
+				return 0, false
+			}
+			return l.Mbps / r.Mbps, true
+		}},
+}
+
+func (pt *point) mbps() float64 {
+	if pt == nil {
+		return 0
+	}
+	return pt.Mbps
+}
+
+func (pt *point) tsendMS() float64 {
+	if pt == nil {
+		return 0
+	}
+	return pt.TsendUS / 1000
+}
+
+func (pt *point) copyMS() float64 {
+	if pt == nil {
+		return 0
+	}
+	return pt.CopyUS / 1000
+}
+
+// calibrationTable puts each of the study's calibration figures beside
+// the simulated one, where the run measured it (the MAC user at 1024 B),
+// with the study's section or figure and the difference; false when the
+// run measured none.
+func calibrationTable(pts []*point) (shape.Table, bool) {
+	mac := map[string]*point{}
+	for _, pt := range pts {
+		if pt.lv == top.LevelMAC && pt.Size == 1024 {
+			mac[pt.Where] = pt
+		}
+	}
+	t := shape.Table{Title: "top: the study's calibration figures (shared reference osi-top.md, sec. 9) beside the simulated ones",
+		Columns: []shape.Column{{Name: "figure"}, {Name: "study"}, {Name: "simulated"}, {Name: "unit"}, {Name: "difference", Unit: "%"}, {Name: "in the study"}}, Prose: true}
+	for _, c := range calibrations {
+		v, ok := c.sim(mac)
+		if !ok {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{c.what, c.text, fmt.Sprintf("%.3g", v), c.unit, fmt.Sprintf("%+.1f", 100*(v-c.study)/c.study), c.where})
+	}
+	return t, len(t.Rows) > 0
 }
 
 // charts returns the charts' names in the order the cases name them.
@@ -177,6 +274,9 @@ func pointTable(pts []*point) shape.Table {
 		cases := pt.Cases[0]
 		for _, c := range pt.Cases[1:] {
 			cases += "; " + c
+		}
+		if pt.Lost > 0 {
+			cases += fmt.Sprintf(" (%d messages lost: the recipient's buffers overran)", pt.Lost)
 		}
 		if pt.Error != "" {
 			cases += " (" + pt.Error + ")"

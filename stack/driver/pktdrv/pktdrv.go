@@ -119,22 +119,22 @@ type Info struct {
 // resident NE2000 packet driver: register accesses and data words are
 // charged by the ISA bus, copies by the copy routine.
 var (
-	defInt       = cpu.Def{Name: "pkt_int", Layer: cpu.LayerMAC, Instructions: 30, CodeBytes: 192, Why: "INT 60h (26 clocks real mode) and IRET, save registers, dispatch on AH"}
+	defInt       = cpu.Def{Name: "pkt_int", Layer: cpu.LayerMAC, Instructions: 30, CodeBytes: 192, Why: "INT 60h into the driver and IRET: registers saved and restored (8 PUSH and POP: 16), DS loaded (2), dispatch on AH (jump table: 4), the carry flag and DH set for the return (4), return (4)"}
 	defInit      = cpu.Def{Name: "pkt_init", Layer: cpu.LayerMAC, Instructions: 400, CodeBytes: 1536, Why: "reset, PROM read, NS8390 initialisation, hook the interrupt (once)"}
 	defInfo      = cpu.Def{Name: "pkt_driver_info", Layer: cpu.LayerMAC, Instructions: 12, CodeBytes: 64, Why: "load version, class, type, number, name pointer"}
 	defAccess    = cpu.Def{Name: "pkt_access_type", Layer: cpu.LayerMAC, Instructions: 60, CodeBytes: 384, Why: "check class/type/number, compare with the open handles, store the upcall"}
 	defRelease   = cpu.Def{Name: "pkt_release_type", Layer: cpu.LayerMAC, Instructions: 25, CodeBytes: 128, Why: "find the handle, clear it"}
 	defAddress   = cpu.Def{Name: "pkt_get_address", Layer: cpu.LayerMAC, Instructions: 20, CodeBytes: 96, Why: "check the length, copy the station address"}
-	defSend      = cpu.Def{Name: "pkt_send", Layer: cpu.LayerMAC, Instructions: 60, CodeBytes: 384, Why: "check the length, wait for the transmitter, mask, load, trigger, unmask"}
-	defBlockOut  = cpu.Def{Name: "pkt_block_out", Layer: cpu.LayerMAC, Instructions: 45, CodeBytes: 256, Why: "remote-write set-up, REP OUTSW, RDC poll"}
-	defISR       = cpu.Def{Name: "pkt_isr", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 384, Why: "per round: read ISR, dispatch, acknowledge"}
-	defRecv      = cpu.Def{Name: "pkt_recv", Layer: cpu.LayerMAC, Instructions: 80, CodeBytes: 768, Why: "per frame: CURR/BNRY arithmetic, header checks, type match, the two upcalls"}
-	defBlockIn   = cpu.Def{Name: "pkt_block_in", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 256, Why: "remote-read set-up, REP INSW, RDC acknowledge"}
-	defTxDone    = cpu.Def{Name: "pkt_tx_done", Layer: cpu.LayerMAC, Instructions: 25, CodeBytes: 128, Why: "read TSR, account, free the transmit buffer"}
+	defSend      = cpu.Def{Name: "pkt_send", Layer: cpu.LayerMAC, Instructions: 60, CodeBytes: 384, Why: "send_pkt: the length (4), loopback or card (2), the transmitter busy and the wait (4), IMR masked (OUT: 3), start time (2), pkt_block_out (call: 3), TBCR0, TBCR1, TPSR and CR written (OUTs and their values: 12), busy flag (2), IMR unmasked (3), carry and return (5), registers saved and restored (20)"}
+	defBlockOut  = cpu.Def{Name: "pkt_block_out", Layer: cpu.LayerMAC, Instructions: 45, CodeBytes: 256, Why: "remote-DMA write: RBCR0/1, RSAR0/1 and CR written (OUTs: 10), DX, CX, DS:SI (6), REP OUTSW (1; its words charged by the ISA bus), the RDC poll (IN, TEST, loop: 6), RDC acknowledged (OUT: 3), the odd length (7), registers (12)"}
+	defISR       = cpu.Def{Name: "pkt_isr", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 384, Why: "the card's interrupt: registers and DS (12), CR to page 0 (OUT: 3), EOI and exit (9); per round 16 more: ISR read (IN: 3), its bits dispatched (tests: 8), acknowledged (OUT: 3), loop (2)"}
+	defRecv      = cpu.Def{Name: "pkt_recv", Layer: cpu.LayerMAC, Instructions: 80, CodeBytes: 768, Why: "per frame: CURR through page 1 and BNRY (4 port accesses: 12), this page and the ring's wrap (6), ring header and first octets by block-in (set-up: 10), status, next page, count checked (12), pkt_type_match and the two upcalls (calls with registers: 16), BNRY advanced past the frame (OUT and wrap: 8), counted (4), loop (12)"}
+	defBlockIn   = cpu.Def{Name: "pkt_block_in", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 256, Why: "remote-DMA read: RBCR0/1, RSAR0/1 and CR written (OUTs: 10), DX, CX, ES:DI (6), REP INSW (1; its words charged by the ISA bus), the odd octet (4), RDC acknowledged (OUT: 3), registers (12), return (4)"}
+	defTxDone    = cpu.Def{Name: "pkt_tx_done", Layer: cpu.LayerMAC, Instructions: 25, CodeBytes: 128, Why: "TSR read (IN: 3), error test (3), ISR acknowledged (OUT: 3), counted (4), the frame's send time added up (6), busy flag cleared (2), return (4)"}
 	defOverrun   = cpu.Def{Name: "pkt_overrun", Layer: cpu.LayerMAC, Instructions: 60, CodeBytes: 384, Why: "the data sheet's ring overflow recovery"}
-	defLoop      = cpu.Def{Name: "pkt_loopback", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 192, Why: "type match, the two upcalls around the copy"}
+	defLoop      = cpu.Def{Name: "pkt_loopback", Layer: cpu.LayerMAC, Instructions: 40, CodeBytes: 192, Why: "loopback send_pkt: the frame's first 16 octets peeked (REP MOVSW set-up: 5), pkt_type_match (call: 3), the upcall for a buffer (AX=0, far call with registers: 10), null test (2), pkt_movsw (call: 3), the upcall with the frame (AX=1: 10), counted (4), return (3)"}
 	defCounters  = cpu.Def{Name: "pkt_counters", Layer: cpu.LayerMAC, Instructions: 15, CodeBytes: 96, Why: "read and add the tally counters"}
-	defTypeMatch = cpu.Def{Name: "pkt_type_match", Layer: cpu.LayerMAC, Instructions: 12, CodeBytes: 96, Why: "per handle: compare the frame's type octets"}
+	defTypeMatch = cpu.Def{Name: "pkt_type_match", Layer: cpu.LayerMAC, Instructions: 12, CodeBytes: 96, Why: "per handle: open (3), class and Length/Type (4), the type octets compared (REPE CMPSB set-up: 5)"}
 )
 
 // Stats counts what the driver did.

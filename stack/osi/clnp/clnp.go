@@ -106,12 +106,12 @@ type Stats struct {
 // Costs in instructions per call (seed CLNS: 2290 lines, 15 KB; seed
 // Table 1), the per-byte checksum loop separately.
 var (
-	defOutput  = cpu.Def{Name: "clnp_output", Layer: cpu.LayerCLNS, Instructions: 70, CodeBytes: 640, Why: "N-UNITDATA request: route, decide on segmentation, per PDU build the header"}
+	defOutput  = cpu.Def{Name: "clnp_output", Layer: cpu.LayerCLNS, Instructions: 70, CodeBytes: 640, Why: "N-UNITDATA request: the route by NSAP (compare loop set-up: 8), the NSDU's length (call: 3), flags and lifetime (4), the header encoded: fixed part, both addresses (length octet, REP MOVSB), segmentation part (30), its length against the subnetwork's (6), one PDU or segments (4), return (6), prologue and epilogue (9)"}
 	defSegment = cpu.Def{Name: "clnp_segment", Layer: cpu.LayerCLNS, Instructions: 40, CodeBytes: 384, Why: "per segment: slice the NSDU, header with offset and MS, send"}
-	defInput   = cpu.Def{Name: "clnp_input", Layer: cpu.LayerCLNS, Instructions: 80, CodeBytes: 768, Why: "read and check the header, lifetime, addresses, deliver or reassemble"}
+	defInput   = cpu.Def{Name: "clnp_input", Layer: cpu.LayerCLNS, Instructions: 80, CodeBytes: 768, Why: "NLPID and LI (pdu_read: 5), lengths (6), the header gathered (call: 4), segment length, checksum present, type (10), lifetime (3), both addresses parsed and this system's compared (20), cut to the segment length (4), segmented or whole (4), pdu_pull (call: 3), the selector's user and the indication (8), prologue and epilogue (13)"}
 	defReasm   = cpu.Def{Name: "clnp_reass", Layer: cpu.LayerCLNS, Instructions: 60, CodeBytes: 768, Why: "find the PDU's entry, check the segment, keep its new parts, chain when complete"}
 	defEmitER  = cpu.Def{Name: "clnp_emit_er", Layer: cpu.LayerCLNS, Instructions: 60, CodeBytes: 512, Why: "build an ER PDU: reason option and the discarded header as data"}
-	defCksum   = cpu.Def{Name: "clnp_cksum", Layer: cpu.LayerCLNS, Instructions: 20, CodeBytes: 160, Why: "Fletcher set-up, the modulo reductions, X and Y (ISO 8473 annex C)"}
+	defCksum   = cpu.Def{Name: "clnp_cksum", Layer: cpu.LayerCLNS, Instructions: 20, CodeBytes: 160, Why: "the ISO checksum over the header (ISO 8473 annex C): pointer, count, C0 and C1 set up (6), the reductions modulo 255 at the end (4), X and Y worked out and stored (8), return (2); each octet 4 more"}
 	defReasmTO = cpu.Def{Name: "clnp_reass_timeout", Layer: cpu.LayerCLNS, Instructions: 25, CodeBytes: 192, Why: "discard a PDU whose reassembly timer ran out"}
 )
 
@@ -166,7 +166,7 @@ func New(env osi.Env, sub Subnet, p Params) (*CLNP, error) {
 	n.sym.er = env.Define(defEmitER, osi.CatOther)
 	n.sym.cksum = env.Define(defCksum, osi.CatChecksum)
 	n.sym.reasmTO = env.Define(defReasmTO, osi.CatOther)
-	n.cksumPer = env.Cost("clnp_cksum.byte", 4, "load an octet, add it to C0, add C0 to C1, loop (reductions deferred)")
+	n.cksumPer = env.Cost("clnp_cksum.byte", 4, "per octet: LODSB, ADD AL to C0, ADD C0 to C1, LOOP (the reductions modulo 255 deferred)")
 	for range p.Reassemblies {
 		e := &reasmEntry{}
 		e.timer = env.NewTimer("clnp.reass", func() { n.reasmTimeout(e) })

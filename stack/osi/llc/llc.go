@@ -60,8 +60,8 @@ type Stats struct {
 // Costs in instructions per call, from the seed's LLC (1240 lines of C,
 // 4 KB of code: seed Table 1) and the work each path does.
 var (
-	defOutput = cpu.Def{Name: "llc_output", Layer: cpu.LayerLLC, Instructions: 45, CodeBytes: 320, Why: "DL-UNITDATA request: check the SAP and length, get transmit room, write the UI header, copy the SDU, hand it to the MAC"}
-	defInput  = cpu.Def{Name: "llc_input", Layer: cpu.LayerLLC, Instructions: 40, CodeBytes: 384, Why: "read and check the header, find the SAP, strip the header, indicate"}
+	defOutput = cpu.Def{Name: "llc_output", Layer: cpu.LayerLLC, Instructions: 45, CodeBytes: 320, Why: "DL-UNITDATA request: the SDU's length (pdu_len: 3) against the limit (2), transmit room (call: 4), the UI header's DSAP, SSAP and control (3 stores: 6), pdu_copyout behind it (call: 4), the MAC's send (call with address, length, destination: 6), counted (2), the SDU freed (call: 3), refusals (6), prologue and epilogue (9)"}
+	defInput  = cpu.Def{Name: "llc_input", Layer: cpu.LayerLLC, Instructions: 40, CodeBytes: 384, Why: "the 3-octet header gathered (pdu_read: 5), U format and command (4), switch on the control (3), the SAP's user (table: 5), pdu_pull over the header (call: 3), the DL-UNITDATA indication with addresses and SAPs (call: 8), counted (2), prologue and epilogue (10)"}
 	defXID    = cpu.Def{Name: "llc_xid", Layer: cpu.LayerLLC, Instructions: 35, CodeBytes: 256, Why: "build the XID response with the type 1 information field"}
 	defTEST   = cpu.Def{Name: "llc_test", Layer: cpu.LayerLLC, Instructions: 30, CodeBytes: 224, Why: "build the TEST response echoing the information field"}
 )

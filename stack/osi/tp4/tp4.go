@@ -239,23 +239,23 @@ var (
 	defDisconnect = cpu.Def{Name: "tp4_disconnect", Layer: cpu.LayerTP4, Instructions: 60, CodeBytes: 512, Why: "T-DISCONNECT request or release: free what the connection holds, send the DR"}
 	defDRInput    = cpu.Def{Name: "tp4_dr_input", Layer: cpu.LayerTP4, Instructions: 50, CodeBytes: 448, Why: "DR: answer with a DC, indicate, freeze the reference"}
 	defDCInput    = cpu.Def{Name: "tp4_dc_input", Layer: cpu.LayerTP4, Instructions: 30, CodeBytes: 256, Why: "DC: end the release, freeze the reference"}
-	defDataReq    = cpu.Def{Name: "tp4_data_request", Layer: cpu.LayerTP4, Instructions: 50, CodeBytes: 448, Why: "T-DATA request: check state and room, how many DTs the TSDU needs, segment, send"}
-	defSegment    = cpu.Def{Name: "tp4_segment", Layer: cpu.LayerTP4, Instructions: 35, CodeBytes: 384, Why: "per DT: slice the TSDU (or take it whole), chain the header in front, number it, EOT on the last, queue it"}
-	defOutput     = cpu.Def{Name: "tp4_output", Layer: cpu.LayerTP4, Instructions: 30, CodeBytes: 384, Why: "send what the credit allows: per DT hold it for retention, concatenate a waiting AK, N-UNITDATA request, arm T1"}
-	defInput      = cpu.Def{Name: "tp4_input", Layer: cpu.LayerTP4, Instructions: 45, CodeBytes: 640, Why: "per TPDU of an NSDU: read LI and code, find the connection by reference, check the header, dispatch"}
-	defDTInput    = cpu.Def{Name: "tp4_dt_input", Layer: cpu.LayerTP4, Instructions: 60, CodeBytes: 768, Why: "DT: window check; in sequence strip the header, chain into the TSDU, deliver at EOT, drain the resequencing buffer; else keep, re-acknowledge or drop; decide the AK"}
-	defAKInput    = cpu.Def{Name: "tp4_ak_input", Layer: cpu.LayerTP4, Instructions: 50, CodeBytes: 640, Why: "AK: order by number and subsequence, release the acknowledged DTs, move the window, confirm a reopened window, restart T1"}
-	defAKBuild    = cpu.Def{Name: "tp4_ak_build", Layer: cpu.LayerTP4, Instructions: 40, CodeBytes: 384, Why: "build an AK: next expected number, credit, subsequence, flow-control confirmation"}
+	defDataReq    = cpu.Def{Name: "tp4_data_request", Layer: cpu.LayerTP4, Instructions: 50, CodeBytes: 448, Why: "T-DATA request: state (3), the TSDU's length (call: 3), the DTs it needs (a division: 4), room in the send queue (3), one DT's tp4_segment (call: 4) or each DT's slice and segment (loop: 8), counted (4), tp4_output (call: 3), refusal and the ready flag (6), prologue and epilogue (12)"}
+	defSegment    = cpu.Def{Name: "tp4_segment", Layer: cpu.LayerTP4, Instructions: 35, CodeBytes: 384, Why: "per DT: code, reference, number and EOT (4 stores: 8), the checksum parameter (4), the header's length (3), pdu_prepend (call: 4), the header encoded and written (6), tp4_cksum (call: 4), the send-queue entry and the next number (6)"}
+	defOutput     = cpu.Def{Name: "tp4_output", Layer: cpu.LayerTP4, Instructions: 30, CodeBytes: 384, Why: "state (2); while credit and DTs queued: the entry (4), pdu_hold for retention (call: 3), an AK to concatenate (3), the N-UNITDATA request (call with addresses: 6), T1 armed when idle (3), counted (3); an AK still owed sent (test and call: 4), return (2)"}
+	defInput      = cpu.Def{Name: "tp4_input", Layer: cpu.LayerTP4, Instructions: 45, CodeBytes: 640, Why: "per TPDU of the NSDU: LI and code (pdu_read: 5), bounds (4), the header gathered (call: 4), the connection by reference (index and compare: 6), the header's validity (4), the checksum parameter found and tp4_cksum_check (call: 6), data or control dispatch (switch: 4), counted (2), prologue and epilogue (10); each further TPDU 22 more"}
+	defDTInput    = cpu.Def{Name: "tp4_dt_input", Layer: cpu.LayerTP4, Instructions: 60, CodeBytes: 768, Why: "DT: state and TPDU size (6), number and EOT (4), place in the window (modular difference, compares: 6); in sequence pdu_pull (call: 3) and pdu_append into the TSDU (call: 3), numbers advanced (4), the resequencing slot (4), the AK step reached or the AK timer armed (tests, call: 6); else kept or freed (6); delivery at EOT (call: 4), tp4_output (call: 3), prologue and epilogue (11)"}
+	defAKInput    = cpu.Def{Name: "tp4_ak_input", Layer: cpu.LayerTP4, Instructions: 50, CodeBytes: 640, Why: "AK: state (2), YR-TU-NR and credit (4), the subsequence and flow-control parameters looked for (6), what it acknowledges against what is outstanding (6), each acknowledged DT freed (call and advance: 8), lower edge, credit, subsequence stored (6), T1 re-armed (call: 3), tp4_output (call: 3), the user told of room (test and call: 4), prologue and epilogue (8)"}
+	defAKBuild    = cpu.Def{Name: "tp4_ak_build", Layer: cpu.LayerTP4, Instructions: 40, CodeBytes: 384, Why: "AK: the subsequence worked out (4), code with credit, reference, number (6), the checksum, subsequence and flow-control parameters (8), header length (2), pdu_alloc or pdu_prepend (call: 4), encoded and written (4), tp4_cksum (call: 3), the AK timer stopped and the window timer restarted (calls: 4), what was acknowledged stored (5)"}
 	defEDReq      = cpu.Def{Name: "tp4_ed_request", Layer: cpu.LayerTP4, Instructions: 50, CodeBytes: 448, Why: "T-EXPEDITED-DATA request: one outstanding, build the ED, hold it, send, arm T1"}
 	defEDInput    = cpu.Def{Name: "tp4_ed_input", Layer: cpu.LayerTP4, Instructions: 45, CodeBytes: 384, Why: "ED: check its number, indicate once, answer with an EA"}
 	defEAInput    = cpu.Def{Name: "tp4_ea_input", Layer: cpu.LayerTP4, Instructions: 30, CodeBytes: 256, Why: "EA: release the ED, let DTs go again"}
 	defERInput    = cpu.Def{Name: "tp4_er_input", Layer: cpu.LayerTP4, Instructions: 30, CodeBytes: 256, Why: "ER: release the connection"}
 	defEmit       = cpu.Def{Name: "tp4_emit", Layer: cpu.LayerTP4, Instructions: 40, CodeBytes: 448, Why: "build a control TPDU (CR, CC, DR, DC, EA, ER) into a fresh block, checksum it, N-UNITDATA request"}
-	defCksum      = cpu.Def{Name: "tp4_cksum", Layer: cpu.LayerTP4, Instructions: 24, CodeBytes: 192, Why: "generate: set-up, walk the TPDU's pieces, the modulo reductions, X and Y (X.224 annex D)"}
-	defCksumCheck = cpu.Def{Name: "tp4_cksum_check", Layer: cpu.LayerTP4, Instructions: 16, CodeBytes: 160, Why: "verify: set-up, walk the TPDU's pieces, both sums zero"}
+	defCksum      = cpu.Def{Name: "tp4_cksum", Layer: cpu.LayerTP4, Instructions: 24, CodeBytes: 192, Why: "generate (ISO 8073 6.17, annex B.3): pointer, C0 and C1 set up (6), the TPDU's pieces walked (descriptors: 6), the reductions modulo 255 (4), X = (L-n)C0 - C1 and Y = C1 - (L-n+1)C0 (6), stored (2); each octet 4 more"}
+	defCksumCheck = cpu.Def{Name: "tp4_cksum_check", Layer: cpu.LayerTP4, Instructions: 16, CodeBytes: 160, Why: "verify (ISO 8073 annex B.4): pointer, C0 and C1 set up (6), the pieces walked (6), both sums reduced and tested for zero (4); each octet 4 more"}
 	defT1         = cpu.Def{Name: "tp4_t1_timeout", Layer: cpu.LayerTP4, Instructions: 40, CodeBytes: 448, Why: "T1: resend every DT (or the CR, CC, DR, ED) due, count transmissions, give up after N"}
-	defAckTimeout = cpu.Def{Name: "tp4_ack_timeout", Layer: cpu.LayerTP4, Instructions: 15, CodeBytes: 128, Why: "acknowledgement time reached: send the AK owed"}
-	defWTimeout   = cpu.Def{Name: "tp4_window_timeout", Layer: cpu.LayerTP4, Instructions: 15, CodeBytes: 128, Why: "window timer: resend the AK"}
+	defAckTimeout = cpu.Def{Name: "tp4_ack_timeout", Layer: cpu.LayerTP4, Instructions: 15, CodeBytes: 128, Why: "AK timer: the connection's state and unacknowledged count (6), the AK owed flagged (2), tp4_output (call: 3), prologue and epilogue (4)"}
+	defWTimeout   = cpu.Def{Name: "tp4_window_timeout", Layer: cpu.LayerTP4, Instructions: 15, CodeBytes: 128, Why: "window timer: state (3), the flow-control confirmation's tries (4), the AK owed flagged (2), tp4_output (call: 3), prologue and epilogue (3)"}
 	defITimeout   = cpu.Def{Name: "tp4_inactivity_timeout", Layer: cpu.LayerTP4, Instructions: 20, CodeBytes: 192, Why: "inactivity timer: release the connection"}
 	defFreeze     = cpu.Def{Name: "tp4_unfreeze", Layer: cpu.LayerTP4, Instructions: 10, CodeBytes: 96, Why: "the frozen reference becomes free"}
 )
@@ -307,7 +307,7 @@ func New(env osi.Env, net Network, p Params) (*TP4, error) {
 	} {
 		*d.p = env.Define(d.def, d.cat)
 	}
-	t.cksumPB = env.Cost("tp4_cksum.byte", 4, "load an octet, add it to C0, add C0 to C1, loop (reductions deferred to the end of blocks)")
+	t.cksumPB = env.Cost("tp4_cksum.byte", 4, "per octet: LODSB, ADD AL to C0, ADD C0 to C1, LOOP (the reductions modulo 255 deferred to the end of blocks)")
 	for i := range p.Connections {
 		t.conns = append(t.conns, newConn(t, i))
 	}
