@@ -64,7 +64,8 @@ type hostileCase struct {
 	check func(t *testing.T, dir, stdout, stderr string)
 	// timeout bounds the process (default one minute); memory its address
 	// space (default 4 GiB), so that a regression fails rather than takes
-	// the machine down.
+	// the machine down. Below about 2 GiB the Go runtime itself fails to
+	// start now and then (it reserves address space early): stay above.
 	timeout time.Duration
 	memory  int64
 }
