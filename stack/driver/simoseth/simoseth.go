@@ -326,6 +326,13 @@ func (d *Driver) putDesc(a memory.Addr, ctrl, buf, status uint32) {
 }
 
 func (d *Driver) putStatus(a memory.Addr, status uint32) {
+	if status&descOwn != 0 {
+		// Handing a descriptor to the card is seen by the card: the core
+		// catches up first, so that the card cannot act on it before the
+		// work that filled it is done (the core charges ahead of the event
+		// clock, and the card polls the ring when it ends a job).
+		d.c.Sync()
+	}
 	put32(d.word[:], status)
 	d.c.Write(a+descStatus, d.word[:])
 }
