@@ -82,6 +82,19 @@ func chain(prev, fn func([]byte)) func([]byte) {
 	return func(f []byte) { prev(f); fn(f) }
 }
 
+// ObserveDMA adds fn to the observers of the card's DMA engine (true when
+// it starts moving data between host memory and the card, false when it
+// stops) and reports true, when the card is a bus master that offers them;
+// otherwise it reports false and adds nothing. With fn nil it only
+// reports. It only looks.
+func (n *NIC) ObserveDMA(fn func(busy bool)) bool {
+	o, ok := n.Card.(interface{ ObserveDMA(func(bool)) })
+	if ok && fn != nil {
+		o.ObserveDMA(fn)
+	}
+	return ok
+}
+
 // DeviceName is the card's [[device]] name.
 func (n *NIC) DeviceName() string { return n.Name }
 

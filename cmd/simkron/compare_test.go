@@ -54,13 +54,15 @@ func readRaw(t *testing.T, path string) map[string]json.RawMessage {
 }
 
 // compare on an experiment runs its workload's hosts; with the
-// experiment's own sweeps' settings, each protocol's rows are those of
-// the experiment's UDP-then-TCP run, byte for byte: the comparison runs
-// the same exchange.
+// experiment's own sweeps' settings (its definitions of the latencies, the
+// sweeps' defaults, given by --set since compare's are the study's), each
+// protocol's rows are those of the experiment's UDP-then-TCP run, byte for
+// byte: the comparison runs the same exchange.
 func TestCompareExperimentMatchesItsSweeps(t *testing.T) {
 	dir := t.TempDir()
 	cmp, own := filepath.Join(dir, "compare"), filepath.Join(dir, "own")
-	st, stdout, stderr := simkron(t, "compare", "../../configs/tcp-r4000.toml", "--protocols", "udp,tcp", "--out", cmp)
+	st, stdout, stderr := simkron(t, "compare", "../../configs/tcp-r4000.toml", "--protocols", "udp,tcp", "--out", cmp,
+		"--set", "workload.compare.send_span=thread", "--set", "workload.compare.receive_span=arrival")
 	if st != exitOK {
 		t.Fatalf("compare exited %d: %s", st, stderr)
 	}

@@ -111,8 +111,8 @@ type CompareParams struct {
 	Sizes       []int    `toml:"sizes" min:"4" max:"1048576" help:"message sizes in bytes"`
 	Messages    int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
 	Warmup      int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring"`
-	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"thread\" or \"host\" (see [workload.udp] send_span)"`
-	ReceiveBusy bool     `toml:"receive_busy" help:"also report every path's receive latency as the receiving host's busy cycles only"`
+	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: until the message has left host memory) or \"thread\" (the call's own cycles); see [workload.udp] send_span"`
+	ReceiveSpan string   `toml:"receive_span" help:"what a receive's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: without the wait for the wire) or \"arrival\" (from the first frame's arrival, every cycle); see [workload.udp] receive_span"`
 	Split       int      `toml:"split" min:"0" max:"1048576" help:"the factors' means are over the sizes up to split bytes and over those above it (0: the client's IP MTU, 1500 without IP)"`
 }
 
@@ -120,14 +120,15 @@ type CompareParams struct {
 var StudySizes = []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768}
 
 // DefaultCompareParams compares every registered path over the study's
-// sizes.
+// sizes, with the study's definitions of the latencies.
 func DefaultCompareParams() CompareParams {
-	return CompareParams{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2, SendSpan: SpanThread}
+	return CompareParams{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2,
+		SendSpan: SpanDMA, ReceiveSpan: SpanDMA}
 }
 
 // Validate checks the protocols.
 func (p CompareParams) Validate() error {
-	if err := (Params{SendSpan: p.SendSpan}).Validate(); err != nil {
+	if err := (Params{SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}).Validate(); err != nil {
 		return err
 	}
 	if len(p.Protocols) == 0 {
@@ -170,7 +171,7 @@ func newCompare(env workload.Env, params any) (workload.Workload, error) {
 		}
 	}
 	common := Params{Client: p.Client, Server: p.Server, Sizes: p.Sizes, Messages: p.Messages, Warmup: p.Warmup,
-		SendSpan: p.SendSpan, ReceiveBusy: p.ReceiveBusy}
+		SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}
 	for _, name := range p.Protocols {
 		tt := transports[name]
 		tr, sp, err := tt.New(env, common)
@@ -236,12 +237,7 @@ func (w *compare) Result() (workload.Result, error) {
 }
 
 // dirs are the directions the sweeps measured.
-func (w *compare) dirs() []string {
-	if w.p.ReceiveBusy {
-		return []string{shape.Send, shape.Receive, DirBusy}
-	}
-	return []string{shape.Send, shape.Receive}
-}
+func (w *compare) dirs() []string { return []string{shape.Send, shape.Receive} }
 
 // baseline returns the sweep the factors are against.
 func (w *compare) baseline() *Sweep {
@@ -251,8 +247,8 @@ func (w *compare) baseline() *Sweep {
 	return w.runs[0]
 }
 
-// metric is a latency the tables compare: a row's median send, receive
-// or busy receive, or its mean round trip.
+// metric is a latency the tables compare: a row's median send or
+// receive, or its mean round trip.
 type metric struct {
 	name string
 	get  func(r Row) (float64, bool)
@@ -261,24 +257,12 @@ type metric struct {
 var metrics = []metric{
 	{"send", func(r Row) (float64, bool) { return r.Send.Median, r.Send.N > 0 }},
 	{"receive", func(r Row) (float64, bool) { return r.Receive.Median, r.Receive.N > 0 }},
-	{DirBusy, func(r Row) (float64, bool) {
-		if r.ReceiveBusy == nil {
-			return 0, false
-		}
-		return r.ReceiveBusy.Median, r.ReceiveBusy.N > 0
-	}},
 }
 
 var rtt = metric{"rtt", func(r Row) (float64, bool) { return r.RTTMicros, r.Messages > 0 }}
 
 // compared returns the metrics the factors use.
-func (w *compare) compared() []metric {
-	ms := metrics[:2]
-	if w.p.ReceiveBusy {
-		ms = metrics[:3]
-	}
-	return append(slices.Clone(ms), rtt)
-}
+func (w *compare) compared() []metric { return append(slices.Clone(metrics), rtt) }
 
 // factor returns a's value over b's, false when either is missing.
 func factor(m metric, a, b Row) (float64, bool) {
@@ -382,7 +366,7 @@ func (w *compare) factorMeans() shape.Table {
 }
 
 // MedianTable sets the medians by layer of several sweeps side by side in
-// one direction (shape.Send, shape.Receive or DirBusy): a row per size
+// one direction (shape.Send or shape.Receive): a row per size
 // and sweep, a column per layer any of them has, in stack order ("-"
 // where a sweep never has the layer), and the median total. The sweeps
 // must keep their samples.
@@ -408,11 +392,8 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 	}
 	shape.SortLayers(layers)
 	what := "send: " + runs[0].sendWhat()
-	switch dir {
-	case shape.Receive:
-		what = "receive: the receiving host's cycles from the first frame's arrival to the receive call returning, the wait for the wire and the card as DMA"
-	case DirBusy:
-		what = "receive, host busy cycles only: the same span without the cycles the host was idle"
+	if dir == shape.Receive {
+		what = "receive: " + runs[0].recvWhat()
 	}
 	t := shape.Table{
 		Title:   fmt.Sprintf("%s by layer, protocols side by side (median cycles per message; %s; each layer's median, and the median total, which they need not add up to)", dir, what),
@@ -457,7 +438,7 @@ func has(s *Sweep, m metric) bool {
 // one plot per direction (send, receive, and the busy receive when
 // measured), a line per sweep.
 func MedianChart(name string, runs ...*Sweep) shape.Chart {
-	ch := shape.Chart{Name: name, Caption: "Median latency in cycles against message size, per protocol: send, receive with the wait for the wire, and receive as the host's busy cycles only."}
+	ch := shape.Chart{Name: name, Caption: "Median latency in cycles against message size, per protocol: send (" + runs[0].sendWhat() + ") and receive (" + runs[0].recvWhat() + ")."}
 	for _, m := range metrics {
 		p := shape.Plot{Title: m.name, XLabel: "message size (bytes, log scale)", YLabel: "median cycles", XLog: true, YMin: shape.Ptr(0)}
 		for _, s := range runs {
@@ -517,10 +498,18 @@ func (w *compare) bars() shape.Bars {
 
 // sendWhat says what the send latency counts, for titles.
 func (s *Sweep) sendWhat() string {
-	if s.p.hostSpan() {
-		return "all of the sending host's cycles from " + s.info.Send + "'s entry to its return"
+	if s.p.dmaSend() {
+		return "all of the sending host's cycles from " + s.info.Send + "'s entry until the message has left host memory (its last DMA done and that interrupt handled), the wait for the card as DMA"
 	}
 	return "the sending thread's cycles inside " + s.info.Send
+}
+
+// recvWhat says what the receive latency counts, for titles.
+func (s *Sweep) recvWhat() string {
+	if s.p.dmaReceive() {
+		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data"
+	}
+	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning"
 }
 
 // Name returns the sweep's name in lower case ("udp"): its result

@@ -216,6 +216,12 @@ func (d *Driver) Ready() bool { return d.ready }
 // Busy implements netdev.Device: descriptors are with the card.
 func (d *Driver) Busy() bool { return d.txPending > 0 }
 
+// TxDMAPending implements netdev.DMADevice: a transmit descriptor is with
+// the card until it has read the frame and the interrupt handler has taken
+// the descriptor back (a descriptor is handed back when its frame is in
+// the card, before the wire sends it).
+func (d *Driver) TxDMAPending() bool { return d.txPending > 0 }
+
 func (d *Driver) in(reg memory.Addr) uint32 {
 	return uint32(d.c.In(memory.SpaceMem, d.base+reg, 4))
 }
@@ -611,4 +617,4 @@ func (d *Driver) txClean() {
 	}
 }
 
-var _ netdev.Device = (*Driver)(nil)
+var _ netdev.DMADevice = (*Driver)(nil)
