@@ -499,17 +499,17 @@ func (w *compare) bars() shape.Bars {
 // sendWhat says what the send latency counts, for titles.
 func (s *Sweep) sendWhat() string {
 	if s.p.dmaSend() {
-		return "all of the sending host's cycles from " + s.info.Send + "'s entry until the message has left host memory (its last DMA done and that interrupt handled), the wait for the card as DMA"
+		return "all of the sending host's cycles from " + s.info.Send + "'s entry until the message has left host memory (its last DMA done and that interrupt handled), the wait for the card as DMA" + note(s.info.SendNote)
 	}
-	return "the sending thread's cycles inside " + s.info.Send
+	return "the sending thread's cycles inside " + s.info.Send + note(s.info.SendNote)
 }
 
 // recvWhat says what the receive latency counts, for titles.
 func (s *Sweep) recvWhat() string {
 	if s.p.dmaReceive() {
-		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data"
+		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data" + note(s.info.RecvNote)
 	}
-	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning"
+	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning" + note(s.info.RecvNote)
 }
 
 // Name returns the sweep's name in lower case ("udp"): its result

@@ -89,6 +89,9 @@ type Info struct {
 	// functions whose entry and exit delimit them ("sys_sendto").
 	Send, Recv             string
 	SendSymbol, RecvSymbol string
+	// SendNote and RecvNote, when the measured symbols hold more than the
+	// calls Send and Recv name, say what, for titles ("" otherwise).
+	SendNote, RecvNote string
 	// Unit names the packets that carry a message, for the table's
 	// packets column: "frags", "segs".
 	Unit string
@@ -878,10 +881,12 @@ func (s *Sweep) Table() shape.Table {
 	if s.p.dmaSend() {
 		send = fmt.Sprintf("the host's cycles from %s()'s entry until the message has left host memory (its DMA done, that interrupt handled); thread = the thread's own cycles inside %s()", s.info.Send, s.info.Send)
 	}
+	send += note(s.info.SendNote)
 	recv := fmt.Sprintf("first frame at the card to %s() returning", s.info.Recv)
 	if s.p.dmaReceive() {
 		recv += " without the wait for the wire; arrival = with it"
 	}
+	recv += note(s.info.RecvNote)
 	t := shape.Table{
 		Title:   fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = %s; both hosts)", s.info.Name, send, recv),
 		Columns: shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"),
@@ -923,6 +928,14 @@ func (s *Sweep) Table() shape.Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// note returns a transport's note for a title, in brackets.
+func note(n string) string {
+	if n == "" {
+		return ""
+	}
+	return " (" + n + ")"
 }
 
 // Beside sets two sweeps' median latencies and round trips side by side,
