@@ -95,6 +95,21 @@ func (n *NIC) ObserveDMA(fn func(busy bool)) bool {
 	return ok
 }
 
+// Network describes the segment the card is plugged into, for reports:
+// "lan0: 1Gbps switch, 1us switch latency, 100ns propagation"; "" when
+// unplugged.
+func (n *NIC) Network() string {
+	if n.Port == nil {
+		return ""
+	}
+	seg := n.Port.Segment()
+	p := seg.Params()
+	if p.Mode == ethersim.ModeSwitch {
+		return fmt.Sprintf("%s: %v switch, %v switch latency, %v propagation", seg.Name(), p.Rate, p.SwitchLatency, p.Propagation)
+	}
+	return fmt.Sprintf("%s: %v %s segment, %v propagation", seg.Name(), p.Rate, p.Mode, p.Propagation)
+}
+
 // DeviceName is the card's [[device]] name.
 func (n *NIC) DeviceName() string { return n.Name }
 
