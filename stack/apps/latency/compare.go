@@ -264,10 +264,10 @@ func (w *compare) settings() shape.Table {
 // label names a host of the comparison with what its card is plugged
 // into.
 func (w *compare) label(h *Host) string {
-	if h.Network == "" {
+	if h.Network == nil || h.Network() == "" {
 		return h.Name
 	}
-	return h.Name + " on " + h.Network
+	return h.Name + " on " + h.Network()
 }
 
 // dirs are the directions the sweeps measured.

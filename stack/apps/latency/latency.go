@@ -89,9 +89,9 @@ type Host struct {
 	// engine (true when it starts moving data, false when it stops); nil
 	// on other cards.
 	ObserveDMA func(func(busy bool))
-	// Network describes what the card is plugged into, for reports ("" when
-	// the card does not say).
-	Network string
+	// Network describes what the card is plugged into, for reports; nil
+	// when the card does not say.
+	Network func() string
 	// TxInMemory reports whether the host still has frames to send whose
 	// bytes are in its memory (queued, or with a bus-master card that has
 	// not read them or whose completion is not handled yet); nil on a host
@@ -186,7 +186,7 @@ func FindCardHost(env workload.Env, role, name string) (*Host, error) {
 		h.TxInMemory = ns.TxInMemory
 	}
 	if n, ok := cards[0].(interface{ Network() string }); ok {
-		h.Network = n.Network()
+		h.Network = n.Network
 	}
 	return h, nil
 }
