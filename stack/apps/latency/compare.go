@@ -115,6 +115,38 @@ type CompareParams struct {
 	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: until the message has left host memory) or \"thread\" (the call's own cycles); see [workload.udp] send_span"`
 	ReceiveSpan string   `toml:"receive_span" help:"what a receive's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: without the wait for the wire) or \"arrival\" (from the first frame's arrival, every cycle); see [workload.udp] receive_span"`
 	Split       int      `toml:"split" min:"0" max:"1048576" help:"the factors' means are over the sizes up to split bytes and over those above it (0: the client's IP MTU, 1500 without IP)"`
+	Study       string   `toml:"study" help:"a published study whose statements about these results the report checks against them, each said to hold or not (\"linux-simos\": the Linux/SimOS study's; \"\": none)"`
+}
+
+// Study is a published study's statements about the results of a
+// comparison (its layer shapes, which protocol is faster where), each
+// checked against what the sweeps measured. A protocol package registers
+// its study with RegisterStudy.
+type Study struct {
+	Name   string // "linux-simos": the value of [workload.compare] study
+	Source string // where the statements come from, for the report
+	// Check returns the statements, each checked against rows: the sweeps'
+	// rows by protocol path ("udp", "tcp", "via"), any of which may be
+	// missing, with the comparison's split between small and large
+	// messages.
+	Check func(rows map[string][]Row, split int) []Statement
+}
+
+// Statement is one published statement and what the model gives.
+type Statement struct {
+	Claim string // what the study says
+	Model string // what the model gives, in figures
+	Holds bool
+}
+
+var studies = map[string]*Study{}
+
+// RegisterStudy adds a study; a name taken twice is a simulator bug.
+func RegisterStudy(s Study) {
+	if _, dup := studies[s.Name]; dup {
+		panic(fmt.Sprintf("latency: study %q registered twice", s.Name))
+	}
+	studies[s.Name] = &s
 }
 
 // StudySizes are the Linux/SimOS study's message sizes.
@@ -147,6 +179,14 @@ func (p CompareParams) Validate() error {
 	}
 	if p.Baseline != "" && !seen[p.Baseline] {
 		return fmt.Errorf("baseline: %q is not among the protocols", p.Baseline)
+	}
+	if p.Study != "" && studies[p.Study] == nil {
+		var known []string
+		for n := range studies {
+			known = append(known, n)
+		}
+		sort.Strings(known)
+		return fmt.Errorf("study: %q is not a study simkron knows (known: %s)", p.Study, strings.Join(known, ", "))
 	}
 	return nil
 }
@@ -230,6 +270,9 @@ func (w *compare) Result() (workload.Result, error) {
 		f.Tables = append(f.Tables, MedianTable(dir, w.runs...))
 	}
 	f.Tables = append(f.Tables, w.factors(), w.factorMeans())
+	if st := studies[w.p.Study]; st != nil {
+		f.Tables = append(f.Tables, w.statements(st))
+	}
 	f.Bars = append(f.Bars, w.bars())
 	f.Charts = append(f.Charts, MedianChart("medians", w.runs...))
 	if len(w.skipped) > 0 {
@@ -268,6 +311,24 @@ func (w *compare) label(h *Host) string {
 		return h.Name
 	}
 	return h.Name + " on " + h.Network()
+}
+
+// statements checks a study's statements against the sweeps' rows.
+func (w *compare) statements(st *Study) shape.Table {
+	rows := map[string][]Row{}
+	for i, s := range w.runs {
+		rows[w.names[i]] = s.rows
+	}
+	t := shape.Table{Title: "the study's statements against the model (published: " + st.Source + ")",
+		Columns: shape.Cols("statement", "holds", "the model"), Prose: true}
+	for _, x := range st.Check(rows, w.split) {
+		h := "no"
+		if x.Holds {
+			h = "yes"
+		}
+		t.Rows = append(t.Rows, []string{x.Claim, h, x.Model})
+	}
+	return t
 }
 
 // dirs are the directions the sweeps measured.
