@@ -23,7 +23,9 @@
 //	send, "dma"      the study's (via.md sec. 5, inet-notes.md sec. 8):
 //	                 from the call's entry until the message has left host
 //	                 memory: the call has returned, the transport holds none
-//	                 of its bytes back (TCP's window), and the card has read
+//	                 of its bytes back (a transport says so by Conn.Unsent:
+//	                 TCP's window and Nagle; TP4's credit is not yet
+//	                 followed), and the card has read
 //	                 every frame the host handed it and the interrupt that
 //	                 says so has been handled. Every cycle of the sending
 //	                 host in that span counts, by layer: the interrupts that

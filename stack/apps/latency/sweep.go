@@ -631,9 +631,13 @@ func (e *End) watch() {
 		}
 	}
 	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
-	if e.s.p.dmaReceive() && h.ObserveDMA != nil {
+	if e.s.p.dmaReceive() {
+		// A card without a DMA engine to observe never moves data while
+		// the host waits: every idle cycle is then the wire's.
 		e.wire.on = true
-		h.ObserveDMA(func(busy bool) { e.engine(c, busy) })
+		if h.ObserveDMA != nil {
+			h.ObserveDMA(func(busy bool) { e.engine(c, busy) })
+		}
 		now = func(a *cpu.Account) {
 			c.AccountInto(a, c.Kernel().Now())
 			e.wire.note(a)
