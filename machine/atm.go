@@ -210,6 +210,13 @@ func (a *ATMCard) DMABusy() (read, write sim.Time) {
 	return s.DMAReadBusy, s.DMAWriteBusy
 }
 
+// ObserveFIFO adds fn to the observers of the cells crossing between the
+// host and the board's FIFOs (devices/atmtaxi Device.ObserveFIFO). It
+// only looks.
+func (a *ATMCard) ObserveFIFO(fn func(tx bool, vci uint16, begin, end sim.Time)) {
+	a.Dev.ObserveFIFO(fn)
+}
+
 // LinePayloadCeiling is the 48-byte payload rate of the card's line in
 // bit/s, 0 when unplugged.
 func (a *ATMCard) LinePayloadCeiling() float64 {

@@ -82,6 +82,34 @@ func chain(prev, fn func([]byte)) func([]byte) {
 	return func(f []byte) { prev(f); fn(f) }
 }
 
+// ObserveDMA adds fn to the observers of the card's DMA engine (true when
+// it starts moving data between host memory and the card, false when it
+// stops) and reports true, when the card is a bus master that offers them;
+// otherwise it reports false and adds nothing. With fn nil it only
+// reports. It only looks.
+func (n *NIC) ObserveDMA(fn func(busy bool)) bool {
+	o, ok := n.Card.(interface{ ObserveDMA(func(bool)) })
+	if ok && fn != nil {
+		o.ObserveDMA(fn)
+	}
+	return ok
+}
+
+// Network describes the segment the card is plugged into, for reports:
+// "lan0: 1Gbps switch, 1us switch latency, 100ns propagation"; "" when
+// unplugged.
+func (n *NIC) Network() string {
+	if n.Port == nil {
+		return ""
+	}
+	seg := n.Port.Segment()
+	p := seg.Params()
+	if p.Mode == ethersim.ModeSwitch {
+		return fmt.Sprintf("%s: %v switch, %v switch latency, %v propagation", seg.Name(), p.Rate, p.SwitchLatency, p.Propagation)
+	}
+	return fmt.Sprintf("%s: %v %s segment, %v propagation", seg.Name(), p.Rate, p.Mode, p.Propagation)
+}
+
 // DeviceName is the card's [[device]] name.
 func (n *NIC) DeviceName() string { return n.Name }
 

@@ -28,13 +28,23 @@ server, or its first two hosts with an IPv4 address, run the comparison
 instead of its workload). A protocol the hosts cannot run is left out,
 with the reason after the tables.
 
+The latencies are the Linux/SimOS study's by default: a send lasts until
+the message has left host memory (its last DMA done and that interrupt
+handled), a receive leaves out the host's wait for the wire; --set
+workload.compare.send_span=thread and --set workload.compare.receive_span=
+arrival give the call's own cycles and the whole span instead. The first
+table says which definitions and which network were used; on the study's
+machine file (configs/machines/simos-mipsy.toml) every default is the
+study experiment's (configs/simos-study.toml), whose figures compare then
+repeats.
+
   simkron compare configs/machines/r4000.toml --protocols udp,tcp --sizes 4B-32KiB
   simkron compare configs/udp-ne2000.toml --sizes 64,1KiB,8KiB --baseline tcp --out out/cmp
 
 Protocols: `+strings.Join(latency.Transports(), ", "))
 	protocols := fs.String("protocols", strings.Join(latency.Transports(), ","), "protocol paths to run, in order, `LIST` separated by commas")
 	sizesText := fs.String("sizes", "", "message sizes: `LO-HI` (powers of two from LO, and HI) or a list (4,1KiB,8192); default the Linux/SimOS study's 4 B to 32 KiB")
-	baseline := fs.String("baseline", "", "the protocol the factors are against (default: the first)")
+	baseline := fs.String("baseline", "", "the protocol the factors are against (default: VIA when it runs, as the study gives VIA's factors; otherwise the first)")
 	def := latency.DefaultCompareParams()
 	messages := fs.Int("messages", def.Messages, "measured round trips per size and protocol")
 	warmup := fs.Int("warmup", def.Warmup, "round trips per size before measuring")
@@ -130,6 +140,9 @@ func pairExperiment(path, out string, keys, more []machine.Override) (exp *machi
 	for _, k := range keys {
 		fmt.Fprintf(&wl, "%s = %s\n", strings.TrimPrefix(k.Key, "workload.compare."), tomlValue(k.Value))
 	}
+	// A latency benchmark's TCP: Nagle's algorithm would hold a message's
+	// last segment until the previous one is acknowledged.
+	wl.WriteString("\n# TCP as latency benchmarks set it (TCP_NODELAY): Nagle's algorithm would hold\n# a message's last segment until the one before it is acknowledged.\n[workload.tcp]\nnodelay = true\n")
 	if len(more) > 0 {
 		wl.WriteString("\n# Run with these keys set (simkron compare --set):\n")
 		for _, x := range more {

@@ -54,13 +54,15 @@ func readRaw(t *testing.T, path string) map[string]json.RawMessage {
 }
 
 // compare on an experiment runs its workload's hosts; with the
-// experiment's own sweeps' settings, each protocol's rows are those of
-// the experiment's UDP-then-TCP run, byte for byte: the comparison runs
-// the same exchange.
+// experiment's own sweeps' settings (its definitions of the latencies, the
+// sweeps' defaults, given by --set since compare's are the study's), each
+// protocol's rows are those of the experiment's UDP-then-TCP run, byte for
+// byte: the comparison runs the same exchange.
 func TestCompareExperimentMatchesItsSweeps(t *testing.T) {
 	dir := t.TempDir()
 	cmp, own := filepath.Join(dir, "compare"), filepath.Join(dir, "own")
-	st, stdout, stderr := simkron(t, "compare", "../../configs/tcp-r4000.toml", "--protocols", "udp,tcp", "--out", cmp)
+	st, stdout, stderr := simkron(t, "compare", "../../configs/tcp-r4000.toml", "--protocols", "udp,tcp", "--out", cmp,
+		"--set", "workload.compare.send_span=thread", "--set", "workload.compare.receive_span=arrival")
 	if st != exitOK {
 		t.Fatalf("compare exited %d: %s", st, stderr)
 	}
@@ -305,5 +307,49 @@ func TestRunSet(t *testing.T) {
 	st, _, stderr = simkron(t, "run", "-q", "../../configs/udp-r4000.toml", "--set", "workload.udp.mesages=2")
 	if st != exitUsage || !strings.Contains(stderr, `--set workload.udp.mesages=2: workload.udp.mesages: unknown key (did you mean "messages"?)`) {
 		t.Errorf("exit %d: %s", st, stderr)
+	}
+}
+
+// compare on the Linux/SimOS study's machine file, with no flag, is the
+// study's experiment (configs/simos-study.toml): its network, its
+// definitions of the latencies, its sizes, counts and TCP settings, its
+// baseline. Every figure the two share — each protocol's rows (latencies,
+// layers, round trips) and the factors of UDP and TCP against VIA — is the
+// same; compare runs TP4 after the study's three, and says what it used.
+func TestCompareStudyMachineIsTheStudy(t *testing.T) {
+	dir := t.TempDir()
+	cmp, study := filepath.Join(dir, "compare"), filepath.Join(dir, "study")
+	st, stdout, stderr := simkron(t, "compare", "../../configs/machines/simos-mipsy.toml", "--out", cmp)
+	if st != exitOK {
+		t.Fatalf("compare exited %d: %s", st, stderr)
+	}
+	if st, _, stderr := simkron(t, "run", "-q", "../../configs/simos-study.toml", "--out", study); st != exitOK {
+		t.Fatalf("run exited %d: %s", st, stderr)
+	}
+	a, b := readRaw(t, filepath.Join(cmp, "result.json")), readRaw(t, filepath.Join(study, "result.json"))
+	for _, k := range []string{"udp", "tcp", "via"} {
+		if len(b[k]) == 0 || !bytes.Equal(a[k], b[k]) {
+			t.Errorf("compare's %s rows differ from the study's", k)
+		}
+	}
+	if len(a["tp4"]) == 0 {
+		t.Error("compare ran no TP4 after the study's three")
+	}
+	ca, cb := compareRows(t, a), compareRows(t, b)
+	n := 0
+	for k, v := range cb {
+		if !reflect.DeepEqual(ca[k], v) {
+			t.Errorf("%v: compare %v, the study %v", k, ca[k], v)
+		}
+		n++
+	}
+	if n != 3*11 {
+		t.Errorf("the study's side-by-side table has %d rows, want 33 (3 protocols, 11 sizes)", n)
+	}
+	for _, want := range []string{`send_span = "dma"`, `receive_span = "dma"`, "baseline    VIA",
+		"hostA on lan0: 1Gbps switch, 1us switch latency, 100ns propagation", "factor = protocol / VIA"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare's output lacks %q", want)
+		}
 	}
 }

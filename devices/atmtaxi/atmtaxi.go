@@ -114,10 +114,11 @@ type sortBuf struct{ addr, size uint32 }
 
 type done struct{ word, len, addr uint32 }
 
-// txCell is a cell a transmit DMA delivers into the FIFO at a time.
+// txCell is a cell a transmit DMA delivers into the FIFO at a time, its
+// first word having crossed at begin.
 type txCell struct {
-	at   sim.Time
-	cell atmnet.Cell
+	begin, at sim.Time
+	cell      atmnet.Cell
 }
 
 // Device is one Yes V2.
@@ -173,6 +174,11 @@ type Device struct {
 	sortCell          atmnet.Cell
 	buf               []byte
 
+	// Observers of the FIFOs (ObserveFIFO), and when the cell being
+	// written by PIO began and the head cell's first word was read.
+	onFIFO           []func(tx bool, vci uint16, begin, end sim.Time)
+	txBegin, rxBegin sim.Time
+
 	stats Stats
 }
 
@@ -195,6 +201,25 @@ func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, sys *memory.System) 
 	d.dmaEnd = sim.NewEventPriority(name+".dmaend", sim.PriorityDevice, d.dmaDone)
 	d.buf = make([]byte, p.DMAMaxBytes)
 	return d
+}
+
+// ObserveFIFO adds fn to the observers of the cells crossing between the
+// host and the FIFOs: a cell entering the transmit FIFO (tx; its first
+// word written by PIO or carried by DMA at begin, complete in the FIFO at
+// end) or leaving the receive FIFO (its first word read, or its DMA begun,
+// at begin; its last word read, or its payload in memory, at end), with
+// its VCI; cells the VCI sorter moves into host memory count as leaving
+// the receive FIFO. It is what an oscilloscope on the FIFOs' strobes
+// shows. fn only looks.
+func (d *Device) ObserveFIFO(fn func(tx bool, vci uint16, begin, end sim.Time)) {
+	d.onFIFO = append(d.onFIFO, fn)
+}
+
+// showFIFO tells the observers a cell crossed.
+func (d *Device) showFIFO(tx bool, vci uint16, begin, end sim.Time) {
+	for _, fn := range d.onFIFO {
+		fn(tx, vci, begin, end)
+	}
 }
 
 // SetLine attaches the interface to a line end: cells go out through it
@@ -478,6 +503,9 @@ func (d *Device) pushWord(v uint32) {
 		d.report("write to the transmit data port with the FIFO full (%d cells): word dropped", d.p.TxFIFOCells)
 		return
 	}
+	if d.txWords == 0 {
+		d.txBegin = d.k.Now()
+	}
 	if ins && d.txWords == 0 {
 		d.txPart[0] = d.proto
 		d.txWords = 1
@@ -488,6 +516,9 @@ func (d *Device) pushWord(v uint32) {
 		d.txWords = 0
 		var c atmnet.Cell
 		d.fill(&c, &d.txPart)
+		if len(d.onFIFO) > 0 {
+			d.showFIFO(true, c.VCI(), d.txBegin, d.k.Now())
+		}
 		d.enqueueTx(&c)
 	}
 }
@@ -658,17 +689,24 @@ func (d *Device) popWord() uint32 {
 	}
 	d.stats.RxPIOWords++
 	e := &d.rx[d.rxHead]
+	if d.rxWord == 0 {
+		d.rxBegin = d.k.Now()
+	}
 	v := e.words[d.rxWord]
 	d.rxWord++
 	if d.rxWord == cellWords {
-		d.popCell()
+		d.popCell(d.rxBegin, d.k.Now())
 	}
 	return v
 }
 
-// popCell removes the head cell of the receive FIFO.
-func (d *Device) popCell() {
+// popCell removes the head cell of the receive FIFO, which crossed to the
+// host from begin to end.
+func (d *Device) popCell(begin, end sim.Time) {
 	e := &d.rx[d.rxHead]
+	if len(d.onFIFO) > 0 {
+		d.showFIFO(false, uint16(e.words[0]>>4), begin, end)
+	}
 	if e.words[0]&0xA == 2 { // user data (PT bit 3 clear) with the AUU bit: PT 001 or 011
 		d.flags--
 	}
@@ -794,7 +832,11 @@ func (d *Device) startDMA(v uint32) {
 		}
 		var c atmnet.Cell
 		d.fill(&c, &w)
-		d.txDMA = append(d.txDMA, txCell{at: start + d.rd.Duration((i+1)*per), cell: c})
+		begin := start + d.rd.Duration(i*per)
+		if modeB {
+			begin = d.txBegin // its header word, written by PIO
+		}
+		d.txDMA = append(d.txDMA, txCell{begin: begin, at: start + d.rd.Duration((i+1)*per), cell: c})
 	}
 	if modeB && !ins {
 		d.txWords = 0
@@ -815,6 +857,9 @@ func (d *Device) txDMADeliver() {
 	i := 0
 	for ; i < len(d.txDMA) && d.txDMA[i].at <= now; i++ {
 		c := d.txDMA[i].cell
+		if len(d.onFIFO) > 0 {
+			d.showFIFO(true, c.VCI(), d.txDMA[i].begin, d.txDMA[i].at)
+		}
 		d.enqueueTx(&c)
 	}
 	d.txDMA = append(d.txDMA[:0], d.txDMA[i:]...)
@@ -839,7 +884,7 @@ func (d *Device) startRxDMA(n int, modeB bool) {
 		for i := range payloadWords {
 			binary.LittleEndian.PutUint32(out[4*i:], e.words[1+i])
 		}
-		d.popCell()
+		d.popCell(d.rxBegin, d.k.Now()+d.p.DMALatency+d.wr.Duration(payloadBytes))
 	default:
 		cells := n / cellBytes
 		if n%cellBytes != 0 || d.rxWord != 0 || cells > d.rxLen {
@@ -847,12 +892,13 @@ func (d *Device) startRxDMA(n int, modeB bool) {
 			return
 		}
 		out = d.buf[:n]
+		start := d.k.Now() + d.p.DMALatency
 		for c := range cells {
 			e := &d.rx[d.rxHead]
 			for i, w := range e.words {
 				binary.LittleEndian.PutUint32(out[c*cellBytes+4*i:], w)
 			}
-			d.popCell()
+			d.popCell(start+d.wr.Duration(c*cellBytes), start+d.wr.Duration((c+1)*cellBytes))
 		}
 	}
 	dur, err := d.wr.Write(memory.Addr(d.dmaAddr), out)
@@ -951,6 +997,9 @@ func (d *Device) sortNext() {
 		d.sortCell = c
 		d.dmaBusy, d.dmaSort = true, true
 		total := d.p.DMALatency + dur
+		if len(d.onFIFO) > 0 {
+			d.showFIFO(false, c.VCI(), d.k.Now(), d.k.Now()+total)
+		}
 		d.stats.DMABusy += total
 		d.stats.DMAWriteBusy += total
 		d.k.ScheduleAfter(d.dmaEnd, total)

@@ -641,3 +641,68 @@ func FuzzRegisters(f *testing.F) {
 		}
 	})
 }
+
+// fifoRec records what ObserveFIFO shows.
+type fifoRec struct {
+	tx         bool
+	vci        uint16
+	begin, end sim.Time
+}
+
+// ObserveFIFO shows each cell crossing between host and FIFO when it
+// does: by PIO from its first word to its last (transmit and receive), by
+// mode-A DMA over the transfer's share of it, by mode B from the header
+// word written or read by PIO to the payload's DMA ending.
+func TestObserveFIFO(t *testing.T) {
+	p := atmtaxi.DefaultParams()
+	r := newRig(t, p)
+	var got []fifoRec
+	r.dev.ObserveFIFO(func(tx bool, vci uint16, begin, end sim.Time) { got = append(got, fifoRec{tx, vci, begin, end}) })
+	r.w(atmtaxi.RegCSR, atmtaxi.CsrTxEn|atmtaxi.CsrRxEn)
+	vc := atmnet.VC{VCI: 80}
+	w := words(vc, 1, 3)
+	// PIO transmit: the words at 1, 2, ... 13 us.
+	for i, v := range w {
+		r.at(sim.Time(i+1) * sim.Microsecond)
+		r.w(atmtaxi.RegTxFIFO, v)
+	}
+	// PIO receive of it, a word a microsecond from 100 us.
+	r.at(100 * sim.Microsecond)
+	for i := range 13 {
+		r.at(sim.Time(100+i) * sim.Microsecond)
+		r.rd(atmtaxi.RegRxFIFO)
+	}
+	// Mode-A transmit of two cells from memory at 200 us.
+	const base = 0x10000
+	blk := make([]byte, 2*52)
+	for c := range 2 {
+		for j, v := range words(vc, uint8(c), byte(c)) {
+			binary.LittleEndian.PutUint32(blk[c*52+4*j:], v)
+		}
+	}
+	r.sys.Phys.Write(base, blk)
+	r.at(200 * sim.Microsecond)
+	r.w(atmtaxi.RegDMAAddr, base)
+	r.w(atmtaxi.RegDMACtl, atmtaxi.DMAGo|uint32(len(blk)))
+	// Mode-B receive of the first of them at 300 us: header by PIO at
+	// 300 us, the payload's DMA at 301 us.
+	r.at(300 * sim.Microsecond)
+	r.rd(atmtaxi.RegRxFIFO)
+	r.at(301 * sim.Microsecond)
+	r.w(atmtaxi.RegDMAAddr, 0x20000)
+	r.w(atmtaxi.RegDMACtl, atmtaxi.DMAGo|atmtaxi.DMADirRx|atmtaxi.DMAModeB|48)
+	r.at(400 * sim.Microsecond)
+	rd, wr := r.dev.DMAPorts()
+	a := 200*sim.Microsecond + p.DMALatency
+	want := []fifoRec{
+		{true, 80, 1 * sim.Microsecond, 13 * sim.Microsecond},
+		{false, 80, 100 * sim.Microsecond, 112 * sim.Microsecond},
+		{true, 80, a, a + rd.Duration(52)},
+		{true, 80, a + rd.Duration(52), a + rd.Duration(104)},
+		{false, 80, 300 * sim.Microsecond, 301*sim.Microsecond + p.DMALatency + wr.Duration(48)},
+	}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(fifoRec{})); d != "" {
+		t.Errorf("FIFO crossings (-want +got):\n%s", d)
+	}
+	r.noGuestErrors(t)
+}

@@ -171,6 +171,10 @@ type NIC struct {
 	job      job
 	engineEv *sim.Event
 	since    sim.Time // start of the busy period
+	// onEngine are the observers of the engine's busy periods, and shown
+	// the state they were last told.
+	onEngine []func(busy bool)
+	shown    bool
 
 	chainErr bool // an incomplete transmit chain was reported (once per frame)
 	irqLevel bool
@@ -211,6 +215,24 @@ func (n *NIC) Port() *memory.DMAPort { return n.dma }
 
 // Busy reports whether the DMA engine is working.
 func (n *NIC) Busy() bool { return n.busy }
+
+// ObserveDMA adds fn to the observers of the DMA engine: it is called with
+// true when the engine starts moving data between host memory and the
+// card after being idle, and with false when it has nothing more to do
+// (back-to-back transfers are one busy period). It only looks.
+func (n *NIC) ObserveDMA(fn func(busy bool)) { n.onEngine = append(n.onEngine, fn) }
+
+// showEngine tells the observers a change of the engine's state.
+func (n *NIC) showEngine() {
+	if n.busy == n.shown || len(n.onEngine) == 0 {
+		n.shown = n.busy
+		return
+	}
+	n.shown = n.busy
+	for _, fn := range n.onEngine {
+		fn(n.busy)
+	}
+}
 
 // Stats returns the card's counters, DMABusy up to now.
 func (n *NIC) Stats() Stats {
@@ -423,6 +445,7 @@ func (n *NIC) reset() {
 		n.stats.DMABusy += n.k.Now() - n.since
 	}
 	n.busy = false
+	n.showEngine()
 	n.job = job{descs: n.job.descs[:0]}
 	n.ctrl, n.isr, n.imr = 0, 0, 0
 	n.txBase, n.rxBase, n.txCount, n.rxCount, n.txIdx, n.rxIdx = 0, 0, 0, 0, 0, 0
@@ -468,6 +491,7 @@ func (n *NIC) occupy(d sim.Time) {
 	n.busy = true
 	n.since = n.k.Now()
 	n.k.Schedule(n.engineEv, n.k.Now()+d)
+	n.showEngine()
 }
 
 // kick starts the engine on the next piece of work if it is idle: a
@@ -502,6 +526,7 @@ func (n *NIC) engineDone() {
 	}
 	n.job.kind = jobNone
 	n.kick()
+	n.showEngine()
 	n.update()
 }
 

@@ -113,6 +113,19 @@ type Device interface {
 	Busy() bool
 }
 
+// DMADevice is implemented by a driver whose card reads a frame out of host
+// memory by DMA after StartXmit has returned (a bus master), and tells the
+// driver so by an interrupt. A device that does not implement it has taken
+// a frame's bytes by the time StartXmit returns (programmed I/O, or a copy
+// into the card's memory).
+type DMADevice interface {
+	Device
+	// TxDMAPending reports whether frames handed to the driver are still
+	// in host memory for the card to read, or read without the driver
+	// having handled the completion yet.
+	TxDMAPending() bool
+}
+
 // Framer is implemented by a device whose link layer is not Ethernet and
 // which maps a neighbour's network address to its link address itself,
 // without ARP: ATM with a static table of virtual channels (classical IP
@@ -247,6 +260,23 @@ func (s *Stack) RoomQueue(i int) *kernel.WaitQueue { return &s.queues[i].Room }
 func (s *Stack) Pending(i int) bool {
 	q := s.queues[i]
 	return len(q.frames) > 0 || q.dev.Busy()
+}
+
+// TxInMemory reports whether any device still has frames to send whose
+// bytes are in host memory: queued on the device, or handed to a
+// bus-master card (DMADevice) that has not read them yet or whose
+// completion its driver has not handled. It is for observers: it charges
+// nothing.
+func (s *Stack) TxInMemory() bool {
+	for _, q := range s.queues {
+		if len(q.frames) > 0 {
+			return true
+		}
+		if d, ok := q.dev.(DMADevice); ok && d.TxDMAPending() {
+			return true
+		}
+	}
+	return false
 }
 
 // DrainQueue returns the wait queue woken as device i makes progress; a

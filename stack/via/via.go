@@ -11,14 +11,16 @@
 // programmed I/O on the CPU.
 //
 // Layers, as the Linux/SimOS study defines them for M-VIA (via.md sec.
-// 5): APPL is the VIPL's user-level part of a call — building the links of
-// the work queue in the descriptors and polling their status —; TRANS the
-// fast trap and the kernel agent: address translation, fragmentation and
-// the DMA set-up in the driver (the gather transmit takes its caller's
-// layer), reassembly and completion; DEV the device's interrupt handling,
-// which also marks a send's fragments done; DMA the agent's waiting for the
-// NIC to have read a message out of memory. (A run that wants the VIPL in
-// TRANS moves its symbols with [layers].)
+// 5): APPL is the VIPL's user-level part of a call — linking the
+// descriptor into the work queue and polling status words — (the
+// program's building of its descriptor in registered memory counts there
+// too, stack/apps/vpingpong); TRANS the fast trap and the kernel agent:
+// address translation, fragmentation and the DMA set-up in the driver
+// (the gather transmit takes its caller's layer), reassembly and the copy
+// into the receive buffers; DEV the device's interrupt handling: the
+// DMA-completion interrupt that counts a send's fragments down and, with
+// the last, writes the descriptor's status (its functions take the
+// interrupt's layer); DMA the time a message waits for the NIC.
 //
 // Contract. Descriptors live in the program's registered memory laid out
 // as VIA 1.0's (desc.go); the agent reads them with the core's loads and
@@ -34,13 +36,14 @@
 // descriptor's status, never a Go panic; the receive path never fails: a
 // frame it cannot use bumps a named drop counter.
 //
-// A send is posted synchronously by default (sync_send): the agent returns
-// from VipPostSend once the NIC has read every fragment out of the
-// program's memory (the DMA-completion interrupts, DEV, arrive while it
-// waits, DMA), and the descriptor is complete when the call returns. The
-// study's layer definitions put DEV and DMA inside VipPostSend, which only
-// such a post does; with sync_send = false the post returns after the last
-// doorbell and the descriptor completes in the interrupt.
+// A send is posted as VIA defines it and M-VIA on Ethernet does it
+// (via.md secs. 3-4): VipPostSend returns once the agent has handed the
+// message's frames to the NIC (the doorbell rung, the DMA programmed); the
+// NIC reads them from registered memory afterwards, and its
+// DMA-completion interrupts count the fragments down, the last one
+// completing the descriptor, which the program reaps with VipSendDone or
+// VipSendWait. (sync_send = true models a provider whose post instead
+// waits in the kernel until the NIC has read the message; M-VIA does not.)
 //
 // Reliability levels (via.md sec. 1): unreliable delivery, the native
 // level on Ethernet — a message whose frames do not all arrive completes
@@ -78,12 +81,12 @@ type Params struct {
 	MaxDescriptors int      `toml:"max_descriptors" min:"1" max:"65536" help:"descriptors posted per work queue (MaxDescriptorsPerQueue)"`
 	MaxVIs         int      `toml:"max_vis" min:"1" max:"65535" help:"VIs per host (MaxVI)"`
 	MaxCQEntries   int      `toml:"max_cq_entries" min:"1" max:"65536" help:"entries of one completion queue (MaxCQEntries)"`
-	SyncSend       bool     `toml:"sync_send" help:"VipPostSend returns once the NIC has read the message (its DMA-completion interrupts handled inside the call) and the descriptor is then complete; false: it returns after the doorbell"`
+	SyncSend       bool     `toml:"sync_send" help:"VipPostSend waits in the agent until the NIC has read the message (its DMA-completion interrupts handled inside the call), the descriptor complete when it returns: a provider unlike M-VIA; false (M-VIA, VIA's definition): it returns after the doorbell and the DMA-completion interrupt completes the descriptor"`
 	ConnectRetry   sim.Time `toml:"connect_retry" min:"1ms" help:"time between connection requests while VipConnectRequest waits for an answer (requests travel unreliably)"`
 }
 
-// DefaultParams returns the study's M-VIA: 32 KiB messages, synchronous
-// posts.
+// DefaultParams returns the study's M-VIA: 32 KiB messages, posts that
+// return after the doorbell.
 func DefaultParams() Params {
 	return Params{
 		EtherType:      header.EtherTypeVIA,
@@ -92,7 +95,6 @@ func DefaultParams() Params {
 		MaxDescriptors: 1024,
 		MaxVIs:         256,
 		MaxCQEntries:   4096,
-		SyncSend:       true,
 		ConnectRetry:   100 * sim.Millisecond,
 	}
 }

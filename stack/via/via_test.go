@@ -103,8 +103,9 @@ func exchange(t *testing.T, oa, ob opts, hook func(a, b *host)) (recv, sent []go
 // TestMessages: messages of 0 bytes to 32 KiB, fragmented past a frame's
 // payload (1472 bytes), arrive whole in the posted descriptors, which say
 // DONE, the receive op, the length and the immediate data; the sender's
-// descriptors say DONE, the send op and the length, and are complete when
-// VipPostSend returns.
+// descriptors say DONE, the send op and the length: completed by the NIC's
+// DMA-completion interrupt after an asynchronous post (M-VIA's), when
+// VipPostSend returns after a synchronous one.
 func TestMessages(t *testing.T) {
 	for _, sync := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sync_send=%v", sync), func(t *testing.T) {

@@ -12,18 +12,37 @@
 // clock):
 //
 //	A  send:     the sender enters its send call → the PDU's last cell is
-//	             in the transmit FIFO (the driver's yes_output returns)
+//	             in the transmit FIFO
 //	B  line:     → the receive interrupt is taken
 //	C  receive:  → the receiver's receive call returns (copy-out done)
 //	D  ACK:      → the sender enters its next send (the ACK's way back)
 //
-// The sustained transmit rate is the PDU's cell payload over A, the
-// sustained receive rate the payload over C (the OS and user overhead of
-// each direction lies in its own stage, as the seed split it); the cycle
-// rate is one over A+B+C+D. The DMA transfer rates are the payload of the
-// PDU and its ACK over the board's DMA busy time in that direction, per
-// cycle (the card's DMABusy: dma_latency and transfer, as the board runs
-// them), shown only for cases that use DMA that way.
+// The sustained rates are derived from the loop-back intervals as the
+// seed derives them (atm-taxi.md sec. 5): its intervals are what an
+// oscilloscope shows on the board's signals, and the operating-system and
+// user overhead — everything of the cycle that is not a cell crossing
+// between host and FIFO — is allocated equally between the transmit and
+// the receive path. Here the intervals are read from the board's FIFOs:
+//
+//	T  transmit: the PDU's first cell begins to enter the transmit FIFO
+//	             (its first word written, or its DMA begun) → its last
+//	             cell is complete in the FIFO
+//	R  receive:  the PDU's first cell begins to leave the receive FIFO
+//	             (its first word read, or its DMA begun) → its last cell
+//	             is out (read, or its payload in memory)
+//	O  overhead: the cycle less T and R (system calls, copies between
+//	             user and kernel, interrupt entry, scheduling, the ACK)
+//
+// so that the sustained transmit rate is the PDU's cell payload over
+// T + O/2 and the sustained receive rate over R + O/2 (each as if the
+// other path's share of the overhead were the only other work), and the
+// cycle rate is one over the cycle. The DMA transfer rates are the
+// payload of the PDU and its ACK over the board's DMA busy time in that
+// direction, per cycle (the card's DMABusy: dma_latency and transfer, as
+// the board runs them), shown only for cases that use DMA that way. A case
+// may carry the seed's published figures for its kernel and paths
+// (published), which the report sets beside the simulated ones with the
+// source.
 //
 // Simplifications: the kernel personality, transfer paths and assists are
 // the host's driver settings (machine file and [host.atm.driver]); the
@@ -53,6 +72,8 @@ type Params struct {
 	PDUVCI   int    `toml:"pdu_vci" min:"32" max:"65535" help:"VCI (VPI 0) of the PDUs"`
 	ACKVCI   int    `toml:"ack_vci" min:"32" max:"65535" help:"VCI (VPI 0) of the ACKs"`
 	Cases    []Case `toml:"case" nonempty:"true" help:"the cases, one a host cabled to itself, each a row of the table"`
+	// Source names where the cases' published figures come from.
+	Source string `toml:"source" help:"where the cases' published figures come from, for the report"`
 }
 
 // Case is one row: a host and the SAR its sockets use.
@@ -60,7 +81,20 @@ type Case struct {
 	Name string `toml:"name" help:"row label"`
 	Host string `toml:"host" help:"host whose ATM card is on a loop-back cable"`
 	AAL5 bool   `toml:"aal5" help:"AAL5 sockets (pad, trailer, CRC-32 in software or by the board's assist) instead of the seed's MSNL-like SAR; the PDU is then pdu_cells cells of AAL5 PDU and the ACK one"`
+	// Published holds figures a study published for this case (0: none).
+	Published Published `toml:"published" help:"the figures a study published for this case, set beside the simulated ones in the report (0: none published)"`
 }
+
+// Published are a case's published figures, Mbit/s of cell payload.
+type Published struct {
+	Tx    float64 `toml:"tx" min:"0" help:"sustained transmit rate"`
+	Rx    float64 `toml:"rx" min:"0" help:"sustained receive rate"`
+	DMATx float64 `toml:"dma_tx" min:"0" help:"DMA transfer rate, memory to transmit FIFO"`
+	DMARx float64 `toml:"dma_rx" min:"0" help:"DMA transfer rate, receive FIFO to memory"`
+}
+
+// any reports whether any figure is published.
+func (p Published) any() bool { return p.Tx+p.Rx+p.DMATx+p.DMARx > 0 }
 
 // DefaultParams returns the seed's test: a 70-cell PDU, one-cell ACKs.
 func DefaultParams() Params {
@@ -103,6 +137,10 @@ type Host struct {
 	// Observe, when the card offers it, installs an observer of the
 	// first cell of each PDU reaching the card.
 	Observe func(func(pdu []byte))
+	// ObserveFIFO, when the card offers it, installs an observer of the
+	// cells crossing between host and FIFOs: tx for the transmit FIFO,
+	// the cell's VCI, when its first word and its last crossed.
+	ObserveFIFO func(func(tx bool, vci uint16, begin, end sim.Time))
 }
 
 // FindHost returns the host called name with its first ATM card; role
@@ -121,6 +159,11 @@ func FindHost(env workload.Env, role, name string) (*Host, error) {
 	h := &Host{Name: name, Kernel: k, Driver: drv, Card: card}
 	if o, ok := card.(latency.Card); ok {
 		h.Observe = o.ObserveReceive
+	}
+	if o, ok := card.(interface {
+		ObserveFIFO(func(bool, uint16, sim.Time, sim.Time))
+	}); ok {
+		h.ObserveFIFO = o.ObserveFIFO
 	}
 	return h, nil
 }
@@ -166,8 +209,14 @@ func New(env workload.Env, p Params) (*Test, error) {
 	return t, nil
 }
 
-// mark holds the stage boundaries of one cycle, in the host's time.
-type mark struct{ a0, a1, b1, c1 sim.Time }
+// mark holds the stage boundaries of one cycle, in the host's time, and
+// the FIFO intervals of its PDU (zero until the first cell crossed).
+type mark struct {
+	a0, a1, b1, c1   sim.Time
+	txBegin, txEnd   sim.Time
+	rxBegin, rxEnd   sim.Time
+	txCells, rxCells int
+}
 
 // Stage phases of a cycle.
 const (
@@ -203,6 +252,9 @@ func newRun(p Params, c Case, h *Host) *run {
 	r := &run{p: p, c: c, h: h, cpu: h.Kernel.CPU(), irq: h.Driver.IRQ(), aal5: c.AAL5,
 		wanda: h.Driver.Params().Personality == atm.Wanda}
 	latency.Watch(r.cpu, r.enter, r.exit)
+	if h.ObserveFIFO != nil {
+		h.ObserveFIFO(r.fifo)
+	}
 	prev := r.cpu.Hooks.Interrupt
 	r.cpu.Hooks.Interrupt = func(c *cpu.CPU, line int, entry bool) {
 		if prev != nil {
@@ -241,6 +293,27 @@ func (r *run) interrupt(c *cpu.CPU, line int, entry bool) {
 		r.cur.b1 = c.LocalTime()
 		r.phase = inReceive
 	}
+}
+
+// fifo notes a cell of the cycle's PDU crossing between host and FIFO.
+func (r *run) fifo(tx bool, vci uint16, begin, end sim.Time) {
+	if !r.started || int(vci) != r.p.PDUVCI {
+		return
+	}
+	m := &r.cur
+	if tx {
+		if m.txCells == 0 || begin < m.txBegin {
+			m.txBegin = begin
+		}
+		m.txEnd = max(m.txEnd, end)
+		m.txCells++
+		return
+	}
+	if m.rxCells == 0 || begin < m.rxBegin {
+		m.rxBegin = begin
+	}
+	m.rxEnd = max(m.rxEnd, end)
+	m.rxCells++
 }
 
 func (r *run) fail(format string, args ...any) {
@@ -391,10 +464,15 @@ type Row struct {
 	AckUS       float64 `json:"ack_us"`
 	CycleUS     float64 `json:"cycle_us"`
 	CycleRate   float64 `json:"cycles_per_s"`
-	TxMbps      float64 `json:"tx_mbps"`
-	RxMbps      float64 `json:"rx_mbps"`
-	DMATxMbps   float64 `json:"dma_mem_to_fifo_mbps"`
-	DMARxMbps   float64 `json:"dma_fifo_to_mem_mbps"`
+	// The FIFO intervals and the overhead the sustained rates are derived
+	// from (microseconds a cycle), and those rates.
+	TxFIFOUS   float64 `json:"tx_fifo_us"`
+	RxFIFOUS   float64 `json:"rx_fifo_us"`
+	OverheadUS float64 `json:"overhead_us"`
+	TxMbps     float64 `json:"tx_mbps"`
+	RxMbps     float64 `json:"rx_mbps"`
+	DMATxMbps  float64 `json:"dma_mem_to_fifo_mbps"`
+	DMARxMbps  float64 `json:"dma_fifo_to_mem_mbps"`
 	// Drops the driver counted (none in a clean run).
 	SeqErrors uint64 `json:"seq_errors"`
 	Overruns  uint64 `json:"overruns"`
@@ -434,26 +512,33 @@ func (r *run) row() (Row, string) {
 	case len(r.marks) != total:
 		return row, fmt.Sprintf("measured %d cycles of %d", len(r.marks), total)
 	}
-	var a, b, c, d, cyc sim.Time
+	var a, b, c, d, cyc, tx, rx sim.Time
 	for i := r.p.Warmup; i < total; i++ {
 		mk := r.marks[i]
 		next := r.endAt
 		if i+1 < len(r.marks) {
 			next = r.marks[i+1].a0
 		}
+		if mk.txCells != r.p.PDUCells || mk.rxCells != r.p.PDUCells {
+			return row, fmt.Sprintf("cycle %d: %d cells seen entering the transmit FIFO and %d leaving the receive FIFO, want %d", i, mk.txCells, mk.rxCells, r.p.PDUCells)
+		}
 		a += mk.a1 - mk.a0
 		b += mk.b1 - mk.a1
 		c += mk.c1 - mk.b1
 		d += next - mk.c1
 		cyc += next - mk.a0
+		tx += mk.txEnd - mk.txBegin
+		rx += mk.rxEnd - mk.rxBegin
 	}
 	n := float64(r.p.Cycles)
 	us := func(t sim.Time) float64 { return t.Seconds() * 1e6 / n }
 	row.Cycles = r.p.Cycles
 	row.SendUS, row.LineUS, row.ReceiveUS, row.AckUS, row.CycleUS = us(a), us(b), us(c), us(d), us(cyc)
+	row.TxFIFOUS, row.RxFIFOUS = us(tx), us(rx)
+	row.OverheadUS = max(0, row.CycleUS-row.TxFIFOUS-row.RxFIFOUS)
 	bits := float64(r.p.PDUCells * 48 * 8)
-	row.TxMbps = bits / row.SendUS
-	row.RxMbps = bits / row.ReceiveUS
+	row.TxMbps = bits / (row.TxFIFOUS + row.OverheadUS/2)
+	row.RxMbps = bits / (row.RxFIFOUS + row.OverheadUS/2)
 	row.CycleRate = 1e6 / row.CycleUS
 	// The PDU and its ACK's cell cross the DMA paths each cycle.
 	cycleBits := bits + 48*8
@@ -466,19 +551,25 @@ func (r *run) row() (Row, string) {
 	return row, ""
 }
 
-// Result implements workload.Workload: the rows and the table.
+// Result implements workload.Workload: the rows, the table of intervals
+// and rates, and the published figures beside the simulated ones.
 func (t *Test) Result() (workload.Result, error) {
 	var res workload.Result
 	var rows []Row
 	tab := shape.Table{
-		Title: fmt.Sprintf("Yes V2 loop-back test: a %d-cell PDU and a one-cell ACK per cycle (mean of %d cycles; rates in Mbit/s of cell payload)", t.p.PDUCells, t.p.Cycles),
+		Title: fmt.Sprintf("Yes V2 loop-back test: a %d-cell PDU and a one-cell ACK per cycle (mean of %d cycles; stages A send, B line, C receive, D ACK; T and R the PDU's cells crossing into the transmit FIFO and out of the receive FIFO, O the rest of the cycle: the OS and user overhead; sustained rates in Mbit/s of cell payload, tx = PDU / (T + O/2), rx = PDU / (R + O/2), as the seed derives them; DMA rates over the board's DMA busy time)", t.p.PDUCells, t.p.Cycles),
 		Columns: []shape.Column{
 			{Name: "case"}, {Name: "kernel"}, {Name: "tx"}, {Name: "rx"}, {Name: "assists"},
-			{Name: "A send", Unit: "us"}, {Name: "B line", Unit: "us"}, {Name: "C receive", Unit: "us"}, {Name: "D ACK", Unit: "us"},
-			{Name: "cycle", Unit: "us"}, {Name: "cycles/s"},
+			{Name: "A", Unit: "us"}, {Name: "B", Unit: "us"}, {Name: "C", Unit: "us"}, {Name: "D", Unit: "us"},
+			{Name: "cycle", Unit: "us"}, {Name: "T", Unit: "us"}, {Name: "R", Unit: "us"}, {Name: "O", Unit: "us"},
+			{Name: "cycles", Unit: "1/s"},
 			{Name: "tx", Unit: "Mbit/s"}, {Name: "rx", Unit: "Mbit/s"},
 			{Name: "DMA mem->FIFO", Unit: "Mbit/s"}, {Name: "DMA FIFO->mem", Unit: "Mbit/s"},
 		},
+	}
+	pub := shape.Table{
+		Title:   "Yes V2: the published figures beside the simulated ones (Mbit/s of cell payload; published: " + t.p.Source + ")",
+		Columns: shape.Cols("case", "tx", "published", "rx", "published", "DMA mem->FIFO", "published", "DMA FIFO->mem", "published"),
 	}
 	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	dma := func(v float64) string {
@@ -494,14 +585,26 @@ func (t *Test) Result() (workload.Result, error) {
 			if res.Incomplete == "" {
 				res.Incomplete = fmt.Sprintf("yesv2 case %q: %s", r.c.Name, bad)
 			}
-			tab.Rows = append(tab.Rows, []string{row.Case, row.Kernel, row.Tx, row.Rx, row.Assists, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
+			out := []string{row.Case, row.Kernel, row.Tx, row.Rx, row.Assists}
+			for len(out) < len(tab.Columns) {
+				out = append(out, "-")
+			}
+			tab.Rows = append(tab.Rows, out)
 			continue
 		}
 		tab.Rows = append(tab.Rows, []string{row.Case, row.Kernel, row.Tx, row.Rx, row.Assists,
-			f1(row.SendUS), f1(row.LineUS), f1(row.ReceiveUS), f1(row.AckUS), f1(row.CycleUS), fmt.Sprintf("%.0f", row.CycleRate),
+			f1(row.SendUS), f1(row.LineUS), f1(row.ReceiveUS), f1(row.AckUS), f1(row.CycleUS),
+			f1(row.TxFIFOUS), f1(row.RxFIFOUS), f1(row.OverheadUS), fmt.Sprintf("%.0f", row.CycleRate),
 			f1(row.TxMbps), f1(row.RxMbps), dma(row.DMATxMbps), dma(row.DMARxMbps)})
+		if p := r.c.Published; p.any() {
+			pub.Rows = append(pub.Rows, []string{row.Case, f1(row.TxMbps), dma(p.Tx), f1(row.RxMbps), dma(p.Rx),
+				dma(row.DMATxMbps), dma(p.DMATx), dma(row.DMARxMbps), dma(p.DMARx)})
+		}
 	}
 	res.Sections = []workload.Section{{Name: "yesv2", Value: rows}}
 	res.Figures = shape.Figures{Tables: []shape.Table{tab}}
+	if len(pub.Rows) > 0 {
+		res.Figures.Tables = append(res.Figures.Tables, pub)
+	}
 	return res, nil
 }

@@ -45,9 +45,10 @@ func RegisterTransport(t TransportType) {
 }
 
 // PathOrder is the order of the protocol paths the comparison runs by
-// default, as the Linux/SimOS study sets them; paths not listed follow,
-// sorted by name.
-var PathOrder = []string{"udp", "tcp", "tp4", "via"}
+// default: the Linux/SimOS study's three as it sets them, then TP4 (so
+// that running it changes none of the study's figures); paths not listed
+// follow, sorted by name.
+var PathOrder = []string{"udp", "tcp", "via", "tp4"}
 
 // Transports returns the registered protocol paths' names, in PathOrder.
 func Transports() []string {
@@ -111,27 +112,60 @@ type CompareParams struct {
 	Client      string   `toml:"client" help:"host that sends each message and waits for its echo"`
 	Server      string   `toml:"server" help:"host that echoes each message"`
 	Protocols   []string `toml:"protocols" nonempty:"true" help:"protocol paths, run in order on the same hosts (default: every registered one, those the hosts cannot run left out with the reason); each path's own settings are its [workload.NAME]'s"`
-	Baseline    string   `toml:"baseline" help:"the protocol the factors are against (default: the first)"`
+	Baseline    string   `toml:"baseline" help:"the protocol the factors are against (default: VIA when it runs, as the Linux/SimOS study gives VIA's improvement factors over the others; otherwise the first)"`
 	Sizes       []int    `toml:"sizes" nonempty:"true" min:"4" max:"1048576" help:"message sizes in bytes"`
 	Messages    int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
 	Warmup      int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring"`
-	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"thread\" or \"host\" (see [workload.udp] send_span)"`
-	ReceiveBusy bool     `toml:"receive_busy" help:"also report every path's receive latency as the receiving host's busy cycles only"`
+	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: until the message has left host memory) or \"thread\" (the call's own cycles); see [workload.udp] send_span"`
+	ReceiveSpan string   `toml:"receive_span" help:"what a receive's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: without the wait for the wire) or \"arrival\" (from the first frame's arrival, every cycle); see [workload.udp] receive_span"`
 	Split       int      `toml:"split" min:"0" max:"1048576" help:"the factors' means are over the sizes up to split bytes and over those above it (0: the client's IP MTU, 1500 without IP)"`
+	Study       string   `toml:"study" help:"a published study whose statements about these results the report checks against them, each said to hold or not (\"linux-simos\": the Linux/SimOS study's; \"\": none)"`
+}
+
+// Study is a published study's statements about the results of a
+// comparison (its layer shapes, which protocol is faster where), each
+// checked against what the sweeps measured. A protocol package registers
+// its study with RegisterStudy.
+type Study struct {
+	Name   string // "linux-simos": the value of [workload.compare] study
+	Source string // where the statements come from, for the report
+	// Check returns the statements, each checked against rows: the sweeps'
+	// rows by protocol path ("udp", "tcp", "via"), any of which may be
+	// missing, with the comparison's split between small and large
+	// messages.
+	Check func(rows map[string][]Row, split int) []Statement
+}
+
+// Statement is one published statement and what the model gives.
+type Statement struct {
+	Claim string // what the study says
+	Model string // what the model gives, in figures
+	Holds bool
+}
+
+var studies = map[string]*Study{}
+
+// RegisterStudy adds a study; a name taken twice is a simulator bug.
+func RegisterStudy(s Study) {
+	if _, dup := studies[s.Name]; dup {
+		panic(fmt.Sprintf("latency: study %q registered twice", s.Name))
+	}
+	studies[s.Name] = &s
 }
 
 // StudySizes are the Linux/SimOS study's message sizes.
 var StudySizes = []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768}
 
 // DefaultCompareParams compares every registered path over the study's
-// sizes.
+// sizes, with the study's definitions of the latencies.
 func DefaultCompareParams() CompareParams {
-	return CompareParams{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2, SendSpan: SpanThread}
+	return CompareParams{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2,
+		SendSpan: SpanDMA, ReceiveSpan: SpanDMA}
 }
 
 // Validate checks the protocols.
 func (p CompareParams) Validate() error {
-	if err := (Params{SendSpan: p.SendSpan}).Validate(); err != nil {
+	if err := (Params{SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}).Validate(); err != nil {
 		return err
 	}
 	if len(p.Protocols) == 0 {
@@ -149,6 +183,14 @@ func (p CompareParams) Validate() error {
 	}
 	if p.Baseline != "" && !seen[p.Baseline] {
 		return fmt.Errorf("baseline: %q is not among the protocols", p.Baseline)
+	}
+	if p.Study != "" && studies[p.Study] == nil {
+		var known []string
+		for n := range studies {
+			known = append(known, n)
+		}
+		sort.Strings(known)
+		return fmt.Errorf("study: %q is not a study simkron knows (known: %s)", p.Study, strings.Join(known, ", "))
 	}
 	return nil
 }
@@ -174,7 +216,7 @@ func newCompare(env workload.Env, params any) (workload.Workload, error) {
 		}
 	}
 	common := Params{Client: p.Client, Server: p.Server, Sizes: p.Sizes, Messages: p.Messages, Warmup: p.Warmup,
-		SendSpan: p.SendSpan, ReceiveBusy: p.ReceiveBusy}
+		SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}
 	for _, name := range p.Protocols {
 		tt := transports[name]
 		tr, sp, err := tt.New(env, common)
@@ -224,6 +266,7 @@ func (w *compare) Start() { w.sweeps.Start() }
 func (w *compare) Result() (workload.Result, error) {
 	res := w.sections()
 	f := &res.Figures
+	f.Tables = append(f.Tables, w.settings())
 	for _, s := range w.runs {
 		f.Tables = append(f.Tables, s.Table())
 	}
@@ -231,6 +274,9 @@ func (w *compare) Result() (workload.Result, error) {
 		f.Tables = append(f.Tables, MedianTable(dir, w.runs...))
 	}
 	f.Tables = append(f.Tables, w.factors(), w.factorMeans())
+	if st := studies[w.p.Study]; st != nil {
+		f.Tables = append(f.Tables, w.statements(st))
+	}
 	f.Bars = append(f.Bars, w.bars())
 	f.Charts = append(f.Charts, MedianChart("medians", w.runs...))
 	if len(w.skipped) > 0 {
@@ -239,24 +285,77 @@ func (w *compare) Result() (workload.Result, error) {
 	return res, nil
 }
 
-// dirs are the directions the sweeps measured.
-func (w *compare) dirs() []string {
-	if w.p.ReceiveBusy {
-		return []string{shape.Send, shape.Receive, DirBusy}
+// settings says what the comparison measured and on what: the definitions
+// of its latencies and the network between its hosts, defaults included.
+func (w *compare) settings() shape.Table {
+	s := w.runs[0]
+	t := shape.Table{Title: "compare: what the latencies are and where they were measured", Columns: shape.Cols("what", "used"), Prose: true}
+	send, recv := "thread", "arrival"
+	if s.p.dmaSend() {
+		send = "dma"
 	}
-	return []string{shape.Send, shape.Receive}
+	if s.p.dmaReceive() {
+		recv = "dma"
+	}
+	t.Rows = append(t.Rows,
+		[]string{"send", fmt.Sprintf("send_span = %q: %s", send, s.sendWhat())},
+		[]string{"receive", fmt.Sprintf("receive_span = %q: %s", recv, s.recvWhat())},
+		[]string{"round trip", "the client's time from entering the send call to the return of the receive call bringing the echo"},
+		[]string{"baseline", w.baseline().info.Name},
+		[]string{"client", w.label(s.ends[0].Host)},
+		[]string{"server", w.label(s.ends[1].Host)},
+	)
+	return t
 }
+
+// label names a host of the comparison with what its card is plugged
+// into.
+func (w *compare) label(h *Host) string {
+	if h.Network == nil || h.Network() == "" {
+		return h.Name
+	}
+	return h.Name + " on " + h.Network()
+}
+
+// statements checks a study's statements against the sweeps' rows.
+func (w *compare) statements(st *Study) shape.Table {
+	rows := map[string][]Row{}
+	for i, s := range w.runs {
+		rows[w.names[i]] = s.rows
+	}
+	t := shape.Table{Title: "the study's statements against the model (published: " + st.Source + ")",
+		Columns: shape.Cols("statement", "holds", "the model"), Prose: true}
+	for _, x := range st.Check(rows, w.split) {
+		h := "no"
+		if x.Holds {
+			h = "yes"
+		}
+		t.Rows = append(t.Rows, []string{x.Claim, h, x.Model})
+	}
+	return t
+}
+
+// dirs are the directions the sweeps measured.
+func (w *compare) dirs() []string { return []string{shape.Send, shape.Receive} }
+
+// defaultBaseline is the baseline when none is given and it runs: the
+// study's improvement factors are VIA's over the other protocols.
+const defaultBaseline = "via"
 
 // baseline returns the sweep the factors are against.
 func (w *compare) baseline() *Sweep {
-	if i := slices.Index(w.names, w.p.Baseline); i >= 0 {
+	b := w.p.Baseline
+	if b == "" {
+		b = defaultBaseline
+	}
+	if i := slices.Index(w.names, b); i >= 0 {
 		return w.runs[i]
 	}
 	return w.runs[0]
 }
 
-// metric is a latency the tables compare: a row's median send, receive
-// or busy receive, or its mean round trip.
+// metric is a latency the tables compare: a row's median send or
+// receive, or its mean round trip.
 type metric struct {
 	name string
 	get  func(r Row) (float64, bool)
@@ -265,24 +364,12 @@ type metric struct {
 var metrics = []metric{
 	{"send", func(r Row) (float64, bool) { return r.Send.Median, r.Send.N > 0 }},
 	{"receive", func(r Row) (float64, bool) { return r.Receive.Median, r.Receive.N > 0 }},
-	{DirBusy, func(r Row) (float64, bool) {
-		if r.ReceiveBusy == nil {
-			return 0, false
-		}
-		return r.ReceiveBusy.Median, r.ReceiveBusy.N > 0
-	}},
 }
 
 var rtt = metric{"rtt", func(r Row) (float64, bool) { return r.RTTMicros, r.Messages > 0 }}
 
 // compared returns the metrics the factors use.
-func (w *compare) compared() []metric {
-	ms := metrics[:2]
-	if w.p.ReceiveBusy {
-		ms = metrics[:3]
-	}
-	return append(slices.Clone(ms), rtt)
-}
+func (w *compare) compared() []metric { return append(slices.Clone(metrics), rtt) }
 
 // factor returns a's value over b's, false when either is missing.
 func factor(m metric, a, b Row) (float64, bool) {
@@ -386,7 +473,7 @@ func (w *compare) factorMeans() shape.Table {
 }
 
 // MedianTable sets the medians by layer of several sweeps side by side in
-// one direction (shape.Send, shape.Receive or DirBusy): a row per size
+// one direction (shape.Send or shape.Receive): a row per size
 // and sweep, a column per layer any of them has, in stack order ("-"
 // where a sweep never has the layer), and the median total. The sweeps
 // must keep their samples.
@@ -412,11 +499,8 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 	}
 	shape.SortLayers(layers)
 	what := "send: " + runs[0].sendWhat()
-	switch dir {
-	case shape.Receive:
-		what = "receive: the receiving host's cycles from the first frame's arrival to the receive call returning, the wait for the wire and the card as DMA"
-	case DirBusy:
-		what = "receive, host busy cycles only: the same span without the cycles the host was idle"
+	if dir == shape.Receive {
+		what = "receive: " + runs[0].recvWhat()
 	}
 	t := shape.Table{
 		Title:   fmt.Sprintf("%s by layer, protocols side by side (median cycles per message; %s; each layer's median, and the median total, which they need not add up to)", dir, what),
@@ -461,7 +545,7 @@ func has(s *Sweep, m metric) bool {
 // one plot per direction (send, receive, and the busy receive when
 // measured), a line per sweep.
 func MedianChart(name string, runs ...*Sweep) shape.Chart {
-	ch := shape.Chart{Name: name, Caption: "Median latency in cycles against message size, per protocol: send, receive with the wait for the wire, and receive as the host's busy cycles only."}
+	ch := shape.Chart{Name: name, Caption: "Median latency in cycles against message size, per protocol: send (" + runs[0].sendWhat() + ") and receive (" + runs[0].recvWhat() + ")."}
 	for _, m := range metrics {
 		p := shape.Plot{Title: m.name, XLabel: "message size (bytes, log scale)", YLabel: "median cycles", XLog: true, YMin: shape.Ptr(0)}
 		for _, s := range runs {
@@ -521,10 +605,18 @@ func (w *compare) bars() shape.Bars {
 
 // sendWhat says what the send latency counts, for titles.
 func (s *Sweep) sendWhat() string {
-	if s.p.hostSpan() {
-		return "all of the sending host's cycles from " + s.info.Send + "'s entry to its return"
+	if s.p.dmaSend() {
+		return "all of the sending host's cycles from " + s.info.Send + "'s entry until the message has left host memory (its last DMA done and that interrupt handled), the wait for the card as DMA" + note(s.info.SendNote)
 	}
-	return "the sending thread's cycles inside " + s.info.Send
+	return "the sending thread's cycles inside " + s.info.Send + note(s.info.SendNote)
+}
+
+// recvWhat says what the receive latency counts, for titles.
+func (s *Sweep) recvWhat() string {
+	if s.p.dmaReceive() {
+		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data" + note(s.info.RecvNote)
+	}
+	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning" + note(s.info.RecvNote)
 }
 
 // Name returns the sweep's name in lower case ("udp"): its result

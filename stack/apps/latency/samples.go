@@ -9,23 +9,18 @@ import (
 	"simkron/report/shape"
 )
 
-// DirBusy names the receive latency counted as the receiving host's busy
-// cycles only, beside shape.Send and shape.Receive.
-const DirBusy = "receive busy"
-
 // samples keeps every measured message's split by layer, per size, for
-// the medians by layer, and the busy part of each receive.
+// the medians by layer.
 type samples struct {
 	// keep says to keep each message's split by layer, which costs an
 	// allocation a message: for the medians by layer of the compare
-	// workload. The busy receive is kept whenever it is reported.
-	keep               bool
-	send, recv, busyBy [][]Layers
-	busy               [][]float64
+	// workload.
+	keep       bool
+	send, recv [][]Layers
 }
 
 func newSamples(n int) samples {
-	return samples{send: make([][]Layers, n), recv: make([][]Layers, n), busyBy: make([][]Layers, n), busy: make([][]float64, n)}
+	return samples{send: make([][]Layers, n), recv: make([][]Layers, n)}
 }
 
 // addThread records a send measured on the sending thread's counters.
@@ -48,31 +43,6 @@ func (s *samples) addSpan(dst *[][]Layers, si int, before, after cpu.Account) {
 	(*dst)[si] = append((*dst)[si], m)
 }
 
-// addBusy records a receive's busy cycles: every layer's cycles in the
-// span but the idle loop's, and none of the cycles the core was halted.
-func (s *samples) addBusy(si int, before, after cpu.Account) {
-	m := Layers{}
-	m.Add(before.Layers, after.Layers)
-	delete(m, cpu.LayerIDLE)
-	var t float64
-	for _, v := range m {
-		t += v
-	}
-	s.busyBy[si] = append(s.busyBy[si], m)
-	s.busy[si] = append(s.busy[si], t)
-}
-
-// busyMeans returns the busy receive's mean cycles by layer at size si.
-func (s *samples) busyMeans(si int) []LayerCost {
-	sum := Layers{}
-	for _, m := range s.busyBy[si] {
-		for l, v := range m {
-			sum[l] += v
-		}
-	}
-	return sum.Means(len(s.busyBy[si]))
-}
-
 // of returns the per-message splits of direction dir.
 func (s *samples) of(dir string) [][]Layers {
 	switch dir {
@@ -80,8 +50,6 @@ func (s *samples) of(dir string) [][]Layers {
 		return s.send
 	case shape.Receive:
 		return s.recv
-	case DirBusy:
-		return s.busyBy
 	}
 	return nil
 }
@@ -89,8 +57,8 @@ func (s *samples) of(dir string) [][]Layers {
 // LayerMedians returns, per size of the schedule, the median over the
 // measured messages of each layer's cycles (a message without cycles in a
 // layer counts 0 there), in stack order, and the median of their totals,
-// for direction dir: shape.Send, shape.Receive (the wait counted as DMA)
-// or DirBusy. The layers' medians need not add up to the total's.
+// for direction dir: shape.Send or shape.Receive. The layers' medians need
+// not add up to the total's.
 func (s *Sweep) LayerMedians(dir string) (layers [][]LayerCost, totals []float64) {
 	for _, ms := range s.samples.of(dir) {
 		var names []string

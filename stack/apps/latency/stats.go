@@ -42,14 +42,15 @@ type Row struct {
 	Duplicates int         `json:"duplicates,omitempty"`
 	Stale      int         `json:"stale,omitempty"`
 	RTTMicros  float64     `json:"rtt_us"`         // mean round trip seen by the client
-	Send       Summary     `json:"send_cycles"`    // the send call's cycles (send_span: the thread's, or the host's)
-	Receive    Summary     `json:"receive_cycles"` // first frame at the card to the receive call returning
+	Send       Summary     `json:"send_cycles"`    // as send_span defines it
+	Receive    Summary     `json:"receive_cycles"` // as receive_span defines it
 	SendLayers []LayerCost `json:"send_layers"`
 	RecvLayers []LayerCost `json:"receive_layers"`
-	// ReceiveBusy is the receive latency without the host's idle cycles
-	// in it, and RecvBusyLayers its split (receive_busy only).
-	ReceiveBusy    *Summary    `json:"receive_busy_cycles,omitempty"`
-	RecvBusyLayers []LayerCost `json:"receive_busy_layers,omitempty"`
+	// SendThread is, beside a send_span "dma" send, the sending thread's
+	// own cycles in the call; ReceiveArrival, beside a receive_span "dma"
+	// receive, the whole span from the first frame's arrival.
+	SendThread     *Summary `json:"send_thread_cycles,omitempty"`
+	ReceiveArrival *Summary `json:"receive_arrival_cycles,omitempty"`
 }
 
 // Layers accumulates cycles by layer over the messages of one size.

@@ -143,6 +143,15 @@ func (c *tcpConn) Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Tim
 	return n, nil
 }
 
+// Unsent reports whether the connection holds bytes it has not sent yet
+// (its window or Nagle holding them back): the "dma" send of a message
+// lasts until they have gone too. The simulator reads the control block;
+// the program is not charged.
+func (c *tcpConn) Unsent() bool {
+	info, ok := c.s.TCPInfo(c.fd)
+	return ok && int32(info.SndUna+uint32(info.Queued)-info.SndMax) > 0
+}
+
 func (c *tcpConn) Packets(n int) int {
 	info, ok := c.s.TCPInfo(c.fd)
 	if !ok {

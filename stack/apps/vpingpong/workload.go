@@ -92,6 +92,10 @@ func newTransport(env workload.Env, p Params) (tr *Transport, client, server *la
 	if client.Name == server.Name {
 		return nil, nil, nil, fmt.Errorf("server: the client and the server must be different hosts")
 	}
+	for _, h := range []*latency.Host{client, server} {
+		h.Kernel.Symbols().Define(defSend)
+		h.Kernel.Symbols().Define(defRecv)
+	}
 	return &Transport{p: p, agents: map[string]*via.Agent{client.Name: ca, server.Name: sa}}, client, server, nil
 }
 

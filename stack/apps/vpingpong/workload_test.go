@@ -48,9 +48,11 @@ func studyFile(t *testing.T, edits ...string) string {
 // Bad settings are reported at their key before anything runs.
 func TestParamsChecked(t *testing.T) {
 	for _, c := range []struct{ old, new, want string }{
-		{"warmup = 2\nsend_span = \"host\"", "warmup = 2\nsend_span = \"hots\"", `workload.compare.send_span: "hots" is neither "thread" nor "host"`},
-		{`slots = 4`, "slots = 4\nsend_span = \"all\"", `workload.via.send_span: "all" is neither "thread" nor "host"`},
+		{"warmup = 2\nsend_span = \"dma\"", "warmup = 2\nsend_span = \"host\"", `workload.compare.send_span: "host" is neither "thread" nor "dma"`},
+		{"\nreceive_span = \"dma\"", "\nreceive_span = \"busy\"", `workload.compare.receive_span: "busy" is neither "arrival" nor "dma"`},
+		{`slots = 4`, "slots = 4\nsend_span = \"all\"", `workload.via.send_span: "all" is neither "thread" nor "dma"`},
 		{`protocols = ["udp", "tcp", "via"]`, `protocols = ["udp", "tp5"]`, `protocols: "tp5" is not a protocol path`},
+		{`study = "linux-simos"`, `study = "linux-mips"`, `workload.compare.study: "linux-mips" is not a study simkron knows (known: linux-simos)`},
 		{`protocols = ["udp", "tcp", "via"]`, `protocols = ["udp", "udp"]`, `protocols: "udp" twice`},
 		{`reliability = "unreliable"`, `reliability = "sometimes"`, `reliability: "sometimes" is neither`},
 		{`slots = 4`, `slots = 0`, `workload.via.slots`},

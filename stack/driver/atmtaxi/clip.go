@@ -164,7 +164,7 @@ func (f *Interface) StartXmit(b netdev.Buf) bool {
 		off = hdrLen - header.RFC2684ISOLen
 	}
 	f.stats.TxFrames++
-	d.transmit(vs, b.Addr+memory.Addr(off), b.Len-off, false)
+	d.transmit(vs, b.Addr+memory.Addr(off), b.Len-off, 0)
 	return true
 }
 

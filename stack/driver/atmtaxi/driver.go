@@ -24,11 +24,20 @@
 // sender needs a formatting copy); DMA mode B (the header word by PIO,
 // the 48-byte payload by DMA, straight from or into the data's buffer);
 // and, on receive, the board's VCI sorter. The driver busy-waits for the
-// end of each DMA and for room in the transmit FIFO, as the seed's Unix
-// driver did (it took neither transmit interrupt, since the host never
-// filled the link); each DMA runs with interrupts off, since transmit and
-// receive share the one DMA engine. Received DMA data is invalidated in
-// the data cache before the CPU reads it, unless cache_invalidate is off.
+// end of each DMA (polling DMASTAT) and for room in the transmit FIFO, as
+// the seed's Unix driver did (it took neither transmit interrupt, since
+// the host never filled the link); each DMA runs with interrupts off,
+// since transmit and receive share the one DMA engine. While a DMA runs
+// the CPU does what work it can without the board, as the hardware allows:
+// Ultrix's copy formats the next block of cells while the last one goes
+// to the board, a driver's formatting copy fills one half of its block
+// buffer while the other half is sent, and a mode-B cell's DMA overlaps
+// the next cell's set-up; the CPU's next access to the board waits for the
+// DMA's end (the board is the bus's master meanwhile). Received DMA data
+// is invalidated in the data cache before the CPU reads it, unless
+// cache_invalidate is off; on Wanda an IPC buffer needs no invalidation on
+// the receive path, since the pool invalidates what its owner read when
+// the buffer comes back (ipcPool.put).
 //
 // Kernel personalities (Params.Personality) are settings of this driver
 // and its socket layer, not separate stacks: Ultrix-like copies between
@@ -36,7 +45,9 @@
 // passes buffers of a pool of IPC buffers between program and driver
 // without copying and without changing their addresses.
 //
-// Simplifications: one board per driver; a PDU is sent to the FIFO in
+// Simplifications: the CPU's memory accesses and the board's DMA do not
+// slow each other down (no contention for memory is modelled); one board
+// per driver; a PDU is sent to the FIFO in
 // one go by the sending context (no transmit queue of its own beyond
 // netdev's); a PDU in progress when another transmit asks (an interrupt's
 // softirq) makes that one wait in netdev's queue; an Ultrix mbuf chain is
@@ -85,7 +96,8 @@ var (
 	defOutput  = cpu.Def{Name: "yes_output", Layer: cpu.LayerDEV, Instructions: 60, CodeBytes: 768, Why: "per PDU: find the VC, build the header word, read TXSPACE, set up the cell loop"}
 	defTxCell  = cpu.Def{Name: "yes_tx_cell", Layer: cpu.LayerDMA, Instructions: 14, CodeBytes: 256, Why: "per cell: header word with sequence number and end flag, room count, loop; then 13 stores to the data port"}
 	defTxTail  = cpu.Def{Name: "aal5_tail", Layer: cpu.LayerDEV, Instructions: 40, CodeBytes: 256, Why: "per AAL5 PDU: copy the last bytes beside pad and trailer, fill in Length (and the CRC)"}
-	defDMA     = cpu.Def{Name: "yes_dma", Layer: cpu.LayerDMA, Instructions: 12, CodeBytes: 192, Why: "per DMA: mask interrupts, program DMAADDR and DMACTL, poll DMASTAT to the end, unmask"}
+	defDMA     = cpu.Def{Name: "yes_dma", Layer: cpu.LayerDMA, Instructions: 8, CodeBytes: 128, Why: "per DMA: mask interrupts (3), program DMAADDR and DMACTL (the two stores and their operands, 5)"}
+	defDMAWait = cpu.Def{Name: "yes_dma_wait", Layer: cpu.LayerDMA, Instructions: 4, CodeBytes: 64, Why: "per DMA: the poll loop's set-up and unmasking interrupts (4); each poll of DMASTAT is yes_dma.poll"}
 	defFormat  = cpu.Def{Name: "yes_format", Layer: cpu.LayerDEV, Instructions: 30, CodeBytes: 256, Why: "per block: set up a copy that puts a header word before every 48 bytes"}
 	defIntr    = cpu.Def{Name: "yes_intr", Layer: cpu.LayerDEV, Instructions: 40, CodeBytes: 512, Why: "read and acknowledge ISR, check overflow, read TOKENS, dispatch"}
 	defRxCell  = cpu.Def{Name: "yes_rx_cell", Layer: cpu.LayerDEV, Instructions: 30, CodeBytes: 384, Why: "per cell: decode the header, VC table lookup, sequence check, buffer offset and length check, end test"}
@@ -177,6 +189,10 @@ type Driver struct {
 	pool    ipcPool
 	iface   *Interface
 
+	// dmaOn is set while a DMA the driver started has not been waited
+	// for (dmaStart, dmaWait), dmaWas the interrupt state before it.
+	dmaOn, dmaWas bool
+
 	txBusy    bool     // a PDU is being put into the FIFO
 	txVC      *vcState // the VC of that PDU
 	txRoom    int      // cells known free in the transmit FIFO
@@ -186,7 +202,7 @@ type Driver struct {
 	crcByte, pollIter, invalLine, fmtCell, spinIter, paceIter int64
 
 	sym struct {
-		init, output, txCell, txTail, dma, format, intr, rxCell, rxXfer, rxPDU, inval, crc, sortPDU *cpu.Symbol
+		init, output, txCell, txTail, dma, dmaWait, format, intr, rxCell, rxXfer, rxPDU, inval, crc, sortPDU *cpu.Symbol
 	}
 	stats Stats
 }
@@ -205,7 +221,7 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 		def cpu.Def
 	}{
 		{&d.sym.init, defInit}, {&d.sym.output, defOutput}, {&d.sym.txCell, defTxCell}, {&d.sym.txTail, defTxTail},
-		{&d.sym.dma, defDMA}, {&d.sym.format, defFormat}, {&d.sym.intr, defIntr}, {&d.sym.rxCell, defRxCell},
+		{&d.sym.dma, defDMA}, {&d.sym.dmaWait, defDMAWait}, {&d.sym.format, defFormat}, {&d.sym.intr, defIntr}, {&d.sym.rxCell, defRxCell},
 		{&d.sym.rxXfer, defRxXfer}, {&d.sym.rxPDU, defRxPDU}, {&d.sym.inval, defInval}, {&d.sym.crc, defCRC},
 		{&d.sym.sortPDU, defSortPDU},
 	} {
@@ -251,8 +267,26 @@ func (d *Driver) Interface() *Interface { return d.iface }
 // Ready reports whether Init found and started the board.
 func (d *Driver) Ready() bool { return d.ready }
 
-func (d *Driver) in(reg memory.Addr) uint32 { return uint32(d.c.In(d.space, d.base+reg, 4)) }
+// in and out access a register of the board. A DMA the driver started is
+// waited for first: the board is the TURBOchannel's master while it runs,
+// so the CPU reaches the board again only once it has ended (the CPU's
+// own work may overlap it, its accesses to the board may not).
+func (d *Driver) in(reg memory.Addr) uint32 {
+	if d.dmaOn {
+		d.dmaWait()
+	}
+	return d.rawIn(reg)
+}
+
 func (d *Driver) out(reg memory.Addr, v uint32) {
+	if d.dmaOn {
+		d.dmaWait()
+	}
+	d.rawOut(reg, v)
+}
+
+func (d *Driver) rawIn(reg memory.Addr) uint32 { return uint32(d.c.In(d.space, d.base+reg, 4)) }
+func (d *Driver) rawOut(reg memory.Addr, v uint32) {
 	d.c.Out(d.space, d.base+reg, 4, uint64(v))
 }
 
@@ -339,10 +373,11 @@ func (d *Driver) lookup(word uint32) *vcState {
 
 // transmit puts the PDU of n bytes at src (a raw PDU of whole cells, or
 // an AAL5 CPCS-SDU) into the FIFO on vs, by the configured path, and
-// returns when its last cell is in the FIFO. formatted, for mode A, says
-// src already holds whole 52-byte cells (Ultrix's formatting copy-in).
-// It reports false when another transmit is in progress.
-func (d *Driver) transmit(vs *vcState, src memory.Addr, n int, formatted bool) bool {
+// returns when its last cell is in the FIFO. user, when not 0, is the
+// program's buffer holding a raw PDU that Ultrix's copy-in formats into
+// src, the kernel's buffer, as it goes to the board by mode A
+// (formatBlocks). It reports false when another transmit is in progress.
+func (d *Driver) transmit(vs *vcState, src memory.Addr, n int, user memory.Addr) bool {
 	if d.txBusy {
 		return false
 	}
@@ -350,6 +385,9 @@ func (d *Driver) transmit(vs *vcState, src memory.Addr, n int, formatted bool) b
 	d.txBusy, d.txVC = true, vs
 	c.Enter(d.sym.output)
 	defer func() {
+		if d.dmaOn {
+			d.dmaWait() // the PDU's last DMA: its buffer is the caller's again
+		}
 		c.Exit(d.sym.output)
 		d.txBusy, d.txVC = false, nil
 		if d.iface != nil {
@@ -362,8 +400,8 @@ func (d *Driver) transmit(vs *vcState, src memory.Addr, n int, formatted bool) b
 	if vs.sar == sarMSNL {
 		cells := n / payloadBytes
 		switch {
-		case d.p.Tx == DMAA && formatted:
-			d.dmaBlocks(src, cells, cellBytes, false)
+		case d.p.Tx == DMAA && user != 0:
+			d.formatBlocks(vs, src, user, cells)
 		case d.p.Tx == DMAA:
 			d.formatAndSend(vs, src, cells, true)
 		default:
@@ -481,8 +519,11 @@ func (d *Driver) cell(vs *vcState, w uint32, src memory.Addr) {
 		}
 		d.pioOut(src)
 	case d.p.Tx == DMAB:
+		// The header word by PIO, then the payload's DMA, which the
+		// next cell's set-up (its header word, the loop) overlaps; its
+		// header waits for the DMA's end.
 		d.out(regTxFIFO, w)
-		d.dma(src, payloadBytes, dmaModeB, false)
+		d.dmaStart(src, payloadBytes, dmaModeB, false)
 	default:
 		d.out(regTxFIFO, w)
 		d.pioOut(src)
@@ -516,34 +557,51 @@ func (d *Driver) pioIn(dst memory.Addr) {
 	}
 }
 
-// dma runs one transfer of n bytes at a with the control bits ctl, with
-// interrupts off, and spins until it ends. It reports whether it ended
-// without error.
-func (d *Driver) dma(a memory.Addr, n int, ctl uint32, rx bool) bool {
+// dmaStart programs one transfer of n bytes at a with the control bits
+// ctl: a write of DMAADDR and one of DMACTL, each a bus cycle to the
+// board. Interrupts stay off until dmaWait (transmit and receive share the
+// one DMA engine, and an interrupt's handler would start another); the
+// CPU may do other work meanwhile, but reaches the board only after
+// dmaWait.
+func (d *Driver) dmaStart(a memory.Addr, n int, ctl uint32, rx bool) {
+	if d.dmaOn {
+		d.dmaWait()
+	}
 	c := d.c
 	c.Enter(d.sym.dma)
 	defer c.Exit(d.sym.dma)
 	if !rx && d.p.CacheFlush {
 		c.Charge(d.sys.Flush(a, uint64(n)))
 	}
-	was := c.DisableInterrupts()
-	d.out(regDMAAddr, uint32(a))
+	d.dmaWas = c.DisableInterrupts()
+	d.rawOut(regDMAAddr, uint32(a))
 	if rx {
 		ctl |= dmaDirRx
 		d.stats.RxDMAs++
 	} else {
 		d.stats.TxDMAs++
 	}
-	d.out(regDMACtl, dmaGo|ctl|uint32(n))
+	d.rawOut(regDMACtl, dmaGo|ctl|uint32(n))
+	d.dmaOn = true
+}
+
+// dmaWait spins on DMASTAT until the transfer dmaStart began has ended,
+// then lets interrupts in again. It reports whether it ended without
+// error.
+func (d *Driver) dmaWait() bool {
+	c := d.c
+	c.Enter(d.sym.dmaWait)
+	defer c.Exit(d.sym.dmaWait)
+	d.dmaOn = false
 	var st uint32
 	for {
-		st = d.in(regDMAStat)
+		st = d.rawIn(regDMAStat)
 		c.Exec(d.pollIter)
 		if st&dmaBusy == 0 {
 			break
 		}
 	}
-	c.RestoreInterrupts(was)
+	c.RestoreInterrupts(d.dmaWas)
 	return st&dmaError == 0
 }
 
@@ -559,7 +617,7 @@ func (d *Driver) dmaBlocks(a memory.Addr, cells, stride int, eop bool) {
 		if eop && k == cells {
 			ctl = dmaEOP
 		}
-		d.dma(a, k*stride, ctl, false)
+		d.dmaStart(a, k*stride, ctl, false)
 		d.txRoom -= k
 		d.stats.TxCells += uint64(k)
 		a += memory.Addr(k * stride)
@@ -570,12 +628,16 @@ func (d *Driver) dmaBlocks(a memory.Addr, cells, stride int, eop bool) {
 // formatAndSend copies cells payloads from src into the driver's block
 // buffer with a header word before each, and sends the blocks by mode-A
 // DMA: the copy Wanda (no copy-in) or an IP datagram needs for mode A.
-// ends says the last of these cells ends the PDU.
+// The block buffer has room for two transfers: the CPU formats the next
+// block in one half while the board's DMA reads the last one from the
+// other. ends says the last of these cells ends the PDU.
 func (d *Driver) formatAndSend(vs *vcState, src memory.Addr, cells int, ends bool) {
 	per := int(d.p.DMAMaxBytes) / cellBytes
-	for done := 0; done < cells; {
+	half := memory.Addr(per * cellBytes)
+	for done, i := 0, 0; done < cells; i++ {
 		k := min(cells-done, per)
-		d.formatCopy(d.block, src+memory.Addr(done*payloadBytes), k, func(i int) uint32 {
+		buf := d.block + memory.Addr(i%2)*half
+		d.formatCopy(buf, src+memory.Addr(done*payloadBytes), k, func(i int) uint32 {
 			last := done+i == cells-1
 			if vs.sar == sarMSNL {
 				return vs.word(last)
@@ -583,7 +645,27 @@ func (d *Driver) formatAndSend(vs *vcState, src memory.Addr, cells int, ends boo
 			return vs.vc.word(0, pt(ends && last))
 		})
 		d.room(k)
-		d.dma(d.block, k*cellBytes, 0, false)
+		d.dmaStart(buf, k*cellBytes, 0, false)
+		d.txRoom -= k
+		d.stats.TxCells += uint64(k)
+		done += k
+	}
+}
+
+// formatBlocks is Ultrix's mode-A send: the copy from the program's
+// buffer (uiomove) puts a header word before every 48 bytes into the
+// kernel buffer kbuf, a block of up to a DMA transfer at a time, and each
+// block goes to the board by DMA while the CPU copies the next.
+func (d *Driver) formatBlocks(vs *vcState, kbuf, user memory.Addr, cells int) {
+	per := int(d.p.DMAMaxBytes) / cellBytes
+	for done := 0; done < cells; {
+		k := min(cells-done, per)
+		blk := kbuf + memory.Addr(done*cellBytes)
+		d.formatCopy(blk, user+memory.Addr(done*payloadBytes), k, func(i int) uint32 {
+			return vs.word(done+i == cells-1)
+		})
+		d.room(k)
+		d.dmaStart(blk, k*cellBytes, 0, false)
 		d.txRoom -= k
 		d.stats.TxCells += uint64(k)
 		done += k
@@ -680,6 +762,9 @@ func (d *Driver) interrupt() {
 			d.rxCell()
 		}
 	}
+	if d.dmaOn {
+		d.dmaWait()
+	}
 }
 
 // overrun handles a receive FIFO overflow: the cells lost are counted,
@@ -769,7 +854,9 @@ func (d *Driver) rxXfer(dst memory.Addr) {
 	c.Enter(d.sym.rxXfer)
 	defer c.Exit(d.sym.rxXfer)
 	if d.p.Rx == DMAB {
-		d.dma(dst, payloadBytes, dmaModeB, true)
+		// The payload's DMA; the cell's bookkeeping overlaps it, the
+		// next access to the board waits for its end.
+		d.dmaStart(dst, payloadBytes, dmaModeB, true)
 		return
 	}
 	d.pioIn(dst)
@@ -805,6 +892,9 @@ func (d *Driver) complete(vs *vcState, st uint32, drop bool) {
 	c := d.c
 	c.Enter(d.sym.rxPDU)
 	defer c.Exit(d.sym.rxPDU)
+	if d.dmaOn {
+		d.dmaWait() // the last cell's payload must be in memory
+	}
 	buf, n := vs.buf, vs.off
 	vs.active = false
 	if vs.broken || drop {
@@ -820,7 +910,7 @@ func (d *Driver) complete(vs *vcState, st uint32, drop bool) {
 		return
 	}
 	if d.p.Rx == DMAB {
-		d.invalidate(buf, n)
+		d.visible(vs, buf, n)
 	}
 	d.deliver(vs, buf, n, st, false)
 }
@@ -879,6 +969,22 @@ func (d *Driver) checkAAL5(buf memory.Addr, n int, st uint32, sorted bool) (int,
 		return 0, false
 	}
 	return sdu, true
+}
+
+// visible makes the n bytes the board wrote at buf by DMA visible to the
+// CPU, whose caches do not snoop: by invalidating their lines now, or, for
+// an IPC buffer of Wanda's pool, by nothing. An IPC buffer keeps its
+// address as it passes between owners, and the pool invalidates the lines
+// its owner may have read when it is given back (ipcPool.put), so that a
+// buffer the driver takes from the pool holds no line of the cache: the
+// seed's Wanda overcomes the cache/memory consistency problem on receive
+// by the way its IPC buffers are used (atm-taxi.md sec. 5).
+func (d *Driver) visible(vs *vcState, buf memory.Addr, n int) {
+	if !vs.ip && d.p.Personality == Wanda {
+		d.pool.filled(buf, n)
+		return
+	}
+	d.invalidate(buf, n)
 }
 
 // invalidate drops the data cache's lines over [a, a+n) before the CPU
@@ -948,7 +1054,7 @@ func (d *Driver) sortDone() {
 			d.stats.RxBroken++
 		default:
 			d.armSort(vs, false)
-			d.invalidate(buf, n)
+			d.visible(vs, buf, n)
 			switch {
 			case w&doneLost != 0:
 				d.stats.RxBroken++
@@ -967,25 +1073,37 @@ func (d *Driver) sortDone() {
 // ---- Wanda's IPC buffers ----
 
 // ipcPool is Wanda's pool of IPC buffers: fixed buffers that keep their
-// addresses as ownership passes between programs and the driver.
+// addresses as ownership passes between programs and the driver. Its free
+// list is a table in kernel memory (the buffers themselves are not
+// touched while free), and a buffer the board filled by DMA has the lines
+// its owner may have cached invalidated when it comes back, so that no
+// free buffer has a line in the cache.
 type ipcPool struct {
-	d    *Driver
-	size int
-	free []memory.Addr
-	all  map[memory.Addr]bool
-	sym  *cpu.Symbol
+	d     *Driver
+	size  int
+	free  []memory.Addr
+	all   map[memory.Addr]bool
+	dma   map[memory.Addr]int // bytes the board wrote into a buffer now owned by a program
+	table memory.Addr         // the free list: a word per buffer
+	sym   *cpu.Symbol
 }
 
 var defIPC = cpu.Def{Name: "wanda_ipc_buffer", Layer: cpu.LayerKERN, Instructions: 12, CodeBytes: 96, Why: "pop or push the pool's free list"}
 
 func (p *ipcPool) init(d *Driver, n, size int) {
-	p.d, p.size, p.all = d, size, map[memory.Addr]bool{}
+	p.d, p.size, p.all, p.dma = d, size, map[memory.Addr]bool{}, map[memory.Addr]int{}
 	p.sym = d.k.Symbols().Define(defIPC)
+	p.table = d.k.Kmalloc(4 * n)
 	for range n {
 		if b := d.k.Kmalloc(size); b != 0 {
 			p.free = append(p.free, b)
 			p.all[b] = true
 		}
+	}
+	// The allocator read its bookkeeping beside the buffers: none of
+	// their lines may stay in the cache.
+	for _, b := range p.free {
+		d.c.Charge(d.sys.Invalidate(b, uint64(size)))
 	}
 }
 
@@ -998,8 +1116,16 @@ func (p *ipcPool) get() memory.Addr {
 	}
 	b := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
-	c.Reference(b, memory.Read)
+	c.Reference(p.table+memory.Addr(4*len(p.free)), memory.Read)
 	return b
+}
+
+// filled notes that the board wrote n bytes into b by DMA, which now goes
+// to a program.
+func (p *ipcPool) filled(b memory.Addr, n int) {
+	if p.all[b] {
+		p.dma[b] = max(p.dma[b], n)
+	}
 }
 
 func (p *ipcPool) put(b memory.Addr) {
@@ -1010,6 +1136,12 @@ func (p *ipcPool) put(b memory.Addr) {
 		p.d.sys.Guest.Report(c.LocalTime(), p.d.name, "IPC buffer %#x released twice or not from the pool", uint64(b))
 		return
 	}
-	c.Reference(b, memory.Write)
+	if n := p.dma[b]; n > 0 {
+		// The owner may have read what the board wrote: its lines go
+		// before the board writes the buffer again.
+		delete(p.dma, b)
+		p.d.invalidate(b, n)
+	}
+	c.Reference(p.table+memory.Addr(4*len(p.free)), memory.Write)
 	p.free = append(p.free, b)
 }

@@ -13,9 +13,11 @@ import (
 // Raw ATM sockets: the MSNL-like path of the seed's loop-back test. A
 // program opens a socket on a VC and sends and receives whole PDUs on it.
 //
-//	Ultrix:  Send(buf) ─ trap ─ sosend: kmalloc, uiomove (copy in; for
-//	         mode A the copy puts a header word before every 48 bytes) ─
-//	         driver ─ kfree.
+//	Ultrix:  Send(buf) ─ trap ─ sosend: kmalloc, uiomove (copy in) ─
+//	         driver ─ kfree. For mode A the copy puts a header word
+//	         before every 48 bytes, a DMA transfer's worth of cells at a
+//	         time, each block going to the board while the next is
+//	         copied (the driver's formatBlocks).
 //	         Recv(buf) ─ trap ─ soreceive: wait, dequeue, uiomove (copy
 //	         out), free.
 //	Wanda:   Send(ipc) ─ trap ─ the IPC buffer goes to the driver as it is.
@@ -142,7 +144,7 @@ func (s *RawSocket) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 					err = ErrNotIPC
 					return
 				}
-				if !d.transmit(s.vs, buf, n, false) {
+				if !d.transmit(s.vs, buf, n, 0) {
 					err = ErrBusy
 				}
 			})
@@ -160,32 +162,19 @@ func (s *RawSocket) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 				return
 			}
 			defer d.k.Kfree(kbuf)
-			if formatted {
-				// uiomove into mbufs laid out as mode-A cells.
-				d.formatCopy(kbuf, buf, n/payloadBytes, func(int) uint32 { return s.vs.word(false) })
-				s.fixLastHeader(kbuf, n/payloadBytes)
-			} else {
+			user := buf
+			if !formatted {
 				d.k.Bcopy(kbuf, buf, n)
+				user = 0
 			}
-			if !d.transmit(s.vs, kbuf, n, formatted) {
+			// Formatted: uiomove into mbufs laid out as mode-A cells, in
+			// the driver, block by block as they go to the board.
+			if !d.transmit(s.vs, kbuf, n, user) {
 				err = ErrBusy
 			}
 		})
 	})
 	return err
-}
-
-// fixLastHeader sets the end flag in the last header word of a formatted
-// block (the copy numbered every cell as a middle one) and restarts the
-// sequence numbers for the next PDU.
-func (s *RawSocket) fixLastHeader(blk memory.Addr, cells int) {
-	c := s.d.c
-	var w [4]byte
-	at := blk + memory.Addr((cells-1)*cellBytes)
-	c.Read(at, w[:])
-	w[0] |= ptAUU << 1
-	c.Write(at, w[:])
-	s.vs.txSeq = 0
 }
 
 // Recv waits for a PDU and copies it to buf (at most n bytes are

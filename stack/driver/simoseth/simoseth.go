@@ -216,6 +216,12 @@ func (d *Driver) Ready() bool { return d.ready }
 // Busy implements netdev.Device: descriptors are with the card.
 func (d *Driver) Busy() bool { return d.txPending > 0 }
 
+// TxDMAPending implements netdev.DMADevice: a transmit descriptor is with
+// the card until it has read the frame and the interrupt handler has taken
+// the descriptor back (a descriptor is handed back when its frame is in
+// the card, before the wire sends it).
+func (d *Driver) TxDMAPending() bool { return d.txPending > 0 }
+
 func (d *Driver) in(reg memory.Addr) uint32 {
 	return uint32(d.c.In(memory.SpaceMem, d.base+reg, 4))
 }
@@ -326,6 +332,13 @@ func (d *Driver) putDesc(a memory.Addr, ctrl, buf, status uint32) {
 }
 
 func (d *Driver) putStatus(a memory.Addr, status uint32) {
+	if status&descOwn != 0 {
+		// Handing a descriptor to the card is seen by the card: the core
+		// catches up first, so that the card cannot act on it before the
+		// work that filled it is done (the core charges ahead of the event
+		// clock, and the card polls the ring when it ends a job).
+		d.c.Sync()
+	}
 	put32(d.word[:], status)
 	d.c.Write(a+descStatus, d.word[:])
 }
@@ -604,4 +617,4 @@ func (d *Driver) txClean() {
 	}
 }
 
-var _ netdev.Device = (*Driver)(nil)
+var _ netdev.DMADevice = (*Driver)(nil)

@@ -350,3 +350,43 @@ func TestParamsValidate(t *testing.T) {
 		t.Errorf("MaxFrame() = %d, want 1518", got)
 	}
 }
+
+// TestCardWaitsForTheCore: the core charges its work ahead of the event
+// clock, but the card must not see a descriptor before the core has done
+// the work before handing it over. A sender hands a frame over, works
+// 100 us without touching a device, and hands a second one over; the card,
+// which looks at the ring again when the first frame is in, must find the
+// second only then, so that it reaches the other host at least 100 us
+// after the sender began.
+func TestCardWaitsForTheCore(t *testing.T) {
+	k, _, a, b := pair(t, simoseth.DefaultParams(), drv.DefaultParams(), drv.DefaultParams())
+	var at []sim.Time
+	err := b.ns.Register(etherType, func(buf netdev.Buf) {
+		at = append(at, k.Now())
+		buf.Free(b.kern)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const work = 100 * sim.Microsecond
+	var began, handed sim.Time
+	frames := [][]byte{rawFrame(b.mac, a.mac, 1500, 1), rawFrame(b.mac, a.mac, 1500, 2)}
+	a.kern.Spawn("send", func(th *kernel.Thread) {
+		th.SleepFor(sim.Millisecond) // the cards are up
+		a.c.Sync()
+		began = a.c.LocalTime()
+		var n int
+		send(a, th, frames[:1], &n)
+		a.c.Exec(a.c.Clock().Cycles(work))
+		handed = a.c.LocalTime()
+		send(a, th, frames[1:], &n)
+	})
+	runUntil(t, k, sim.Second, func() bool { return len(at) == 2 })
+	if handed-began < work {
+		t.Fatalf("the sender's work took %v, want at least %v", handed-began, work)
+	}
+	if at[1] < handed {
+		t.Errorf("the second frame arrived %v after the sender began, before the sender handed it over (%v)", at[1]-began, handed-began)
+	}
+	noGuestErrors(t, a, b)
+}
