@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,6 +129,19 @@ Protocols: `+strings.Join(latency.Transports(), ", "))
 	return runExperiment(e, "compare", path, exp, opt)
 }
 
+// runsPath says whether the comparison's keys run the protocol path name:
+// every path runs unless the keys name the protocols.
+func runsPath(keys []machine.Override, name string) bool {
+	for _, k := range keys {
+		if k.Key != "workload.compare.protocols" {
+			continue
+		}
+		names, _ := k.Value.([]any)
+		return slices.Contains(names, any(name))
+	}
+	return true
+}
+
 // pairExperiment loads the experiment of two hosts of the machine file
 // at path comparing protocols with the keys of [workload.compare], and
 // the overrides more; generated is its text as it would be read from the
@@ -141,8 +155,11 @@ func pairExperiment(path, out string, keys, more []machine.Override) (exp *machi
 		fmt.Fprintf(&wl, "%s = %s\n", strings.TrimPrefix(k.Key, "workload.compare."), tomlValue(k.Value))
 	}
 	// A latency benchmark's TCP: Nagle's algorithm would hold a message's
-	// last segment until the previous one is acknowledged.
-	wl.WriteString("\n# TCP as latency benchmarks set it (TCP_NODELAY): Nagle's algorithm would hold\n# a message's last segment until the one before it is acknowledged.\n[workload.tcp]\nnodelay = true\n")
+	// last segment until the previous one is acknowledged. The section is
+	// written only when TCP runs: a section nothing reads is an error.
+	if runsPath(keys, "tcp") {
+		wl.WriteString("\n# TCP as latency benchmarks set it (TCP_NODELAY): Nagle's algorithm would hold\n# a message's last segment until the one before it is acknowledged.\n[workload.tcp]\nnodelay = true\n")
+	}
 	if len(more) > 0 {
 		wl.WriteString("\n# Run with these keys set (simkron compare --set):\n")
 		for _, x := range more {
