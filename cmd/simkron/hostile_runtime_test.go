@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -52,5 +56,118 @@ func TestHostileRuntime(t *testing.T) {
 		report("png", "medians"),
 		report("html", "", "1 point left out", "linear scale"),
 	}
+	// A script's bucket holds an infinity, which JSON cannot: the run
+	// is complete and written, the value null and listed.
+	cases = append(cases, hostileCase{item: 16, name: "bucket add b Inf",
+		files:  map[string]string{"inf.tcl": "annotation set pc kmalloc:START {\n\tbucket add b Inf\n}\n"},
+		args:   []string{"run", "-q", "--out", "{out}", "--annotate", "{dir}/inf.tcl", "cmd/simkron/testdata/small.toml"},
+		status: exitOK, stderr: "simkron run: warning: 7 values are not a finite number (NaN or infinite), written as null in result.json: annotations.buckets[0].sum,",
+		wrote: wroteComplete, check: resultSays(`"sum": null`, `"non_finite": [`)})
 	runHostile(t, cases)
+}
+
+// resultSays checks that the case's result.json holds each of want.
+func resultSays(want ...string) func(t *testing.T, dir, stdout, stderr string) {
+	return func(t *testing.T, dir, stdout, stderr string) {
+		data, err := os.ReadFile(filepath.Join(dir, "out", "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("result.json lacks %s", w)
+			}
+		}
+	}
+}
+
+var (
+	hookOnce sync.Once
+	hookBin  string
+	hookErr  error
+)
+
+// hookBinary builds simkron with the hostilehooks tag (hook.go): a
+// workload that fails as a simulator bug would.
+func hookBinary(t *testing.T) string {
+	t.Helper()
+	hookOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "simkron-hook-")
+		if err != nil {
+			hookErr = err
+			return
+		}
+		hookBin = filepath.Join(dir, "simkron")
+		if out, err := exec.Command("go", "build", "-tags", "hostilehooks", "-o", hookBin, ".").CombinedOutput(); err != nil {
+			hookErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if hookErr != nil {
+		t.Fatal(hookErr)
+	}
+	return hookBin
+}
+
+// hookConfig runs the hook workload on one host.
+const hookConfig = `[experiment]
+name = "hook"
+seed = 7
+[[host]]
+name = "pc486"
+machine = "{root}/configs/machines/i486dx33.toml"
+[workload]
+type = "hostile-hook"
+`
+
+// The last line of defence: a panic inside the simulation (a simulator
+// bug, made here by a test-only workload) exits 1 with the results so far
+// written, marked incomplete "internal error: ...", a one-line message
+// and then the stack where the panic began; a result JSON cannot hold in
+// full is still written.
+func TestHostileRuntimeBugs(t *testing.T) {
+	bin := hookBinary(t)
+	_, root := hostileBinary(t)
+	incomplete := func(reason string) func(t *testing.T, dir, stdout, stderr string) {
+		return func(t *testing.T, dir, stdout, stderr string) {
+			var r struct {
+				Reason string `json:"incomplete_reason"`
+			}
+			data, _ := os.ReadFile(filepath.Join(dir, "out", "result.json"))
+			if err := json.Unmarshal(data, &r); err != nil || !strings.HasPrefix(r.Reason, reason) {
+				t.Errorf("incomplete_reason %q (%v), want %q...", r.Reason, err, reason)
+			}
+		}
+	}
+	stack := func(frame string) func(t *testing.T, dir, stdout, stderr string) {
+		return func(t *testing.T, dir, stdout, stderr string) {
+			incomplete("internal error: ")(t, dir, stdout, stderr)
+			lines := strings.Split(stderr, "\n")
+			if len(lines) < 3 || !strings.Contains(lines[1], frame) {
+				t.Errorf("the second line of stderr is not the frame %q:\n%s", frame, stderr)
+			}
+		}
+	}
+	run := func(fail string) []string {
+		return []string{"run", "-q", "--out", "{out}", "{dir}/hook.toml", "--set", "workload.hostile-hook.fail=" + fail}
+	}
+	files := map[string]string{"hook.toml": strings.ReplaceAll(hookConfig, "{root}", root)}
+	for _, tc := range []hostileCase{
+		{item: 0, name: "last line of defence: a panic in a simulated thread", args: run("thread"), files: files,
+			status: exitFailed, stderr: "simkron run: internal error: assignment to entry in nil map (in pc486.hook); the results so far are written to {out}, marked incomplete.",
+			wrote: wroteIncomplete, check: stack("main.(*hook).Start.func1 (")},
+		{item: 0, name: "last line of defence: a panic in an event", args: run("event"), files: files,
+			status: exitFailed, stderr: "simkron run: internal error: hook: a model's invariant broken (in pc486.hook); the results so far",
+			wrote: wroteIncomplete, check: stack("main.(*hook).Start.func1.1 (")},
+		{item: 0, name: "last line of defence: a panic in a workload's Result", args: run("result"), files: files,
+			status: exitFailed, stderr: "simkron run: internal error: hook: Result broke; the results so far",
+			wrote: wroteIncomplete, check: stack("main.(*hook).Result (")},
+		{item: 16, name: "a NaN in a workload's result", args: run("non-finite"), files: files,
+			status: exitOK, stderr: "simkron run: warning: 1 value is not a finite number (NaN or infinite), written as null in result.json: hook.mean",
+			wrote: wroteComplete, check: resultSays(`"mean": null`)},
+		{item: 16, name: "a section JSON cannot hold", args: run("unencodable"), files: files,
+			status: exitFailed, stderr: "simkron run: writing {out}/result.json: json: error calling MarshalJSON",
+			wrote: wroteIncomplete, check: incomplete("the result could not be written in full")},
+	} {
+		t.Run(fmt.Sprintf("%02d-%s", tc.item, tc.name), func(t *testing.T) { runHostileCase(t, bin, root, tc) })
+	}
 }
