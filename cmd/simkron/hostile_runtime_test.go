@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -45,7 +47,7 @@ func TestHostileRuntime(t *testing.T) {
 		if chart != "" {
 			args = append(args, "--chart", chart)
 		}
-		return hostileCase{item: 9, name: "a size of 0 on a log axis, " + format + " " + chart,
+		return hostileCase{item: 9, name: strings.TrimSpace("a size of 0 on a log axis, " + format + " " + chart),
 			files: map[string]string{"result.json": zeroSizeResult}, args: args,
 			status: exitOK, check: drew("chart."+format, want...)}
 	}
@@ -63,7 +65,59 @@ func TestHostileRuntime(t *testing.T) {
 		args:   []string{"run", "-q", "--out", "{out}", "--annotate", "{dir}/inf.tcl", "cmd/simkron/testdata/small.toml"},
 		status: exitOK, stderr: "simkron run: warning: 7 values are not a finite number (NaN or infinite), written as null in result.json: annotations.buckets[0].sum,",
 		wrote: wroteComplete, check: resultSays(`"sum": null`, `"non_finite": [`)})
+	// A million messages of each size take no memory before they are
+	// sent: under a limit the old schedule of every message, made before
+	// the first event, did not fit in (1.6 GB), the run starts and stops
+	// at stop_at. peakRSS below measures the figure itself.
+	sizes := make([]string, 200)
+	for i := range sizes {
+		sizes[i] = fmt.Sprint(4 + 4*i)
+	}
+	for _, tc := range []struct{ what, config, set string }{
+		{"udp messages = 1000000", "configs/udp-ne2000.toml", "workload.udp.messages=1000000"},
+		{"udp 200 sizes of 1000000 messages", "configs/udp-ne2000.toml", "workload.udp.messages=1000000 workload.udp.sizes=[" + strings.Join(sizes, ",") + "]"},
+		{"tcp messages = 1000000", "configs/tcp-ne2000.toml", "workload.tcp.messages=1000000"},
+		{"compare messages = 1000000", "configs/simos-study.toml", "workload.compare.messages=1000000"},
+		{"tcp then tp4 messages = 1000000", "configs/atm-ip.toml", "workload.tcp.messages=1000000 workload.tp4.messages=1000000"},
+	} {
+		args := []string{"run", "-q", "--out", "{out}", tc.config, "--set", "experiment.stop_at=1ns"}
+		for _, kv := range strings.Fields(tc.set) {
+			args = append(args, "--set", kv)
+		}
+		cases = append(cases, hostileCase{item: 14, name: tc.what, args: args,
+			status: exitFailed, stderr: "simkron run: stop_at 1ns reached before the workload ended",
+			wrote: wroteIncomplete, memory: 1536 << 20})
+	}
 	runHostile(t, cases)
+}
+
+// The peak memory of a run of a million messages a size, stopped before
+// the first message (stop_at 1 ns), stays under 64 MB: the schedule is
+// worked out as it is sent, and what is kept per message grows as
+// messages are measured.
+func TestHostileRuntimePeakMemory(t *testing.T) {
+	bin, root := hostileBinary(t)
+	for _, tc := range []struct{ config, set string }{
+		{"configs/udp-ne2000.toml", "workload.udp.messages=1000000"},
+		{"configs/tcp-ne2000.toml", "workload.tcp.messages=1000000"},
+		{"configs/simos-study.toml", "workload.compare.messages=1000000"},
+	} {
+		cmd := exec.Command(bin, "run", "-q", tc.config, "--set", tc.set, "--set", "experiment.stop_at=1ns")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != exitFailed {
+			t.Fatalf("%s --set %s: %v\n%s", tc.config, tc.set, err, out)
+		}
+		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			t.Skip("no resource usage on this system")
+		}
+		peak := ru.Maxrss << 10 // Linux counts KiB
+		t.Logf("%s --set %s: peak resident memory %.1f MB", tc.config, tc.set, float64(peak)/1e6)
+		if peak >= 64e6 {
+			t.Errorf("%s --set %s: peak resident memory %.1f MB, want under 64 MB", tc.config, tc.set, float64(peak)/1e6)
+		}
+	}
 }
 
 // resultSays checks that the case's result.json holds each of want.

@@ -167,7 +167,11 @@ type Sweep struct {
 	info     Info
 	compat   compat
 	ends     [2]*End // client, server
-	sched    []Message
+	// The schedule is worked out message by message (msg): a million
+	// messages of each size take no memory before they are sent.
+	perSize  int      // messages of each size, warm-up ones included
+	total    int      // messages in all
+	firstOff []uint64 // the stream offset of each size's first message
 	rows     []Row
 	sendSamp [][]float64
 	recvSamp [][]float64
@@ -182,7 +186,7 @@ type Sweep struct {
 	// Per message, for medians by layer and the busy receive (samples.go).
 	samples samples
 	// replied marks the messages the client has had its echo of.
-	replied []bool
+	replied msgSet
 	done    bool
 	failed  string
 }
@@ -211,7 +215,7 @@ type End struct {
 	pending []recvSample
 	// sendDone and recvDone mark the messages measured at this host: one
 	// sample each, however many copies the faults made.
-	sendDone, recvDone []bool
+	sendDone, recvDone msgSet
 	// slot maps the host's core's layer indices to the sweep's slots.
 	slot []int
 }
@@ -237,25 +241,22 @@ func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, 
 		return nil, fmt.Errorf("both hosts need an IP address on a card")
 	}
 	n := len(p.Sizes)
+	// What is kept per size is allocated here; what is kept per message
+	// grows as messages are measured.
 	s := &Sweep{p: p, tr: tr, info: info, compat: cp, rows: make([]Row, n), samples: newSamples(n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
 		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n),
 		slotOf:  map[cpu.Layer]int{},
-		replied: make([]bool, n*(p.Warmup+p.Messages))}
+		perSize: p.Warmup + p.Messages, total: n * (p.Warmup + p.Messages), firstOff: make([]uint64, n)}
 	s.idleSlot, s.dmaSlot = s.slotFor(cpu.LayerIDLE), s.slotFor(cpu.LayerDMA)
 	var off uint64
 	for si, size := range p.Sizes {
-		// Each host measures each message once each way.
-		s.sendSamp[si], s.recvSamp[si] = make([]float64, 0, 2*p.Messages), make([]float64, 0, 2*p.Messages)
 		s.rows[si].Size = size
-		for i := range p.Warmup + p.Messages {
-			s.sched = append(s.sched, Message{Size: size, Offset: off, sizeIdx: si, measured: i >= p.Warmup})
-			off += uint64(size)
-		}
+		s.firstOff[si] = off
+		off += uint64(s.perSize) * uint64(size)
 	}
 	for i, h := range []*Host{client, server} {
-		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main),
-			sendDone: make([]bool, len(s.sched)), recvDone: make([]bool, len(s.sched))}
+		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main)}
 	}
 	for _, e := range s.ends {
 		e.watch()
@@ -269,8 +270,41 @@ func (s *Sweep) Transport() Transport { return s.tr }
 // Params returns the sweep's settings.
 func (s *Sweep) Params() Params { return s.p }
 
-// Schedule returns every round trip in order, warm-up ones included.
-func (s *Sweep) Schedule() []Message { return s.sched }
+// msg returns round trip i of the schedule: each size in turn, its
+// warm-up round trips first.
+func (s *Sweep) msg(i int) Message {
+	si, k := i/s.perSize, i%s.perSize
+	size := s.p.Sizes[si]
+	return Message{Size: size, Offset: s.firstOff[si] + uint64(k)*uint64(size), sizeIdx: si, measured: k >= s.p.Warmup}
+}
+
+// msgSet is a set of schedule indices, a bit each, that grows as they
+// are added: by doubling, from room for firstRoom messages.
+type msgSet []uint64
+
+func (m msgSet) has(i int) bool { return i>>6 < len(m) && m[i>>6]&(1<<(i&63)) != 0 }
+
+func (m *msgSet) add(i int) {
+	if w := i >> 6; w >= len(*m) {
+		grown := make(msgSet, max(w+1, 2*len(*m), firstRoom>>6))
+		copy(grown, *m)
+		*m = grown
+	}
+	(*m)[i>>6] |= 1 << (i & 63)
+}
+
+// firstRoom is how many messages the growing per-message records first
+// make room for, so that a short sweep grows them once at most.
+const firstRoom = 4096
+
+// addSample appends v to a size's samples, making room for the first
+// firstRoom (or the size's whole count, if fewer) at the first.
+func addSample(xs *[]float64, v float64, count int) {
+	if *xs == nil {
+		*xs = make([]float64, 0, min(count, firstRoom))
+	}
+	*xs = append(*xs, v)
+}
 
 // Rows returns the results once the client has ended.
 func (s *Sweep) Rows() []Row { return s.rows }
@@ -324,7 +358,7 @@ func (e *End) Buffer() memory.Addr {
 // names none.
 func (s *Sweep) index(stamp uint32) int {
 	i := int(int64(stamp) - int64(s.compat.stampOrigin))
-	if i < 0 || i >= len(s.sched) {
+	if i < 0 || i >= s.total {
 		return -1
 	}
 	return i
@@ -348,8 +382,8 @@ func (s *Sweep) Serve(t *kernel.Thread) {
 	var stamp [4]byte
 	for next := 0; !s.done; {
 		n := 0
-		if next < len(s.sched) {
-			n = s.sched[next].Size
+		if next < s.total {
+			n = s.msg(next).Size
 		}
 		got, err := conn.Recv(t, buf, n, s.p.Timeout)
 		if errors.Is(err, ErrTimeout) {
@@ -410,11 +444,11 @@ func (s *Sweep) Client(t *kernel.Thread) {
 		s.rows[si].Packets = conn.Packets(n)
 	}
 	got := make([]byte, size)
-	for i, m := range s.sched {
+	for i := range s.total {
 		if !s.exchange(t, c, conn, i, out, in, got, pattern) {
 			break
 		}
-		if s.compat.restoreStamp && (i+1 == len(s.sched) || s.sched[i+1].sizeIdx != m.sizeIdx) {
+		if s.compat.restoreStamp && (i+1 == s.total || s.msg(i+1).sizeIdx != s.msg(i).sizeIdx) {
 			c.Write(out, pattern[:4])
 		}
 	}
@@ -427,7 +461,7 @@ func (s *Sweep) Client(t *kernel.Thread) {
 // it, and only that pair is measured. It returns false when the sweep
 // cannot go on.
 func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in memory.Addr, got, pattern []byte) bool {
-	m := s.sched[i]
+	m := s.msg(i)
 	e := s.ends[0]
 	var stamp [4]byte
 	seq := uint32(i) + s.compat.stampOrigin
@@ -461,7 +495,7 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 		}
 		switch {
 		case j == i:
-			s.replied[i] = true
+			s.replied.add(i)
 			e.commit(i)
 			if !m.measured {
 				return true
@@ -478,14 +512,14 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 			if m.measured {
 				s.rows[m.sizeIdx].Corrupt++
 			}
-		case s.replied[j]:
-			if s.sched[j].measured {
-				s.rows[s.sched[j].sizeIdx].Duplicates++
+		case s.replied.has(j):
+			if mj := s.msg(j); mj.measured {
+				s.rows[mj.sizeIdx].Duplicates++
 			}
 		default:
-			s.replied[j] = true
-			if s.sched[j].measured {
-				s.rows[s.sched[j].sizeIdx].Stale++
+			s.replied.add(j)
+			if mj := s.msg(j); mj.measured {
+				s.rows[mj.sizeIdx].Stale++
 			}
 		}
 		e.commit(-1)
@@ -548,20 +582,20 @@ func (e *End) sent(c *cpu.CPU) {
 	s := e.s
 	i := e.sending
 	e.sending = -1
-	if s.done || i < 0 || !s.sched[i].measured || e.sendDone[i] {
+	if s.done || i < 0 || !s.msg(i).measured || e.sendDone.has(i) {
 		return
 	}
-	e.sendDone[i] = true
-	si := s.sched[i].sizeIdx
+	e.sendDone.add(i)
+	si := s.msg(i).sizeIdx
 	if s.p.hostSpan() {
 		end := c.AccountAt(c.LocalTime())
-		s.sendSamp[si] = append(s.sendSamp[si], float64(end.Cycle-e.sendAcct.Cycle))
+		addSample(&s.sendSamp[si], float64(end.Cycle-e.sendAcct.Cycle), 2*s.p.Messages)
 		e.addReceive(&s.sendLay[si], e.sendAcct, end)
 		s.samples.addSpan(&s.samples.send, si, e.sendAcct, end)
 		return
 	}
 	x := c.Current()
-	s.sendSamp[si] = append(s.sendSamp[si], float64(x.Cycles()-e.sendFrom))
+	addSample(&s.sendSamp[si], float64(x.Cycles()-e.sendFrom), 2*s.p.Messages)
 	e.layBuf = x.AppendLayerCycles(e.layBuf[:0])
 	e.add(&s.sendLay[si], e.sendLay, e.layBuf)
 	s.samples.addThread(si, e.sendLay, e.layBuf)
@@ -592,12 +626,12 @@ func (e *End) received(c *cpu.CPU) {
 func (e *End) commit(i int) {
 	s := e.s
 	for _, p := range e.pending {
-		if p.msg != i || i < 0 || i >= len(s.sched) || !s.sched[i].measured || e.recvDone[i] {
+		if p.msg != i || i < 0 || i >= s.total || !s.msg(i).measured || e.recvDone.has(i) {
 			continue
 		}
-		e.recvDone[i] = true
-		si := s.sched[i].sizeIdx
-		s.recvSamp[si] = append(s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle))
+		e.recvDone.add(i)
+		si := s.msg(i).sizeIdx
+		addSample(&s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle), 2*s.p.Messages)
 		e.addReceive(&s.recvLay[si], p.start, p.end)
 		s.samples.addSpan(&s.samples.recv, si, p.start, p.end)
 		if s.p.ReceiveBusy {
