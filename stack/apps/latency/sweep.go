@@ -162,11 +162,11 @@ type compat struct {
 
 // Sweep is the latency sweep over one transport between two hosts.
 type Sweep struct {
-	p        Params
-	tr       Transport
-	info     Info
-	compat   compat
-	ends     [2]*End // client, server
+	p      Params
+	tr     Transport
+	info   Info
+	compat compat
+	ends   [2]*End // client, server
 	// The schedule is worked out message by message (msg): a million
 	// messages of each size take no memory before they are sent.
 	perSize  int      // messages of each size, warm-up ones included
