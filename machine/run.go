@@ -274,6 +274,10 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 	if aborted == nil && opt.Abort != nil {
 		aborted = opt.Abort()
 	}
+	// The contexts are ended before the result is taken: what their
+	// programs do on the way out (a client's deferred summing up) is in
+	// the result, and nothing changes it after it is taken.
+	r.Close()
 	res, werr := r.result()
 	if aborted != nil {
 		res.Complete = false
@@ -284,7 +288,6 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 		res.Complete = false
 		res.Incomplete = firstError(werr).Error()
 	}
-	r.Close()
 	return res, werr
 }
 
@@ -406,7 +409,7 @@ func (r *Run) SetLayers(m map[string]string) error {
 }
 
 // Close ends every simulated context of every host, releasing the
-// goroutines behind them. Execute calls it once the result is taken.
+// goroutines behind them. Execute calls it before it takes the result.
 func (r *Run) Close() {
 	for _, h := range r.Hosts {
 		h.CPU.Shutdown()

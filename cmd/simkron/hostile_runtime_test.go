@@ -11,6 +11,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"simkron/report"
+	"simkron/stack/apps/latency"
 )
 
 // zeroSizeResult is a result whose latency chart has a size of 0 beside
@@ -66,9 +69,11 @@ func TestHostileRuntime(t *testing.T) {
 		status: exitOK, stderr: "simkron run: warning: 7 values are not a finite number (NaN or infinite), written as null in result.json: annotations.buckets[0].sum,",
 		wrote: wroteComplete, check: resultSays(`"sum": null`, `"non_finite": [`)})
 	// A million messages of each size take no memory before they are
-	// sent: under a limit the old schedule of every message, made before
-	// the first event, did not fit in (1.6 GB), the run starts and stops
-	// at stop_at. peakRSS below measures the figure itself.
+	// sent: under an address-space limit the old schedule of every
+	// message, made before the first event (1.6 GB on top of the Go
+	// runtime's 1.3 GB of reserved address space), did not fit in, the run
+	// starts and stops at stop_at. TestHostileRuntimePeakMemory measures
+	// the figure itself.
 	sizes := make([]string, 200)
 	for i := range sizes {
 		sizes[i] = fmt.Sprint(4 + 4*i)
@@ -86,9 +91,66 @@ func TestHostileRuntime(t *testing.T) {
 		}
 		cases = append(cases, hostileCase{item: 14, name: tc.what, args: args,
 			status: exitFailed, stderr: "simkron run: stop_at 1ns reached before the workload ended",
-			wrote: wroteIncomplete, memory: 1536 << 20})
+			wrote: wroteIncomplete, memory: 2560 << 20})
 	}
+	// A run stopped before its sweep ended: the summary's table says what
+	// result.json says, and messages never sent are not lost.
+	cases = append(cases, hostileCase{item: 20, name: "udp sweep stopped by stop_at",
+		args:   []string{"run", "-q", "--out", "{out}", "configs/udp-ne2000.toml", "--set", "experiment.stop_at=100ms"},
+		status: exitFailed, stderr: "simkron run: stop_at 100ms reached before the workload ended",
+		wrote: wroteIncomplete, check: summaryAgrees("udp", "UDP echo sweep")})
 	runHostile(t, cases)
+}
+
+// summaryAgrees checks that the rows of the latency table titled title in
+// summary.txt say what section name of result.json says, and that no
+// message never sent is counted lost.
+func summaryAgrees(name, title string) func(t *testing.T, dir, stdout, stderr string) {
+	return func(t *testing.T, dir, stdout, stderr string) {
+		res, err := report.ReadFile(filepath.Join(dir, "out", "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []latency.Row
+		if err := res.Section(name, &rows); err != nil {
+			t.Fatal(err)
+		}
+		summary, _ := os.ReadFile(filepath.Join(dir, "out", "summary.txt"))
+		_, table, ok := strings.Cut(string(summary), title)
+		if !ok {
+			t.Fatalf("summary.txt has no %q", title)
+		}
+		lines := strings.Split(table, "\n")[1:]
+		const head = "size frags msgs lost corrupt not sent rtt us send mean"
+		if !strings.HasPrefix(strings.Join(strings.Fields(lines[0]), " "), head) {
+			t.Fatalf("the table's columns are not %q: %q", head, lines[0])
+		}
+		col := map[string]int{"size": 0, "msgs": 2, "lost": 3, "not-sent": 5, "rtt": 6, "send": 7}
+		unsent := 0
+		for i, row := range rows {
+			cells := strings.Fields(lines[1+i])
+			rtt, send := "-", "-"
+			if row.Messages > 0 {
+				rtt = fmt.Sprintf("%.1f", row.RTTMicros)
+			}
+			if row.Send.N > 0 {
+				send = fmt.Sprintf("%.0f", row.Send.Mean)
+			}
+			for h, w := range map[string]string{"size": fmt.Sprint(row.Size), "msgs": fmt.Sprint(row.Messages), "lost": fmt.Sprint(row.Lost),
+				"not-sent": fmt.Sprint(row.NotSent), "rtt": rtt, "send": send} {
+				if j, ok := col[h]; !ok || j >= len(cells) || cells[j] != w {
+					t.Errorf("%d B: summary's %s is not result.json's %s: %q", row.Size, h, w, lines[1+i])
+				}
+			}
+			unsent += row.NotSent
+			if row.Messages+row.Lost+row.NotSent != 20 {
+				t.Errorf("%d B: %d answered, %d lost, %d not sent: not the 20 set", row.Size, row.Messages, row.Lost, row.NotSent)
+			}
+		}
+		if unsent == 0 {
+			t.Error("every message sent: stop_at too late for the case")
+		}
+	}
 }
 
 // The peak memory of a run of a million messages a size, stopped before

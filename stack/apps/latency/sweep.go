@@ -183,12 +183,16 @@ type Sweep struct {
 	slotLayer         []cpu.Layer
 	idleSlot, dmaSlot int
 	rttSum            []sim.Time
+	// sent counts, per size, the measured messages the client has sent.
+	sent []int
 	// Per message, for medians by layer and the busy receive (samples.go).
 	samples samples
 	// replied marks the messages the client has had its echo of.
 	replied msgSet
 	done    bool
-	failed  string
+	// finished is set once the rows are summed up (finish).
+	finished bool
+	failed   string
 }
 
 // End is one host's end of a sweep: what the simulator's measurements
@@ -245,7 +249,7 @@ func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, 
 	// grows as messages are measured.
 	s := &Sweep{p: p, tr: tr, info: info, compat: cp, rows: make([]Row, n), samples: newSamples(n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
-		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n),
+		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n), sent: make([]int, n),
 		slotOf:  map[cpu.Layer]int{},
 		perSize: p.Warmup + p.Messages, total: n * (p.Warmup + p.Messages), firstOff: make([]uint64, n)}
 	s.idleSlot, s.dmaSlot = s.slotFor(cpu.LayerIDLE), s.slotFor(cpu.LayerDMA)
@@ -470,6 +474,9 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 	c.Sync()
 	start := c.LocalTime()
 	e.sending = i
+	if m.measured {
+		s.sent[m.sizeIdx]++
+	}
 	if err := conn.Send(t, out, m.Size); err != nil {
 		s.fail("%s: %v", e.Host.Name, err)
 		return false
@@ -529,7 +536,13 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 	}
 }
 
+// finish sums the rows up from what was measured: when the client ends,
+// or, for a run that stopped first, when the result is taken.
 func (s *Sweep) finish() {
+	if s.finished {
+		return
+	}
+	s.finished, s.done = true, true
 	for si := range s.rows {
 		r := &s.rows[si]
 		r.Send = Summarise(s.sendSamp[si])
@@ -537,7 +550,10 @@ func (s *Sweep) finish() {
 		if r.Messages > 0 {
 			r.RTTMicros = float64(s.rttSum[si]) / float64(r.Messages) / float64(sim.Microsecond)
 		}
-		r.Lost = s.p.Messages - r.Messages
+		// A message is lost when it was sent and its echo did not come
+		// (or had not come when the run stopped); one never sent is not.
+		r.Lost = s.sent[si] - r.Messages
+		r.NotSent = s.p.Messages - s.sent[si]
 		r.SendLayers = s.sendLay[si].means(s.slotLayer, r.Send.N)
 		r.RecvLayers = s.recvLay[si].means(s.slotLayer, r.Receive.N)
 		if s.p.ReceiveBusy {
@@ -656,6 +672,9 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 			if dir == shape.Receive {
 				ls, sum = r.RecvLayers, r.Receive
 			}
+			if sum.N == 0 && len(ls) == 0 {
+				continue // not measured: the run stopped first
+			}
 			p := shape.Point{Size: r.Size, Layers: slices.Clone(ls)}
 			if sum.N > 0 {
 				p.Latency = &sum
@@ -673,9 +692,10 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 func (s *Sweep) Table() shape.Table {
 	// Duplicate and stale echoes, which only faults make, get columns
 	// when there are any.
-	faults := false
+	faults, unsent := false, false
 	for _, u := range s.rows {
 		faults = faults || u.Duplicates > 0 || u.Stale > 0
+		unsent = unsent || u.NotSent > 0
 	}
 	send := fmt.Sprintf("inside %s()", s.info.Send)
 	if s.p.hostSpan() {
@@ -689,6 +709,11 @@ func (s *Sweep) Table() shape.Table {
 		Title:   fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = first frame at the card to %s() returning%s; both hosts)", s.info.Name, send, s.info.Recv, busy),
 		Columns: shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"),
 	}
+	if unsent {
+		// A run that stopped before the sweep ended: the messages it
+		// never sent.
+		t.Columns = append(t.Columns, shape.Cols("not sent")...)
+	}
 	if faults {
 		t.Columns = append(t.Columns, shape.Cols("dup", "stale")...)
 	}
@@ -698,25 +723,52 @@ func (s *Sweep) Table() shape.Table {
 		t.Columns = append(t.Columns, shape.Cols("busy mean", "median")...)
 	}
 	for _, u := range s.rows {
-		row := []string{fmt.Sprint(u.Size), fmt.Sprint(u.Packets), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt)}
+		packets := "-" // not known before the connection is open
+		if u.Packets > 0 {
+			packets = fmt.Sprint(u.Packets)
+		}
+		row := []string{fmt.Sprint(u.Size), packets, fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt)}
+		if unsent {
+			row = append(row, fmt.Sprint(u.NotSent))
+		}
 		if faults {
 			row = append(row, fmt.Sprint(u.Duplicates), fmt.Sprint(u.Stale))
 		}
-		row = append(row,
-			fmt.Sprintf("%.1f", u.RTTMicros),
-			fmt.Sprintf("%.0f", u.Send.Mean), fmt.Sprintf("%.0f", u.Send.Min), fmt.Sprintf("%.0f", u.Send.Median), fmt.Sprintf("%.0f", u.Send.Max),
-			fmt.Sprintf("%.0f", u.Receive.Mean), fmt.Sprintf("%.0f", u.Receive.Min), fmt.Sprintf("%.0f", u.Receive.Median), fmt.Sprintf("%.0f", u.Receive.Max),
-		)
+		// What was not measured (a run that stopped first) is "-", not 0.
+		rtt := "-"
+		if u.Messages > 0 {
+			rtt = fmt.Sprintf("%.1f", u.RTTMicros)
+		}
+		row = append(row, rtt)
+		row = append(row, summaryCells(u.Send, false)...)
+		row = append(row, summaryCells(u.Receive, false)...)
 		if s.p.ReceiveBusy {
 			var b Summary
 			if u.ReceiveBusy != nil {
 				b = *u.ReceiveBusy
 			}
-			row = append(row, fmt.Sprintf("%.0f", b.Mean), fmt.Sprintf("%.0f", b.Median))
+			row = append(row, summaryCells(b, true)...)
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// summaryCells formats a summary as the table's cells: mean, min, median
+// and max, or mean and median only; "-" each when nothing was measured.
+func summaryCells(u Summary, short bool) []string {
+	cells := []float64{u.Mean, u.Min, u.Median, u.Max}
+	if short {
+		cells = []float64{u.Mean, u.Median}
+	}
+	out := make([]string, len(cells))
+	for i, v := range cells {
+		out[i] = "-"
+		if u.N > 0 {
+			out[i] = fmt.Sprintf("%.0f", v)
+		}
+	}
+	return out
 }
 
 // Beside sets two sweeps' median latencies and round trips side by side,

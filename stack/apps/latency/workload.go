@@ -125,6 +125,9 @@ func (w *sweeps) Result() (workload.Result, error) {
 func (w *sweeps) sections() workload.Result {
 	var res workload.Result
 	for _, s := range w.runs {
+		// A run that stopped before the sweep ended: its rows are what
+		// was measured by then.
+		s.finish()
 		name := s.name()
 		res.Sections = append(res.Sections, workload.Section{Name: name, Value: s.rows})
 		if x, ok := s.tr.(Sectioner); ok {
