@@ -66,10 +66,18 @@ func tables(rs []Result) []shape.Table {
 		for _, sc := range c.Sizes[:min(len(c.Sizes), 3)] {
 			sizes = append(sizes, fmt.Sprintf("%dx%d", sc.Count, sc.Bytes))
 		}
+		// A run the simulation stopped before (or during) has no
+		// throughput: "-", not 0.
+		measured := func(format string, v float64) string {
+			if c.Seconds <= 0 {
+				return "-"
+			}
+			return fmt.Sprintf(format, v)
+		}
 		t.Rows = append(t.Rows, []string{c.Name, fmt.Sprint(c.IfMTU), fmt.Sprint(c.MSS), fmt.Sprint(c.Writes), fmt.Sprint(c.Size),
 			bufText(c.SndBuf), bufText(c.RcvBuf), onOff(c.NoDelay), onOff(!c.QuickAck),
-			fmt.Sprintf("%.1f", c.KBps), fmt.Sprintf("%.3f", c.Mbps), fmt.Sprintf("%.3f", c.Seconds), fmt.Sprint(c.DataSegments),
-			strings.Join(sizes, " "), fmt.Sprintf("%.2f", c.Gaps.MedianMS), fmt.Sprintf("%.1f", c.Gaps.MaxMS), fmt.Sprint(c.Gaps.Stalls),
+			measured("%.1f", c.KBps), measured("%.3f", c.Mbps), measured("%.3f", c.Seconds), fmt.Sprint(c.DataSegments),
+			strings.Join(sizes, " "), measured("%.2f", c.Gaps.MedianMS), measured("%.1f", c.Gaps.MaxMS), fmt.Sprint(c.Gaps.Stalls),
 			fmt.Sprint(c.Held), fmt.Sprint(c.DelAckTimeouts), fmt.Sprint(c.Retransmits)})
 	}
 	ts := []shape.Table{t}
