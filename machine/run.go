@@ -218,8 +218,16 @@ func (v hostView) Components() []any {
 }
 
 // hostDone runs when a host's last thread has ended: once every host's
-// have, the next workload starts, or the run stops after the last.
+// have, the next workload starts, or the run stops after the last; a
+// workload.Ender that has Ended stops the run at once.
 func (r *Run) hostDone() {
+	if e, ok := r.Workloads[r.phase].(workload.Ender); ok && e.Ended() {
+		// Over after a failure, though some programs still wait (a
+		// server for a client that gave up): the run ends here.
+		r.finished = true
+		r.K.Stop()
+		return
+	}
 	for _, h := range r.Hosts {
 		if h.Kernel != nil && h.Kernel.Threads() > 0 || h.TOP != nil && h.TOP.Busy() {
 			return

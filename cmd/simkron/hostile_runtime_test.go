@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"simkron/report"
 	"simkron/stack/apps/latency"
@@ -45,7 +46,7 @@ func TestHostileRuntime(t *testing.T) {
 			}
 		}
 	}
-	report := func(format, chart string, want ...string) hostileCase {
+	reportCase := func(format, chart string, want ...string) hostileCase {
 		args := []string{"report", "--format", format, "--output", "{dir}/chart." + format, "{dir}/result.json"}
 		if chart != "" {
 			args = append(args, "--chart", chart)
@@ -55,11 +56,11 @@ func TestHostileRuntime(t *testing.T) {
 			status: exitOK, check: drew("chart."+format, want...)}
 	}
 	cases := []hostileCase{
-		report("svg", "latency", "1 point left out"),
-		report("svg", "medians", "linear scale"),
-		report("png", "latency"),
-		report("png", "medians"),
-		report("html", "", "1 point left out", "linear scale"),
+		reportCase("svg", "latency", "1 point left out"),
+		reportCase("svg", "medians", "linear scale"),
+		reportCase("png", "latency"),
+		reportCase("png", "medians"),
+		reportCase("html", "", "1 point left out", "linear scale"),
 	}
 	// A script's bucket holds an infinity, which JSON cannot: the run
 	// is complete and written, the value null and listed.
@@ -99,8 +100,70 @@ func TestHostileRuntime(t *testing.T) {
 		args:   []string{"run", "-q", "--out", "{out}", "configs/udp-ne2000.toml", "--set", "experiment.stop_at=100ms"},
 		status: exitFailed, stderr: "simkron run: stop_at 100ms reached before the workload ended",
 		wrote: wroteIncomplete, check: summaryAgrees("udp", "UDP echo sweep")})
+	// A connect under 100% loss gives up after 127 s (Linux's
+	// tcp_syn_retries), and the run ends there, incomplete with the
+	// reason, instead of stalling until stop_at. TP4's server, whose
+	// connection timed out, no longer spins on the error (a hang in host
+	// time).
+	_, root := hostileBinary(t)
+	lossy := strings.ReplaceAll(tcpLoss, "{root}", root)
+	for _, tc := range []struct{ workload, extra, reason string }{
+		{"tcp", "[workload.tcp]\nclient = \"pcA\"\nserver = \"pcB\"\nsizes = [4]\nmessages = 2\n", "simkron run: tcp sweep: pcA: connect: ETIMEDOUT"},
+		{"tp4", "[workload.tp4]\nclient = \"pcA\"\nserver = \"pcB\"\nsizes = [4]\nmessages = 2\n", "simkron run: tp4 sweep: pcB: recvmsg: the connection timed out (ETIMEDOUT)"},
+		{"ttcp", "[workload.ttcp]\ntransmitter = \"pcA\"\nreceiver = \"pcB\"\n[[workload.ttcp.case]]\nname = \"a\"\nwrites = 10\nsize = 1024\n", `simkron run: ttcp run "a": pcA: connect: ETIMEDOUT`},
+	} {
+		cases = append(cases, hostileCase{item: 24, name: tc.workload + " connect under 100% loss",
+			files:  map[string]string{"loss.toml": lossy + "[workload]\ntype = \"" + tc.workload + "\"\n" + tc.extra},
+			args:   []string{"run", "-q", "--out", "{out}", "{dir}/loss.toml"},
+			status: exitFailed, stderr: tc.reason, wrote: wroteIncomplete,
+			check: func(t *testing.T, dir, stdout, stderr string) {
+				res, err := report.ReadFile(filepath.Join(dir, "out", "result.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// TCP's connect gives up after 127 s; TP4's connection
+				// after the sweep's 5 s timeout (its own give-up time).
+				want := 127 * time.Second
+				if strings.Contains(stderr, "tp4") {
+					want = 5 * time.Second
+				}
+				if at := time.Duration(res.SimTimePS / 1000); at < want || at > want+time.Second {
+					t.Errorf("the run ended %v into the simulation, want %v after the connect", at, want)
+				}
+			}})
+	}
 	runHostile(t, cases)
 }
+
+// tcpLoss is two hosts on a segment where every frame pcA receives is
+// dropped; the workload follows.
+const tcpLoss = `[experiment]
+name = "loss"
+seed = 1
+stop_at = "900s"
+[[segment]]
+name = "lan0"
+rate = "10Mbps"
+mode = "shared"
+[[host]]
+name = "pcA"
+machine = "{root}/configs/machines/i486dx33.toml"
+[[host.nic]]
+device = "nic0"
+segment = "lan0"
+mac = "02:00:00:00:00:0a"
+ip = "10.0.0.1"
+[host.nic.faults]
+drop = 1.0
+[[host]]
+name = "pcB"
+machine = "{root}/configs/machines/i486dx33.toml"
+[[host.nic]]
+device = "nic0"
+segment = "lan0"
+mac = "02:00:00:00:00:0b"
+ip = "10.0.0.2"
+`
 
 // summaryAgrees checks that the rows of the latency table titled title in
 // summary.txt say what section name of result.json says, and that no

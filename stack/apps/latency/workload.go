@@ -106,6 +106,23 @@ func (w *sweeps) Start() {
 	})
 }
 
+var _ workload.Ender = (*sweeps)(nil)
+
+// Ended reports whether the sweeps are over after a failure: every
+// client has ended and one failed. A server may still wait for a client
+// that gave up connecting (a TCP connect timed out, a VIA connect
+// request): the run ends without it.
+func (w *sweeps) Ended() bool {
+	failed := false
+	for _, s := range w.runs {
+		if !s.done {
+			return false
+		}
+		failed = failed || s.failed != ""
+	}
+	return failed
+}
+
 func (w *sweeps) Result() (workload.Result, error) {
 	res := w.sections()
 	for _, s := range w.runs {

@@ -30,6 +30,23 @@ func init() {
 	})
 }
 
+var _ workload.Ender = (*Test)(nil)
+
+// Ended reports whether the transmitter has ended after a failure: the
+// receiver may still wait for a connection that will never come (a
+// connect that timed out), and the run ends without it.
+func (t *Test) Ended() bool {
+	if t.cur < len(t.p.Cases) {
+		return false
+	}
+	for _, c := range t.results {
+		if c.Error != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Result returns the runs' outcomes, their tables and each run's
 // time-sequence graph.
 func (t *Test) Result() (workload.Result, error) {
