@@ -436,6 +436,7 @@ func (r *Run) result() (*report.Result, error) {
 		errs = append(errs, part(func() { res.Hosts = append(res.Hosts, h.result()) }))
 	}
 	// The workloads that started, in order.
+	told := false // the stop_at reason says a workload's too
 	for _, w := range r.Workloads[:r.phase+1] {
 		perr := part(func() {
 			wr, err := w.Result()
@@ -449,9 +450,15 @@ func (r *Run) result() (*report.Result, error) {
 				res.Sections = append(res.Sections, report.Section{Name: s.Name, Value: s.Value})
 			}
 			res.Figures.Add(wr.Figures)
-			if wr.Incomplete != "" && res.Complete {
+			switch {
+			case wr.Incomplete == "":
+			case res.Complete:
 				res.Complete = false
 				res.Incomplete = wr.Incomplete
+			case !r.finished && !told:
+				// stop_at came first: what the workload says of it too.
+				res.Incomplete += "; " + wr.Incomplete
+				told = true
 			}
 		})
 		errs = append(errs, perr)
