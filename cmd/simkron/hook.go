@@ -54,8 +54,8 @@ func (w *hook) Start() {
 		w.done++
 		switch w.p.Fail {
 		case "thread":
-			var m map[string]int
-			m["boom"]++ // a nil map: the runtime's panic
+			var xs []int
+			w.done += xs[w.done] // out of range: the runtime's panic
 		case "event":
 			w.k.Schedule(sim.NewEvent("hook", func() { panic("hook: a model's invariant broken") }), w.k.Now()+sim.Microsecond)
 			k.Bcopy(buf+2048, buf, 2048)

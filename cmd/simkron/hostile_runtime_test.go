@@ -359,7 +359,7 @@ func TestHostileRuntimeBugs(t *testing.T) {
 	files := map[string]string{"hook.toml": strings.ReplaceAll(hookConfig, "{root}", root)}
 	for _, tc := range []hostileCase{
 		{item: 0, name: "last line of defence: a panic in a simulated thread", args: run("thread"), files: files,
-			status: exitFailed, stderr: "simkron run: internal error: assignment to entry in nil map (in pc486.hook); the results so far are written to {out}, marked incomplete.",
+			status: exitFailed, stderr: "simkron run: internal error: runtime error: index out of range [1] with length 0 (in pc486.hook); the results so far are written to {out}, marked incomplete.",
 			wrote: wroteIncomplete, check: stack("main.(*hook).Start.func1 (")},
 		{item: 0, name: "last line of defence: a panic in an event", args: run("event"), files: files,
 			status: exitFailed, stderr: "simkron run: internal error: hook: a model's invariant broken (in pc486.hook); the results so far",
