@@ -170,11 +170,15 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 	if e.stderrTTY && elapsed > time.Second {
 		fmt.Fprintf(e.stderr, "\r%60s\r", "")
 	}
-	e.log.WithFields(map[string]any{
+	fields := map[string]any{
 		"host_seconds": fmt.Sprintf("%.3f", elapsed.Seconds()),
 		"events":       res.Events,
 		"events_per_s": fmt.Sprintf("%.0f", float64(res.Events)/max(elapsed.Seconds(), 1e-9)),
-	}).Info("simulation finished")
+	}
+	if peak, ok := peakRSS(); ok {
+		fields["host_peak_rss_mb"] = fmt.Sprintf("%.1f", float64(peak)/1e6)
+	}
+	e.log.WithFields(fields).Info("simulation finished")
 	res.NonFinite = res.FindNonFinite()
 	var summary bytes.Buffer
 	if p := guard(func() { report.WriteSummary(&summary, res) }); p != nil {
@@ -227,6 +231,22 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 			cmd, len(res.NonFinite), plural(len(res.NonFinite), "value is", "values are"), strings.Join(res.NonFinite, ", "))
 	}
 	return status
+}
+
+// peakRSS returns the most memory the process has had resident, in
+// bytes (Linux's VmHWM; false elsewhere): host figures for -v alone.
+func peakRSS() (uint64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
 }
 
 // guard runs f and returns what it panicked with as an internal error
