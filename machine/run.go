@@ -304,7 +304,9 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 // result so far with it.
 type InternalError struct {
 	Value any // what was raised
-	// Context names the simulated context it was raised in, if any.
+	// Context names the simulated context on whose stack it was raised,
+	// if any: its program, or an event that fired while it waited (a
+	// waiting context runs the due events itself).
 	Context string
 	// Stack is where it was raised, a frame a line:
 	// "function (file:line)".
