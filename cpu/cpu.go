@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"iter"
 	"math/bits"
+	"runtime"
 
 	"simkron/memory"
 	"simkron/sim"
@@ -113,6 +114,25 @@ type request struct {
 
 // errStopped unwinds a context's stack when the simulation shuts it down.
 type errStopped struct{}
+
+// Panic is a panic raised in a context (a simulator bug), as it reaches
+// whoever resumed the context: the coroutine's own stack is gone by then,
+// so the panic carries where it began.
+type Panic struct {
+	Value   any       // what was raised
+	Context string    // the context it was raised in: "cpu0.udp-client"
+	Stack   []uintptr // program counters from where it was raised outward
+}
+
+func (p *Panic) Error() string { return fmt.Sprintf("in context %s: %v", p.Context, p.Value) }
+
+// callers returns the program counters of the stack of its caller's
+// caller, for a deferred function that recovered a panic: from the frame
+// that raised it outward.
+func callers() []uintptr {
+	pcs := make([]uintptr, 64)
+	return pcs[:runtime.Callers(3, pcs)]
+}
 
 // Stats counts what the core did.
 type Stats struct {
@@ -310,9 +330,15 @@ func (c *CPU) NewContext(name string, kind ContextKind, body func(x *Context)) *
 		x.yield = yield
 		defer func() {
 			if r := recover(); r != nil {
-				if _, ok := r.(errStopped); !ok {
-					panic(r)
+				if _, ok := r.(errStopped); ok {
+					return
 				}
+				// The panic goes on to whoever resumed the context, on
+				// another stack: it carries this one's frames with it.
+				if _, ok := r.(*Panic); !ok {
+					r = &Panic{Value: r, Context: x.name, Stack: callers()}
+				}
+				panic(r)
 			}
 		}()
 		body(x)

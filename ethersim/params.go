@@ -12,7 +12,7 @@ import (
 // attachment's own random stream.
 type FaultParams struct {
 	Drop      float64 `toml:"drop" min:"0" max:"1" help:"probability a frame is lost on this link"`
-	Corrupt   float64 `toml:"corrupt" min:"0" max:"1" help:"probability a frame arrives with one bit flipped (the FCS catches it)"`
+	Corrupt   float64 `toml:"corrupt" min:"0" max:"1" help:"probability a frame arrives with one bit flipped (the FCS catches it; a card's address filter refuses it first when the bit is in the destination address, so the card's CRC error count can be below wire.corrupted)"`
 	Duplicate float64 `toml:"duplicate" min:"0" max:"1" help:"probability a frame is delivered twice"`
 	// Reorder holds a frame back by ReorderDelay, so that frames sent
 	// after it overtake it (netem's reordering by delay).

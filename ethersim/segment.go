@@ -358,7 +358,13 @@ type AttachmentStats struct {
 	Deferrals  uint64 // attempts that had to wait for the medium (or own gap)
 	Aborts     uint64 // frames given up after the attempt limit
 	Dropped    uint64 // receive fault: frames lost
-	Corrupted  uint64 // receive fault: frames delivered with one bit flipped
+	// Corrupted counts frames delivered with one bit flipped (a receive
+	// fault), whatever the station does with them: a card whose address
+	// filter refuses the frame (the bit was in the destination address)
+	// never checks its FCS, so the card's CRC errors (an NE2000's CNTR1,
+	// which the DP8390 tallies only for frames that pass address
+	// recognition) are the corrupted frames less those refused.
+	Corrupted  uint64
 	Duplicated uint64 // receive fault: frames delivered twice
 	Reordered  uint64 // receive fault: frames held back so that later ones overtook them
 	QueuePeak  int    // switch: most frames ever waiting on the port towards this station

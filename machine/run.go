@@ -3,6 +3,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -251,8 +252,16 @@ func (v hostView) Components() []any {
 }
 
 // hostDone runs when a host's last thread has ended: once every host's
-// have, the next workload starts, or the run stops after the last.
+// have, the next workload starts, or the run stops after the last; a
+// workload.Ender that has Ended stops the run at once.
 func (r *Run) hostDone() {
+	if e, ok := r.Workloads[r.phase].(workload.Ender); ok && e.Ended() {
+		// Over after a failure, though some programs still wait (a
+		// server for a client that gave up): the run ends here.
+		r.finished = true
+		r.K.Stop()
+		return
+	}
 	for _, h := range r.Hosts {
 		if h.Kernel != nil && h.Kernel.Threads() > 0 || h.TOP != nil && h.TOP.Busy() {
 			return
@@ -268,8 +277,16 @@ func (r *Run) hostDone() {
 }
 
 // Execute runs the simulation to the workload's end or the stop time and
-// returns the result.
-func (r *Run) Execute(opt Options) (*report.Result, error) {
+// returns the result. A panic inside the simulation (a simulator bug) is
+// recovered here, the last line of defence: the result so far is
+// returned, marked incomplete with the reason "internal error: ...", with
+// an *InternalError that holds the stack where the panic began.
+func (r *Run) Execute(opt Options) (res *report.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = r.afterPanic(p, panicStack(p))
+		}
+	}()
 	stop := r.Exp.Info.StopAt
 	const chunk = 1 << 16
 	last := time.Now()
@@ -299,13 +316,118 @@ func (r *Run) Execute(opt Options) (*report.Result, error) {
 	if aborted == nil && opt.Abort != nil {
 		aborted = opt.Abort()
 	}
+	// The contexts are ended before the result is taken: what their
+	// programs do on the way out (a client's deferred summing up) is in
+	// the result, and nothing changes it after it is taken.
+	r.Close()
 	res, werr := r.result()
 	if aborted != nil {
 		res.Complete = false
 		res.Incomplete = "stopped: " + aborted.Error()
 	}
-	r.Close()
+	if werr != nil && res.Complete {
+		// A workload that cannot give its result did not end as it should.
+		res.Complete = false
+		res.Incomplete = firstError(werr).Error()
+	}
 	return res, werr
+}
+
+// InternalError is a panic inside the simulation: a simulator bug, never
+// a problem of the user's input. Execute recovers it and returns the
+// result so far with it.
+type InternalError struct {
+	Value any // what was raised
+	// Context names the simulated context on whose stack it was raised,
+	// if any: its program, or an event that fired while it waited (a
+	// waiting context runs the due events itself).
+	Context string
+	// Stack is where it was raised, a frame a line:
+	// "function (file:line)".
+	Stack string
+}
+
+func (e *InternalError) Error() string {
+	v := fmt.Sprint(e.Value)
+	if first, _, cut := strings.Cut(v, "\n"); cut {
+		v = first + " ..."
+	}
+	if e.Context != "" {
+		return fmt.Sprintf("internal error: %s (in %s)", v, e.Context)
+	}
+	return "internal error: " + v
+}
+
+// afterPanic is Execute's end after a panic p raised at stack: the result
+// so far, as much of it as can still be taken, marked incomplete, and the
+// InternalError.
+func (r *Run) afterPanic(p any, stack string) (*report.Result, error) {
+	ie := newInternalError(p, stack)
+	var res *report.Result
+	if guard(func() { res, _ = r.result() }) != nil {
+		// The state the panic left cannot give even a part of the
+		// result: what ran, and how far.
+		res = &report.Result{Header: r.header()}
+	}
+	res.Complete = false
+	res.Incomplete = ie.Error()
+	guard(r.Close)
+	return res, ie
+}
+
+// Recovered returns panic p, just recovered by the deferred function
+// that calls it, as an InternalError with the stack where p began.
+func Recovered(p any) *InternalError { return newInternalError(p, panicStack(p)) }
+
+func newInternalError(p any, stack string) *InternalError {
+	ie := &InternalError{Value: p, Stack: stack}
+	if cp, ok := p.(*cpu.Panic); ok {
+		ie.Value, ie.Context = cp.Value, cp.Context
+	}
+	return ie
+}
+
+// firstError returns the first of the errors err joins (errors.Join), or
+// err.
+func firstError(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+		return j.Unwrap()[0]
+	}
+	return err
+}
+
+// guard runs f and returns what it panicked with, or nil.
+func guard(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+// panicStack returns the frames where panic p began, a line each: those
+// it carries from a simulated context, else those of the goroutine that
+// recovers it (called by that deferred function).
+func panicStack(p any) string {
+	var pcs []uintptr
+	if cp, ok := p.(*cpu.Panic); ok {
+		pcs = cp.Stack
+	} else {
+		pcs = make([]uintptr, 64)
+		pcs = pcs[:runtime.Callers(3, pcs)]
+	}
+	var b strings.Builder
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		// The runtime's own frames (gopanic, sigpanic) say nothing of
+		// where the bug is.
+		if !strings.HasPrefix(f.Function, "runtime.") {
+			fmt.Fprintf(&b, "%s (%s:%d)\n", f.Function, f.File, f.Line)
+		}
+		if !more {
+			break
+		}
+	}
+	return b.String()
 }
 
 // SetLayers moves modelled functions to other layers on every host (a
@@ -337,7 +459,7 @@ func (r *Run) setLayer(name string, l cpu.Layer) bool {
 }
 
 // Close ends every simulated context of every host, releasing the
-// goroutines behind them. Execute calls it once the result is taken.
+// goroutines behind them. Execute calls it before it takes the result.
 func (r *Run) Close() {
 	for _, h := range r.Hosts {
 		h.CPU.Shutdown()
@@ -345,7 +467,71 @@ func (r *Run) Close() {
 }
 
 func (r *Run) result() (*report.Result, error) {
-	res := &report.Result{Header: report.Header{
+	res := &report.Result{Header: r.header()}
+	if !res.Complete {
+		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
+	}
+	// Each part is taken on its own: one that panics (a simulator bug)
+	// is an InternalError among the errors, and the others are kept.
+	var errs []error
+	for _, h := range r.Hosts {
+		errs = append(errs, part(func() { res.Hosts = append(res.Hosts, h.result()) }))
+	}
+	// The workloads that started, in order.
+	told := false // the stop_at reason says a workload's too
+	for _, w := range r.Workloads[:r.phase+1] {
+		perr := part(func() {
+			wr, err := w.Result()
+			errs = append(errs, err)
+			for _, s := range wr.Sections {
+				for _, o := range res.Sections {
+					if o.Name == s.Name {
+						errs = append(errs, fmt.Errorf("two workloads gave a result section %q", s.Name))
+					}
+				}
+				res.Sections = append(res.Sections, report.Section{Name: s.Name, Value: s.Value})
+			}
+			res.Figures.Add(wr.Figures)
+			switch {
+			case wr.Incomplete == "":
+			case res.Complete:
+				res.Complete = false
+				res.Incomplete = wr.Incomplete
+			case !r.finished && !told:
+				// stop_at came first: what the workload says of it too.
+				res.Incomplete += "; " + wr.Incomplete
+				told = true
+			}
+		})
+		errs = append(errs, perr)
+	}
+	errs = append(errs, part(func() {
+		for _, seg := range r.Net.Segments() {
+			st := seg.Stats()
+			res.Segments = append(res.Segments, report.Segment{
+				Name: seg.Name(), Rate: int64(seg.Params().Rate), Mode: seg.Params().Mode,
+				Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
+			})
+		}
+	}))
+	return res, errors.Join(errs...)
+}
+
+// part runs f, one part of taking a result; a panic in it is returned as
+// an InternalError.
+func part(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = newInternalError(p, panicStack(p))
+		}
+	}()
+	f()
+	return nil
+}
+
+// header says what ran and how far it got.
+func (r *Run) header() report.Header {
+	return report.Header{
 		Schema:      report.Schema,
 		Version:     Version,
 		Experiment:  r.Exp.Info.Name,
@@ -356,40 +542,7 @@ func (r *Run) result() (*report.Result, error) {
 		SimTimePS:   int64(r.K.Now()),
 		Events:      r.K.Fired(),
 		Workload:    strings.Join(append([]string{r.Exp.Workload.Type}, r.Exp.Workload.Then...), "+"),
-	}}
-	if !res.Complete {
-		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
 	}
-	for _, h := range r.Hosts {
-		res.Hosts = append(res.Hosts, h.result())
-	}
-	// The workloads that started, in order.
-	var errs []error
-	for _, w := range r.Workloads[:r.phase+1] {
-		wr, err := w.Result()
-		errs = append(errs, err)
-		for _, s := range wr.Sections {
-			for _, o := range res.Sections {
-				if o.Name == s.Name {
-					errs = append(errs, fmt.Errorf("two workloads gave a result section %q", s.Name))
-				}
-			}
-			res.Sections = append(res.Sections, report.Section{Name: s.Name, Value: s.Value})
-		}
-		res.Figures.Add(wr.Figures)
-		if wr.Incomplete != "" && res.Complete {
-			res.Complete = false
-			res.Incomplete = wr.Incomplete
-		}
-	}
-	for _, seg := range r.Net.Segments() {
-		st := seg.Stats()
-		res.Segments = append(res.Segments, report.Segment{
-			Name: seg.Name(), Rate: int64(seg.Params().Rate), Mode: seg.Params().Mode,
-			Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
-		})
-	}
-	return res, errors.Join(errs...)
 }
 
 func (h *Host) result() report.Host {

@@ -311,23 +311,23 @@ func barsPlot(bp shape.BarPlot, panel vg.Length) (*plot.Plot, error) {
 }
 
 // latencyPlot draws the mean latency of each breakdown against message
-// size on a log scale.
+// size on a log scale (see logXAxis for sizes it cannot place).
 func latencyPlot(bs []shape.Breakdown) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Mean latency against message size"
 	p.X.Label.Text = "message size (bytes, log scale)"
 	p.Y.Label.Text = "mean cycles"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = sizeTicks{}
 	p.Y.Tick.Marker = cycleTicks{}
 	p.Add(plotter.NewGrid())
+	lines := make([]plotter.XYs, len(bs))
 	for i, b := range bs {
-		var xys plotter.XYs
 		for _, pt := range b.Points {
-			if pt.Size > 0 {
-				xys = append(xys, plotter.XY{X: float64(pt.Size), Y: pt.Total()})
-			}
+			lines[i] = append(lines[i], plotter.XY{X: float64(pt.Size), Y: pt.Total()})
 		}
+	}
+	ax := logXAxis(p, lines, "message size (bytes, log scale)", "message size (bytes)")
+	for i, b := range bs {
+		xys := ax.keep(lines[i])
 		if len(xys) == 0 {
 			continue
 		}
@@ -349,32 +349,140 @@ func latencyPlot(bs []shape.Breakdown) (*plot.Plot, error) {
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(6)
-	p.Y.Min = 0
+	p.Y.Min = math.Min(p.Y.Min, 0)
 	p.Y.Max *= 1.1
+	ax.bound(p, nil, nil)
 	return p, nil
 }
 
+// logX is what a plot asked to draw x on a log scale does with points a
+// log scale cannot place (x of 0 or below), which a result read from a
+// file may hold. A reader of a size axis wants the sizes that can be
+// drawn drawn, and to be told of the others: such points are left out,
+// and the plot's title says how many. When no point can be placed the
+// axis falls back to a linear scale, which draws every point, and the
+// title says so. Points with a coordinate that is not finite are left
+// out on any axis, and counted likewise.
+type logX struct {
+	log     bool // the axis is drawn on a log scale
+	dropped int  // points left out
+}
+
+// logXAxis decides how plot p draws x for lines, wanted on a log scale:
+// it sets the axis' scale, ticks and label (logLabel or linLabel) and
+// notes in the title what it leaves out.
+func logXAxis(p *plot.Plot, lines []plotter.XYs, logLabel, linLabel string) logX {
+	ax := logX{}
+	var positive, finite int
+	for _, l := range lines {
+		for _, pt := range l {
+			if finiteXY(pt) {
+				finite++
+				if pt.X > 0 {
+					positive++
+				}
+			}
+		}
+	}
+	ax.log = positive > 0 || finite == 0
+	for _, l := range lines {
+		ax.dropped += len(l) - len(ax.keep(l))
+	}
+	if ax.log {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = sizeTicks{}
+		p.X.Label.Text = logLabel
+	} else {
+		p.X.Label.Text = linLabel
+		p.Title.Text += "\n(linear scale: no x above 0 to draw on a log scale)"
+	}
+	if ax.dropped > 0 {
+		p.Title.Text += fmt.Sprintf("\n(%d %s left out: x of 0 or below on a log scale, or a value not finite)",
+			ax.dropped, plural(ax.dropped, "point", "points"))
+	}
+	return ax
+}
+
+// keep returns the points of l the axis can draw.
+func (ax logX) keep(l plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, 0, len(l))
+	for _, pt := range l {
+		if finiteXY(pt) && (!ax.log || pt.X > 0) {
+			out = append(out, pt)
+		}
+	}
+	return out
+}
+
+// bound applies the plot's x bounds, those it was given (nil: from the
+// data) when the scale can take them, and on a log scale keeps the range
+// above 0 and not empty, which a log scale needs: a single size is drawn
+// an octave either side. It runs after every line is added.
+func (ax logX) bound(p *plot.Plot, lo, hi *float64) {
+	if lo != nil && (!ax.log || *lo > 0) {
+		p.X.Min = *lo
+	}
+	if hi != nil && (!ax.log || *hi > 0) {
+		p.X.Max = *hi
+	}
+	if !ax.log {
+		return
+	}
+	if math.IsInf(p.X.Min, 1) || math.IsInf(p.X.Max, -1) {
+		// No point at all: an empty plot over a nominal range.
+		p.X.Min, p.X.Max = 1, 1024
+	}
+	if p.X.Min > p.X.Max {
+		p.X.Min, p.X.Max = p.X.Max, p.X.Min
+	}
+	if !(p.X.Min > 0) {
+		p.X.Min = p.X.Max / 1024
+	}
+	if p.X.Min == p.X.Max {
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	}
+}
+
+func finiteXY(pt plotter.XY) bool {
+	return !math.IsInf(pt.X, 0) && !math.IsNaN(pt.X) && !math.IsInf(pt.Y, 0) && !math.IsNaN(pt.Y)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // linePlot draws one panel of a workload's chart: each line in the
-// colour of its position, a line without points left out.
+// colour of its position, a line without points left out. An x axis on a
+// log scale leaves out what it cannot draw and says so (see logX).
 func linePlot(sp shape.Plot) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = sp.Title
 	p.X.Label.Text = sp.XLabel
 	p.Y.Label.Text = sp.YLabel
-	if sp.XLog {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = sizeTicks{}
-	}
 	p.Y.Tick.Marker = cycleTicks{}
 	p.Add(plotter.NewGrid())
+	lines := make([]plotter.XYs, len(sp.Lines))
 	for i, l := range sp.Lines {
-		xys := make(plotter.XYs, 0, len(l.Points))
 		for _, pt := range l.Points {
-			if sp.XLog && pt.X <= 0 {
-				continue
-			}
-			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
+			lines[i] = append(lines[i], plotter.XY{X: pt.X, Y: pt.Y})
 		}
+	}
+	ax := logX{}
+	if sp.XLog {
+		ax = logXAxis(p, lines, sp.XLabel, sp.XLabel)
+	} else {
+		for _, l := range lines {
+			ax.dropped += len(l) - len(ax.keep(l))
+		}
+		if ax.dropped > 0 {
+			p.Title.Text += fmt.Sprintf("\n(%d %s left out: a value not finite)", ax.dropped, plural(ax.dropped, "point", "points"))
+		}
+	}
+	for i, l := range sp.Lines {
+		xys := ax.keep(lines[i])
 		if len(xys) == 0 {
 			continue
 		}
@@ -405,11 +513,12 @@ func linePlot(sp shape.Plot) (*plot.Plot, error) {
 	for _, b := range []struct {
 		v   *float64
 		dst *float64
-	}{{sp.XMin, &p.X.Min}, {sp.XMax, &p.X.Max}, {sp.YMin, &p.Y.Min}, {sp.YMax, &p.Y.Max}} {
+	}{{sp.YMin, &p.Y.Min}, {sp.YMax, &p.Y.Max}} {
 		if b.v != nil {
 			*b.dst = *b.v
 		}
 	}
+	ax.bound(p, sp.XMin, sp.XMax)
 	return p, nil
 }
 

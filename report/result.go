@@ -51,6 +51,10 @@ type Header struct {
 	Detail     string `json:"detail,omitempty"`
 	Complete   bool   `json:"complete"`
 	Incomplete string `json:"incomplete_reason,omitempty"`
+	// NonFinite lists the places (JSON paths) of values that were not
+	// finite numbers (NaN, an infinity), which JSON cannot hold: each is
+	// written as null. Absent when there are none.
+	NonFinite []string `json:"non_finite,omitempty"`
 	SimTimePS  int64  `json:"sim_time_ps"`
 	Events     uint64 `json:"events"`
 	Hosts      []Host `json:"hosts"`
@@ -81,7 +85,7 @@ type fixed struct {
 
 // fixedKeys are the JSON keys of fixed's fields.
 var fixedKeys = []string{"schema", "simkron_version", "experiment", "description", "seed", "detail", "complete",
-	"incomplete_reason", "sim_time_ps", "events", "hosts", "workload", "sections", "segments", "annotations", "figures"}
+	"incomplete_reason", "non_finite", "sim_time_ps", "events", "hosts", "workload", "sections", "segments", "annotations", "figures"}
 
 // MarshalJSON writes the fields in their fixed order.
 func (r *Result) MarshalJSON() ([]byte, error) {
@@ -289,11 +293,24 @@ type Counter struct {
 	Value uint64 `json:"value"`
 }
 
-// WriteJSON writes r, indented, with a final newline.
+// WriteJSON writes r, indented, with a final newline. A float that is
+// not finite, which JSON cannot hold, is written as null and its place
+// listed in "non_finite" (see nonfinite.go): the result is written
+// whatever its values.
 func (r *Result) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	err := enc.Encode(r)
+	if _, ok := errors.AsType[*json.UnsupportedValueError](err); ok || err == nil && len(r.NonFinite) > 0 {
+		b.Reset()
+		err = r.writeNonFinite(&b)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
 }
 
 // ReadJSON reads a result: one JSON object with no field the schema

@@ -25,6 +25,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 		ew.printf("detail: %s\n", r.Detail)
 	}
 	ew.printf("simulated %v in %d events, %s\n", sim.Time(r.SimTimePS), r.Events, status(r))
+	if len(r.NonFinite) > 0 {
+		ew.printf("not finite (null in result.json): %s\n", strings.Join(r.NonFinite, ", "))
+	}
 	for _, h := range r.Hosts {
 		ew.printf("\nhost %s: %s (%s)\n", h.Name, h.Machine, sim.Frequency(h.ClockHz))
 		if h.Description != "" {

@@ -97,6 +97,18 @@ type Workload interface {
 	Result() (Result, error)
 }
 
+// Ender is a Workload whose programs can be over while some of them
+// still wait: a server waiting for a client that gave up connecting. A
+// run ends when every host's threads have ended; once Ended reports
+// true, it ends when a host's last thread ends, the others' waiting
+// threads unwound, and no later workload (Workloads' then) starts. A
+// workload reports Ended only after a failure, which its Result's
+// Incomplete then states: a run that goes as it should ends as before.
+type Ender interface {
+	Workload
+	Ended() bool
+}
+
 // Result is what a workload measured.
 type Result struct {
 	// Sections are the workload's own results, each stored in

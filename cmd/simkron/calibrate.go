@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"simkron/machine"
@@ -46,6 +47,10 @@ will serve: the averages are of this run's references.`)
 		return exitUsage
 	}
 	res, err := r.Execute(machine.Options{Seed: seed.v})
+	if ie, ok := errors.AsType[*machine.InternalError](err); ok {
+		fmt.Fprintf(e.stderr, "simkron calibrate: %v. This is a bug in simkron: please report it with the trace below.\n%s", ie, ie.Stack)
+		return exitFailed
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "simkron calibrate: %v\n", err)
 		return exitFailed

@@ -17,6 +17,7 @@ import (
 	"simkron/config"
 	"simkron/machine"
 	"simkron/report"
+	"simkron/report/shape"
 	"simkron/sim"
 	"simkron/workload"
 )
@@ -179,46 +180,121 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		}
 	}
 	res, runErr := r.Execute(opt)
-	if o.memProfile != "" {
-		if err := writeHeapProfile(o.memProfile); err != nil {
-			fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
-			return exitFailed
-		}
+	// From here on the run has happened: whatever fails, its results so
+	// far are written, marked incomplete, and the exit status is 1.
+	if p := guard(func() { ann.record(res) }); p != nil {
+		runErr = errors.Join(runErr, p)
+		markIncomplete(res, p)
 	}
-	ann.record(res)
 	elapsed := time.Since(start)
 	if e.stderrTTY && elapsed > time.Second {
 		fmt.Fprintf(e.stderr, "\r%60s\r", "")
 	}
-	e.log.WithFields(map[string]any{
+	fields := map[string]any{
 		"host_seconds": fmt.Sprintf("%.3f", elapsed.Seconds()),
 		"events":       res.Events,
 		"events_per_s": fmt.Sprintf("%.0f", float64(res.Events)/max(elapsed.Seconds(), 1e-9)),
-	}).Info("simulation finished")
+	}
+	if peak, ok := peakRSS(); ok {
+		fields["host_peak_rss_mb"] = fmt.Sprintf("%.1f", float64(peak)/1e6)
+	}
+	e.log.WithFields(fields).Info("simulation finished")
+	res.NonFinite = res.FindNonFinite()
 	var summary bytes.Buffer
-	if err := report.WriteSummary(&summary, res); err != nil {
-		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
-		return exitFailed
+	if p := guard(func() { report.WriteSummary(&summary, res) }); p != nil {
+		runErr = errors.Join(runErr, p)
+		markIncomplete(res, p)
+		summary.Reset()
+		fmt.Fprintf(&summary, "simkron %s  experiment %q  seed %d\nsimulated %v in %d events, INCOMPLETE: %s\n",
+			res.Version, res.Experiment, res.Seed, sim.Time(res.SimTimePS), res.Events, res.Incomplete)
 	}
 	if !o.quiet {
 		e.stdout.Write(summary.Bytes())
 	}
+	var writeErr error
 	if o.out != "" {
-		if err := writeResults(o.out, res, summary.Bytes(), r.Net.Captures(), o.files...); err != nil {
-			fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
-			return exitFailed
+		if writeErr = writeResults(o.out, res, summary.Bytes(), r.Net.Captures(), o.files...); writeErr == nil {
+			e.log.Debugf("wrote %s", o.out)
 		}
-		e.log.Debugf("wrote %s", o.out)
 	}
-	if runErr != nil {
+	var profErr error
+	if o.memProfile != "" {
+		profErr = writeHeapProfile(o.memProfile)
+	}
+	// The first line of standard error says what matters most.
+	status := exitOK
+	written := "written to " + o.out
+	if o.out == "" {
+		written = "in the summary above"
+	}
+	if ie, ok := errors.AsType[*machine.InternalError](runErr); ok {
+		fmt.Fprintf(e.stderr, "simkron %s: %v; the results so far are %s, marked incomplete. This is a bug in simkron: "+
+			"please report it with the trace below.\n%s", cmd, ie, written, ie.Stack)
+		status = exitFailed
+	} else if runErr != nil {
 		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, runErr)
-		return exitFailed
-	}
-	if !res.Complete {
+		status = exitFailed
+	} else if !res.Complete {
 		fmt.Fprintf(e.stderr, "simkron %s: %s\n", cmd, res.Incomplete)
-		return exitFailed
+		status = exitFailed
 	}
-	return exitOK
+	if writeErr != nil {
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, writeErr)
+		status = exitFailed
+	}
+	if profErr != nil {
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, profErr)
+		status = exitFailed
+	}
+	if len(res.NonFinite) > 0 {
+		fmt.Fprintf(e.stderr, "simkron %s: warning: %d %s not a finite number (NaN or infinite), written as null in result.json: %s\n",
+			cmd, len(res.NonFinite), plural(len(res.NonFinite), "value is", "values are"), strings.Join(res.NonFinite, ", "))
+	}
+	return status
+}
+
+// peakRSS returns the most memory the process has had resident, in
+// bytes (Linux's VmHWM; false elsewhere): host figures for -v alone.
+func peakRSS() (uint64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}
+
+// guard runs f and returns what it panicked with as an internal error
+// (a simkron bug), or nil.
+func guard(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = machine.Recovered(p)
+		}
+	}()
+	f()
+	return nil
+}
+
+// markIncomplete marks res incomplete because of err, unless it is so
+// already.
+func markIncomplete(res *report.Result, err error) {
+	if res.Complete {
+		res.Complete = false
+		res.Incomplete = err.Error()
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // writeHeapProfile writes the heap profile (live and allocated objects
@@ -265,11 +341,12 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing %s: %v", dir, pathErr(err))
 	}
-	var js bytes.Buffer
-	if err := res.WriteJSON(&js); err != nil {
-		return err
+	js, jsErr := resultJSON(res)
+	files := []outFile{{"summary.txt", summary}}
+	if js != nil {
+		files = append([]outFile{{"result.json", js}}, files...)
 	}
-	files := append([]outFile{{"result.json", js.Bytes()}, {"summary.txt", summary}}, more...)
+	files = append(files, more...)
 	for _, c := range captures {
 		files = append(files, outFile{c.FileName(), c.Data})
 	}
@@ -283,6 +360,9 @@ func writeResults(dir string, res *report.Result, summary []byte, captures []mac
 			return fmt.Errorf("writing %s: %v", path, pathErr(err))
 		}
 	}
+	if jsErr != nil {
+		return fmt.Errorf("writing %s: %v", filepath.Join(dir, "result.json"), jsErr)
+	}
 	return nil
 }
 
@@ -294,6 +374,33 @@ func inFile(path string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", path, err)
+}
+
+// resultJSON returns res as result.json holds it. A result that cannot
+// be encoded in full (a simkron bug: a workload's section JSON cannot
+// hold) is still written: without the workload's sections and figures,
+// then with the header alone, marked incomplete with the reason; the
+// error says what could not be written.
+func resultJSON(res *report.Result) ([]byte, error) {
+	var b bytes.Buffer
+	err := res.WriteJSON(&b)
+	if err == nil {
+		return b.Bytes(), nil
+	}
+	reduced := *res
+	reduced.Complete = false
+	reduced.Incomplete = fmt.Sprintf("the result could not be written in full (%v): its sections and figures are left out", err)
+	if res.Incomplete != "" {
+		reduced.Incomplete += "; before that: " + res.Incomplete
+	}
+	reduced.Sections, reduced.Figures = nil, shape.Figures{}
+	for _, r := range []report.Result{reduced, {Header: reduced.Header}} {
+		b.Reset()
+		if r.WriteJSON(&b) == nil {
+			return b.Bytes(), err
+		}
+	}
+	return nil, err
 }
 
 // loadAny reads an experiment file, or a machine file when the file has a

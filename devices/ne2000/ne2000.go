@@ -85,7 +85,7 @@ type Stats struct {
 	RxFiltered    uint64 // frames refused by the address filter
 	RxOffline     uint64 // frames that arrived while stopped or in loopback
 	RxRunts       uint64 // frames under 64 bytes dropped (RCR.AR clear)
-	CRCErrors     uint64 // frames with a bad FCS that passed the filter (CNTR1)
+	CRCErrors     uint64 // frames with a bad FCS that passed the filter (CNTR1: the DP8390 checks the address first)
 	AlignErrors   uint64 // frame-alignment errors (CNTR0): always 0, see package doc
 	Missed        uint64 // frames lost for want of ring space or in monitor mode (CNTR2)
 	Overflows     uint64 // ring overflows (ISR.OVW)

@@ -87,7 +87,7 @@ func seqGEQ(a, b uint32) bool { return int32(a-b) >= 0 }
 // TCP limits.
 const (
 	tcpMaxRetries    = 12              // data retransmissions before ETIMEDOUT (BSD TCP_MAXRXTSHIFT)
-	tcpMaxSynRetries = 6               // SYN retransmissions before ETIMEDOUT
+	tcpMaxSynRetries = 6               // SYN retransmissions before ETIMEDOUT (Linux net.ipv4.tcp_syn_retries: with a 1 s initial RTO a connect gives up after 127 s)
 	tcpMaxRTO        = 64 * sim.Second // backoff ceiling (BSD TCPTV_REXMTMAX)
 	tcpMaxWindow     = 65535           // no window scaling
 )
@@ -495,7 +495,12 @@ func (s *Stack) Accept(t *kernel.Thread, fd int) (nfd int, from Addr, port uint1
 
 // Connect opens a connection to dst:port (connect(2)) and waits until it
 // is established: ECONNREFUSED when the peer resets, ETIMEDOUT when the
-// SYN goes unanswered.
+// SYN goes unanswered: it is sent again tcpMaxSynRetries times, the
+// retransmission timeout doubling from tcp_initial_rto, and the connect
+// gives up one more timeout later (Linux's tcp_syn_retries; 127 s with
+// the default 1 s). A neighbour that never answers ARP is not reported
+// as EHOSTUNREACH, as Linux's arp_error_report would after a few
+// seconds: the SYN waits for it, and the connect times out the same.
 func (s *Stack) Connect(t *kernel.Thread, fd int, dst Addr, port uint16) (err Errno) {
 	t.Syscall(s.tcp.sym.connect, func() {
 		so, e := s.tcpSocket(fd)

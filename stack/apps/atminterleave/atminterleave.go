@@ -170,8 +170,6 @@ func New(env workload.Env, p Params) (*Test, error) {
 			}
 			r.tx = append(r.tx, h)
 		}
-		n := p.Warmup + p.Rounds
-		r.first, r.done = make([]sim.Time, n), make([]sim.Time, n)
 		// One observer per receiving card, for every case it serves.
 		if prev := observed[c.Receiver]; prev == nil {
 			r.rx.Observe(func([]byte) { t.firstCell(c.Receiver) })
@@ -212,9 +210,18 @@ func (t *Test) firstCell(receiver string) {
 	if ci < 0 || t.cases[ci].c.Receiver != receiver {
 		return
 	}
-	if r := t.cases[ci]; r.first[j] == 0 {
+	if r := t.cases[ci]; at(&r.first, j) == 0 {
 		r.first[j] = now
 	}
+}
+
+// at returns round j's time in xs, growing xs to hold it: the rounds'
+// times are kept as rounds are observed.
+func at(xs *[]sim.Time, j int) sim.Time {
+	for len(*xs) <= j {
+		*xs = append(*xs, 0)
+	}
+	return (*xs)[j]
 }
 
 // pattern is the byte at i of sender s's PDU.
@@ -298,7 +305,7 @@ func (r *run) start() {
 					r.fail("%s: receive: %v", rx.Name, err)
 					return
 				}
-				r.done[j] = max(r.done[j], rx.Kernel.CPU().LocalTime())
+				r.done[j] = max(at(&r.done, j), rx.Kernel.CPU().LocalTime())
 				rx.Kernel.CPU().System().Phys.Read(b, got[:min(n, sdu)])
 				if n != sdu || string(got) != string(want) {
 					r.bad++
@@ -344,7 +351,7 @@ func (r *run) row() (Row, string) {
 	}
 	var sum sim.Time
 	for j := r.t.p.Warmup; j < r.t.roundsPer(); j++ {
-		if r.first[j] == 0 || r.done[j] < r.first[j] {
+		if at(&r.first, j) == 0 || at(&r.done, j) < r.first[j] {
 			return row, fmt.Sprintf("round %d was not observed whole", j)
 		}
 		sum += r.done[j] - r.first[j]

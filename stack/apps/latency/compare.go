@@ -525,7 +525,11 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 				}
 				row = append(row, fmt.Sprintf("%.0f", c))
 			}
-			t.Rows = append(t.Rows, append(row, fmt.Sprintf("%.0f", tots[i][si])))
+			total := "-" // no message of the size measured: the run stopped first
+			if len(s.samples.of(dir)[si]) > 0 {
+				total = fmt.Sprintf("%.0f", tots[i][si])
+			}
+			t.Rows = append(t.Rows, append(row, total))
 		}
 	}
 	return t
@@ -590,8 +594,15 @@ func (w *compare) bars() shape.Bars {
 				}
 				for _, layer := range b.LayerNames() {
 					part := shape.BarStack{Label: layer}
-					for _, pt := range b.Points {
-						part.Values = append(part.Values, pt.Cycles(layer))
+					// A size the run stopped before has no point: 0.
+					k := 0
+					for _, size := range w.p.Sizes {
+						v := 0.0
+						if k < len(b.Points) && b.Points[k].Size == size {
+							v = b.Points[k].Cycles(layer)
+							k++
+						}
+						part.Values = append(part.Values, v)
 					}
 					g.Parts = append(g.Parts, part)
 				}

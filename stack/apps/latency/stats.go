@@ -33,11 +33,16 @@ type Row struct {
 	// UDP fragments, or TCP data segments of the maximum segment size.
 	Packets  int `json:"packets"`
 	Messages int `json:"messages"`
-	// Lost counts measured messages whose echo never came in time;
-	// Corrupt, echoes that came with wrong bytes. Duplicates counts
-	// echoes of a message already answered, Stale echoes of one the client
-	// had given up on (both dropped, the client waiting on).
+	// Lost counts measured messages sent whose echo never came in time
+	// (or had not come when the run stopped); NotSent, measured messages
+	// never sent, because the run stopped first (or the sweep failed):
+	// Messages + Lost + NotSent is the messages the sweep was set to
+	// measure. Corrupt counts echoes that came with wrong bytes.
+	// Duplicates counts echoes of a message already answered, Stale
+	// echoes of one the client had given up on (both dropped, the client
+	// waiting on).
 	Lost       int         `json:"lost"`
+	NotSent    int         `json:"not_sent,omitempty"`
 	Corrupt    int         `json:"corrupt"`
 	Duplicates int         `json:"duplicates,omitempty"`
 	Stale      int         `json:"stale,omitempty"`

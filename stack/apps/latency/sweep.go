@@ -178,12 +178,16 @@ type compat struct {
 
 // Sweep is the latency sweep over one transport between two hosts.
 type Sweep struct {
-	p        Params
-	tr       Transport
-	info     Info
-	compat   compat
-	ends     [2]*End // client, server
-	sched    []Message
+	p      Params
+	tr     Transport
+	info   Info
+	compat compat
+	ends   [2]*End // client, server
+	// The schedule is worked out message by message (msg): a million
+	// messages of each size take no memory before they are sent.
+	perSize  int      // messages of each size, warm-up ones included
+	total    int      // messages in all
+	firstOff []uint64 // the stream offset of each size's first message
 	rows     []Row
 	sendSamp [][]float64
 	recvSamp [][]float64
@@ -199,12 +203,16 @@ type Sweep struct {
 	slotLayer         []cpu.Layer
 	idleSlot, dmaSlot int
 	rttSum            []sim.Time
+	// sent counts, per size, the measured messages the client has sent.
+	sent []int
 	// Per message, for medians by layer (samples.go).
 	samples samples
 	// replied marks the messages the client has had its echo of.
-	replied []bool
+	replied msgSet
 	done    bool
-	failed  string
+	// finished is set once the rows are summed up (finish).
+	finished bool
+	failed   string
 }
 
 // End is one host's end of a sweep: what the simulator's measurements
@@ -233,7 +241,7 @@ type End struct {
 	pending []recvSample
 	// sendDone and recvDone mark the messages measured at this host: one
 	// sample each, however many copies the faults made.
-	sendDone, recvDone []bool
+	sendDone, recvDone msgSet
 	// slot maps the host's core's layer indices to the sweep's slots.
 	slot []int
 }
@@ -299,31 +307,28 @@ func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, 
 		return nil, fmt.Errorf("both hosts need an IP address on a card")
 	}
 	n := len(p.Sizes)
+	// What is kept per size is allocated here; what is kept per message
+	// grows as messages are measured.
 	s := &Sweep{p: p, tr: tr, info: info, compat: cp, rows: make([]Row, n), samples: newSamples(n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
-		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n),
+		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n), sent: make([]int, n),
 		slotOf:  map[cpu.Layer]int{},
-		replied: make([]bool, n*(p.Warmup+p.Messages))}
+		perSize: p.Warmup + p.Messages, total: n * (p.Warmup + p.Messages), firstOff: make([]uint64, n)}
+	if p.dmaSend() {
+		s.sendThreadSamp = make([][]float64, n)
+	}
+	if p.dmaReceive() {
+		s.recvArrSamp = make([][]float64, n)
+	}
 	s.idleSlot, s.dmaSlot = s.slotFor(cpu.LayerIDLE), s.slotFor(cpu.LayerDMA)
 	var off uint64
 	for si, size := range p.Sizes {
-		// Each host measures each message once each way.
-		s.sendSamp[si], s.recvSamp[si] = make([]float64, 0, 2*p.Messages), make([]float64, 0, 2*p.Messages)
-		if p.dmaSend() {
-			s.sendThreadSamp = append(s.sendThreadSamp, make([]float64, 0, 2*p.Messages))
-		}
-		if p.dmaReceive() {
-			s.recvArrSamp = append(s.recvArrSamp, make([]float64, 0, 2*p.Messages))
-		}
 		s.rows[si].Size = size
-		for i := range p.Warmup + p.Messages {
-			s.sched = append(s.sched, Message{Size: size, Offset: off, sizeIdx: si, measured: i >= p.Warmup})
-			off += uint64(size)
-		}
+		s.firstOff[si] = off
+		off += uint64(s.perSize) * uint64(size)
 	}
 	for i, h := range []*Host{client, server} {
-		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main),
-			sendDone: make([]bool, len(s.sched)), recvDone: make([]bool, len(s.sched)), tail: sendTail{si: -1}}
+		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main), tail: sendTail{si: -1}}
 	}
 	for _, e := range s.ends {
 		e.watch()
@@ -337,8 +342,41 @@ func (s *Sweep) Transport() Transport { return s.tr }
 // Params returns the sweep's settings.
 func (s *Sweep) Params() Params { return s.p }
 
-// Schedule returns every round trip in order, warm-up ones included.
-func (s *Sweep) Schedule() []Message { return s.sched }
+// msg returns round trip i of the schedule: each size in turn, its
+// warm-up round trips first.
+func (s *Sweep) msg(i int) Message {
+	si, k := i/s.perSize, i%s.perSize
+	size := s.p.Sizes[si]
+	return Message{Size: size, Offset: s.firstOff[si] + uint64(k)*uint64(size), sizeIdx: si, measured: k >= s.p.Warmup}
+}
+
+// msgSet is a set of schedule indices, a bit each, that grows as they
+// are added: by doubling, from room for firstRoom messages.
+type msgSet []uint64
+
+func (m msgSet) has(i int) bool { return i>>6 < len(m) && m[i>>6]&(1<<(i&63)) != 0 }
+
+func (m *msgSet) add(i int) {
+	if w := i >> 6; w >= len(*m) {
+		grown := make(msgSet, max(w+1, 2*len(*m), firstRoom>>6))
+		copy(grown, *m)
+		*m = grown
+	}
+	(*m)[i>>6] |= 1 << (i & 63)
+}
+
+// firstRoom is how many messages the growing per-message records first
+// make room for, so that a short sweep grows them once at most.
+const firstRoom = 4096
+
+// addSample appends v to a size's samples, making room for the first
+// firstRoom (or the size's whole count, if fewer) at the first.
+func addSample(xs *[]float64, v float64, count int) {
+	if *xs == nil {
+		*xs = make([]float64, 0, min(count, firstRoom))
+	}
+	*xs = append(*xs, v)
+}
 
 // Rows returns the results once the client has ended.
 func (s *Sweep) Rows() []Row { return s.rows }
@@ -392,7 +430,7 @@ func (e *End) Buffer() memory.Addr {
 // names none.
 func (s *Sweep) index(stamp uint32) int {
 	i := int(int64(stamp) - int64(s.compat.stampOrigin))
-	if i < 0 || i >= len(s.sched) {
+	if i < 0 || i >= s.total {
 		return -1
 	}
 	return i
@@ -416,8 +454,8 @@ func (s *Sweep) Serve(t *kernel.Thread) {
 	var stamp [4]byte
 	for next := 0; !s.done; {
 		n := 0
-		if next < len(s.sched) {
-			n = s.sched[next].Size
+		if next < s.total {
+			n = s.msg(next).Size
 		}
 		got, err := conn.Recv(t, buf, n, s.p.Timeout)
 		if errors.Is(err, ErrTimeout) {
@@ -478,11 +516,11 @@ func (s *Sweep) Client(t *kernel.Thread) {
 		s.rows[si].Packets = conn.Packets(n)
 	}
 	got := make([]byte, size)
-	for i, m := range s.sched {
+	for i := range s.total {
 		if !s.exchange(t, c, conn, i, out, in, got, pattern) {
 			break
 		}
-		if s.compat.restoreStamp && (i+1 == len(s.sched) || s.sched[i+1].sizeIdx != m.sizeIdx) {
+		if s.compat.restoreStamp && (i+1 == s.total || s.msg(i+1).sizeIdx != s.msg(i).sizeIdx) {
 			c.Write(out, pattern[:4])
 		}
 	}
@@ -495,7 +533,7 @@ func (s *Sweep) Client(t *kernel.Thread) {
 // it, and only that pair is measured. It returns false when the sweep
 // cannot go on.
 func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in memory.Addr, got, pattern []byte) bool {
-	m := s.sched[i]
+	m := s.msg(i)
 	e := s.ends[0]
 	var stamp [4]byte
 	seq := uint32(i) + s.compat.stampOrigin
@@ -504,6 +542,9 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 	c.Sync()
 	start := c.LocalTime()
 	e.sending = i
+	if m.measured {
+		s.sent[m.sizeIdx]++
+	}
 	if err := conn.Send(t, out, m.Size); err != nil {
 		s.fail("%s: %v", e.Host.Name, err)
 		return false
@@ -529,7 +570,7 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 		}
 		switch {
 		case j == i:
-			s.replied[i] = true
+			s.replied.add(i)
 			e.commit(i)
 			if !m.measured {
 				return true
@@ -546,14 +587,14 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 			if m.measured {
 				s.rows[m.sizeIdx].Corrupt++
 			}
-		case s.replied[j]:
-			if s.sched[j].measured {
-				s.rows[s.sched[j].sizeIdx].Duplicates++
+		case s.replied.has(j):
+			if mj := s.msg(j); mj.measured {
+				s.rows[mj.sizeIdx].Duplicates++
 			}
 		default:
-			s.replied[j] = true
-			if s.sched[j].measured {
-				s.rows[s.sched[j].sizeIdx].Stale++
+			s.replied.add(j)
+			if mj := s.msg(j); mj.measured {
+				s.rows[mj.sizeIdx].Stale++
 			}
 		}
 		e.commit(-1)
@@ -563,7 +604,13 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 	}
 }
 
+// finish sums the rows up from what was measured: when the client ends,
+// or, for a run that stopped first, when the result is taken.
 func (s *Sweep) finish() {
+	if s.finished {
+		return
+	}
+	s.finished, s.done = true, true
 	for _, e := range s.ends {
 		if e.wire.unresolved > 0 {
 			// A receive whose start the wait for the wire was not noted
@@ -578,7 +625,10 @@ func (s *Sweep) finish() {
 		if r.Messages > 0 {
 			r.RTTMicros = float64(s.rttSum[si]) / float64(r.Messages) / float64(sim.Microsecond)
 		}
-		r.Lost = s.p.Messages - r.Messages
+		// A message is lost when it was sent and its echo did not come
+		// (or had not come when the run stopped); one never sent is not.
+		r.Lost = s.sent[si] - r.Messages
+		r.NotSent = s.p.Messages - s.sent[si]
 		r.SendLayers = s.sendLay[si].means(s.slotLayer, r.Send.N)
 		r.RecvLayers = s.recvLay[si].means(s.slotLayer, r.Receive.N)
 		if s.p.dmaSend() {
@@ -662,21 +712,21 @@ func (e *End) sent(c *cpu.CPU) {
 	s := e.s
 	i := e.sending
 	e.sending = -1
-	if s.done || i < 0 || !s.sched[i].measured || e.sendDone[i] {
+	if s.done || i < 0 || !s.msg(i).measured || e.sendDone.has(i) {
 		return
 	}
-	e.sendDone[i] = true
-	si := s.sched[i].sizeIdx
+	e.sendDone.add(i)
+	si := s.msg(i).sizeIdx
 	x := c.Current()
 	thread := float64(x.Cycles() - e.sendFrom)
 	e.layBuf = x.AppendLayerCycles(e.layBuf[:0])
 	if !s.p.dmaSend() {
-		s.sendSamp[si] = append(s.sendSamp[si], thread)
+		addSample(&s.sendSamp[si], thread, 2*s.p.Messages)
 		e.add(&s.sendLay[si], e.sendLay, e.layBuf)
 		s.samples.addThread(si, e.sendLay, e.layBuf)
 		return
 	}
-	s.sendThreadSamp[si] = append(s.sendThreadSamp[si], thread)
+	addSample(&s.sendThreadSamp[si], thread, 2*s.p.Messages)
 	t := &e.tail
 	t.si = si
 	c.AccountInto(&t.ret, c.LocalTime())
@@ -748,7 +798,7 @@ func (e *End) endTail(end int64) {
 	wait := max(0, end-t.ret.Cycle-t.irqTotal)
 	t.end.Idle += wait
 	t.end.Cycle = t.ret.Cycle + t.irqTotal + wait
-	s.sendSamp[si] = append(s.sendSamp[si], float64(t.end.Cycle-e.sendAcct.Cycle))
+	addSample(&s.sendSamp[si], float64(t.end.Cycle-e.sendAcct.Cycle), 2*s.p.Messages)
 	e.addReceive(&s.sendLay[si], e.sendAcct, t.end)
 	s.samples.addSpan(&s.samples.send, si, e.sendAcct, t.end)
 }
@@ -826,19 +876,19 @@ func (e *End) commit(i int) {
 	s := e.s
 	for k := range e.pending {
 		p := &e.pending[k]
-		if p.msg != i || i < 0 || i >= len(s.sched) || !s.sched[i].measured || e.recvDone[i] {
+		if p.msg != i || i < 0 || i >= s.total || !s.msg(i).measured || e.recvDone.has(i) {
 			continue
 		}
-		e.recvDone[i] = true
-		si := s.sched[i].sizeIdx
+		e.recvDone.add(i)
+		si := s.msg(i).sizeIdx
 		if s.p.dmaReceive() {
-			s.recvArrSamp[si] = append(s.recvArrSamp[si], float64(p.end.Cycle-p.start.Cycle))
+			addSample(&s.recvArrSamp[si], float64(p.end.Cycle-p.start.Cycle), 2*s.p.Messages)
 			// Without the wait for the wire: idle cycles, and the span,
 			// less the host's idle cycles with the card's engine idle.
 			p.end.Idle -= p.wire
 			p.end.Cycle -= p.wire
 		}
-		s.recvSamp[si] = append(s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle))
+		addSample(&s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle), 2*s.p.Messages)
 		e.addReceive(&s.recvLay[si], p.start, p.end)
 		s.samples.addSpan(&s.samples.recv, si, p.start, p.end)
 	}
@@ -860,6 +910,9 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 			if dir == shape.Receive {
 				ls, sum = r.RecvLayers, r.Receive
 			}
+			if sum.N == 0 && len(ls) == 0 {
+				continue // not measured: the run stopped first
+			}
 			p := shape.Point{Size: r.Size, Layers: slices.Clone(ls)}
 			if sum.N > 0 {
 				p.Latency = &sum
@@ -877,9 +930,10 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 func (s *Sweep) Table() shape.Table {
 	// Duplicate and stale echoes, which only faults make, get columns
 	// when there are any.
-	faults := false
+	faults, unsent := false, false
 	for _, u := range s.rows {
 		faults = faults || u.Duplicates > 0 || u.Stale > 0
+		unsent = unsent || u.NotSent > 0
 	}
 	send := fmt.Sprintf("inside %s()", s.info.Send)
 	if s.p.dmaSend() {
@@ -894,6 +948,11 @@ func (s *Sweep) Table() shape.Table {
 	t := shape.Table{
 		Title:   fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = %s; both hosts)", s.info.Name, send, recv),
 		Columns: shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"),
+	}
+	if unsent {
+		// A run that stopped before the sweep ended: the messages it
+		// never sent.
+		t.Columns = append(t.Columns, shape.Cols("not sent")...)
 	}
 	if faults {
 		t.Columns = append(t.Columns, shape.Cols("dup", "stale")...)
@@ -914,18 +973,28 @@ func (s *Sweep) Table() shape.Table {
 		return fmt.Sprintf("%.0f", x.Median)
 	}
 	for _, u := range s.rows {
-		row := []string{fmt.Sprint(u.Size), fmt.Sprint(u.Packets), fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt)}
+		packets := "-" // not known before the connection is open
+		if u.Packets > 0 {
+			packets = fmt.Sprint(u.Packets)
+		}
+		row := []string{fmt.Sprint(u.Size), packets, fmt.Sprint(u.Messages), fmt.Sprint(u.Lost), fmt.Sprint(u.Corrupt)}
+		if unsent {
+			row = append(row, fmt.Sprint(u.NotSent))
+		}
 		if faults {
 			row = append(row, fmt.Sprint(u.Duplicates), fmt.Sprint(u.Stale))
 		}
-		row = append(row,
-			fmt.Sprintf("%.1f", u.RTTMicros),
-			fmt.Sprintf("%.0f", u.Send.Mean), fmt.Sprintf("%.0f", u.Send.Min), fmt.Sprintf("%.0f", u.Send.Median), fmt.Sprintf("%.0f", u.Send.Max))
+		// What was not measured (a run that stopped first) is "-", not 0.
+		rtt := "-"
+		if u.Messages > 0 {
+			rtt = fmt.Sprintf("%.1f", u.RTTMicros)
+		}
+		row = append(row, rtt)
+		row = append(row, summaryCells(u.Send)...)
 		if s.p.dmaSend() {
 			row = append(row, opt(u.SendThread))
 		}
-		row = append(row,
-			fmt.Sprintf("%.0f", u.Receive.Mean), fmt.Sprintf("%.0f", u.Receive.Min), fmt.Sprintf("%.0f", u.Receive.Median), fmt.Sprintf("%.0f", u.Receive.Max))
+		row = append(row, summaryCells(u.Receive)...)
 		if s.p.dmaReceive() {
 			row = append(row, opt(u.ReceiveArrival))
 		}
@@ -940,6 +1009,19 @@ func note(n string) string {
 		return ""
 	}
 	return " (" + n + ")"
+}
+
+// summaryCells formats a summary as the table's cells: mean, min, median
+// and max; "-" each when nothing was measured.
+func summaryCells(u Summary) []string {
+	out := make([]string, 4)
+	for i, v := range []float64{u.Mean, u.Min, u.Median, u.Max} {
+		out[i] = "-"
+		if u.N > 0 {
+			out[i] = fmt.Sprintf("%.0f", v)
+		}
+	}
+	return out
 }
 
 // Beside sets two sweeps' median latencies and round trips side by side,

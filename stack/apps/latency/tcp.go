@@ -205,12 +205,12 @@ func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 		return
 	}
 	n := ip.PayloadLength() - seg.DataOffset()
-	sched := k.e.s.sched
-	if !k.synSeen || n == 0 || k.started || k.next >= len(sched) {
+	s := k.e.s
+	if !k.synSeen || n == 0 || k.started || k.next >= s.total {
 		return
 	}
 	first := uint64(seg.SeqNum() - k.irs - 1)
-	if m := sched[k.next]; first <= m.Offset && m.Offset < first+uint64(n) {
+	if m := s.msg(k.next); first <= m.Offset && m.Offset < first+uint64(n) {
 		k.started = true
 		now(&k.start)
 	}
@@ -228,10 +228,10 @@ func (k *tcpTracker) Completed(c *cpu.CPU, _ memory.Addr) []Arrival {
 		return nil
 	}
 	delivered := uint64(info.RcvNxt - uint32(info.Unread) - info.IRS - 1)
-	sched := k.e.s.sched
+	s := k.e.s
 	k.out = k.out[:0]
-	for k.next < len(sched) && k.started {
-		m := sched[k.next]
+	for k.next < s.total && k.started {
+		m := s.msg(k.next)
 		if m.Offset+uint64(m.Size) > delivered {
 			break
 		}

@@ -122,6 +122,23 @@ func (w *sweeps) Start() {
 	})
 }
 
+var _ workload.Ender = (*sweeps)(nil)
+
+// Ended reports whether the sweeps are over after a failure: every
+// client has ended and one failed. A server may still wait for a client
+// that gave up connecting (a TCP connect timed out, a VIA connect
+// request): the run ends without it.
+func (w *sweeps) Ended() bool {
+	failed := false
+	for _, s := range w.runs {
+		if !s.done {
+			return false
+		}
+		failed = failed || s.failed != ""
+	}
+	return failed
+}
+
 func (w *sweeps) Result() (workload.Result, error) {
 	res := w.sections()
 	for _, s := range w.runs {
@@ -141,6 +158,9 @@ func (w *sweeps) Result() (workload.Result, error) {
 func (w *sweeps) sections() workload.Result {
 	var res workload.Result
 	for _, s := range w.runs {
+		// A run that stopped before the sweep ended: its rows are what
+		// was measured by then.
+		s.finish()
 		name := s.name()
 		res.Sections = append(res.Sections, workload.Section{Name: name, Value: s.rows})
 		if x, ok := s.tr.(Sectioner); ok {

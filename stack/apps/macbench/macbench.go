@@ -134,6 +134,9 @@ func New(p Params, tx, rx *Host, rate sim.BitRate) (*Bench, error) {
 	b := &Bench{p: p, tx: tx, rx: rx, dst: rx.MAC, rate: rate}
 	n := len(p.Sizes)
 	b.rows = make([]Row, n)
+	for si, size := range p.Sizes {
+		b.rows[si].Size, b.rows[si].FrameBytes = size, 14+size+4
+	}
 	b.firstSend = make([]sim.Time, n)
 	b.lastRecv = make([]sim.Time, n)
 	b.lastSeq = make([]int, n)
@@ -328,9 +331,15 @@ func (b *Bench) receiver(t *kernel.Thread) {
 
 // finish turns the raw measurements into rows once both programs ended.
 func (b *Bench) finish() {
-	if b.ended++; b.ended < 2 {
-		return
+	if b.ended++; b.ended == 2 {
+		b.sum()
 	}
+}
+
+// sum turns the raw measurements into rows: once both programs ended, or
+// when the result of a run that stopped first is taken (the figures of
+// what was measured by then).
+func (b *Bench) sum() {
 	for si := range b.rows {
 		r := &b.rows[si]
 		if r.Received == 0 {

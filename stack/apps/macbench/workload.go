@@ -85,6 +85,9 @@ func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 // Result returns the rows, the frame table and the cycles per frame by
 // layer.
 func (b *Bench) Result() (workload.Result, error) {
+	if b.ended < 2 {
+		b.sum() // a run that stopped first
+	}
 	res := workload.Result{Sections: []workload.Section{{Name: "mac", Value: b.rows}}}
 	t := shape.Table{
 		Title: "MAC-level frames (payload bytes; throughput of payload; tx time = loading the card to transmit done)",
@@ -92,11 +95,16 @@ func (b *Bench) Result() (workload.Result, error) {
 			shape.Column{Name: "tx time", Unit: "us"}, shape.Column{Name: "wire time", Unit: "us"}),
 	}
 	for _, m := range b.rows {
-		t.Rows = append(t.Rows, []string{
-			fmt.Sprint(m.Size), fmt.Sprint(m.Sent), fmt.Sprint(m.Received), fmt.Sprint(m.Corrupt),
+		row := []string{fmt.Sprint(m.Size), fmt.Sprint(m.Sent), fmt.Sprint(m.Received), fmt.Sprint(m.Corrupt),
 			fmt.Sprintf("%.3f", m.ThroughputMbps), fmt.Sprintf("%.1f", m.FramesPerSec),
-			fmt.Sprintf("%.1f", m.TxTimeUS), fmt.Sprintf("%.1f", m.WireTimeUS),
-		})
+			fmt.Sprintf("%.1f", m.TxTimeUS), fmt.Sprintf("%.1f", m.WireTimeUS)}
+		if m.Sent == 0 {
+			// A run that stopped before this size: nothing measured.
+			for i := 4; i < len(row); i++ {
+				row[i] = "-"
+			}
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	res.Figures.Tables = append(res.Figures.Tables, t)
 	for _, dir := range []string{shape.Send, shape.Receive} {

@@ -110,6 +110,8 @@ func (pr *Program) run(t *kernel.Thread) {
 				r.RTTMicro = float64(rtt) / float64(sim.Microsecond)
 				pr.res.Received++
 				sum += rtt
+				// Kept as it goes: a run stopped early has the mean so far.
+				pr.res.AvgRTTMicro = float64(sum) / float64(pr.res.Received) / float64(sim.Microsecond)
 				if m != n || reply.Type() != header.ICMPv4EchoReply || string(got[header.ICMPv4MinimumSize:m]) != string(msg[header.ICMPv4MinimumSize:]) {
 					pr.res.Bad++
 				}
@@ -124,9 +126,6 @@ func (pr *Program) run(t *kernel.Thread) {
 		if seq < pr.p.Count && pr.p.Interval > 0 {
 			t.SleepFor(pr.p.Interval)
 		}
-	}
-	if pr.res.Received > 0 {
-		pr.res.AvgRTTMicro = float64(sum) / float64(pr.res.Received) / float64(sim.Microsecond)
 	}
 	pr.in.Close(t, fd)
 }

@@ -215,7 +215,7 @@ func (b *bench) throughputTables() []shape.Table {
 			for i, n := range b.p.Sizes {
 				row := []string{fmt.Sprint(n)}
 				for _, l := range ls {
-					row = append(row, fmt.Sprintf("%.2f", l.points[i].Mbps))
+					row = append(row, mbps(l.points[i], l.points[i].Mbps))
 				}
 				t.Rows = append(t.Rows, row)
 			}
@@ -240,7 +240,9 @@ func (b *bench) throughputCharts() []shape.Chart {
 			for i, l := range ls {
 				line := shape.Line{Label: labels[i], Marks: true}
 				for _, pt := range l.points {
-					line.Points = append(line.Points, shape.XY{X: float64(pt.Size), Y: pt.Mbps})
+					if pt.Seconds > 0 { // measured: a run may stop first
+						line.Points = append(line.Points, shape.XY{X: float64(pt.Size), Y: pt.Mbps})
+					}
 				}
 				p.Lines = append(p.Lines, line)
 			}
@@ -281,10 +283,23 @@ func pointTable(pts []*point) shape.Table {
 		if pt.Error != "" {
 			cases += " (" + pt.Error + ")"
 		}
-		t.Rows = append(t.Rows, []string{pt.Level, pt.Where, fmt.Sprint(pt.Size), tp, fmt.Sprintf("%.2f", pt.Mbps), fmt.Sprintf("%.2f", pt.TickMbps),
-			fmt.Sprintf("%.3f", pt.Seconds), fmt.Sprint(pt.Ticks), us(pt.TsendUS), us(pt.CopyUS), cases})
+		secs := "-"
+		if pt.Seconds > 0 {
+			secs = fmt.Sprintf("%.3f", pt.Seconds)
+		}
+		t.Rows = append(t.Rows, []string{pt.Level, pt.Where, fmt.Sprint(pt.Size), tp, mbps(pt, pt.Mbps), mbps(pt, pt.TickMbps),
+			secs, fmt.Sprint(pt.Ticks), us(pt.TsendUS), us(pt.CopyUS), cases})
 	}
 	return t
+}
+
+// mbps formats a throughput of point pt: "-" when pt was not measured
+// (a run that stopped before it).
+func mbps(pt *point, v float64) string {
+	if pt.Seconds <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 var endNames = [2]string{"originator", "recipient"}

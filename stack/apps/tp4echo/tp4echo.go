@@ -214,9 +214,16 @@ func (c *conn) Recv(t *kernel.Thread, buf memory.Addr, want int, timeout sim.Tim
 		return 0, latency.ErrEnd
 	}
 	got := 0
+	cpu := c.f.Kernel().CPU()
 	for {
+		before := cpu.LocalTime()
 		n, eot, err := c.f.RecvMsg(t, c.fd, buf+memory.Addr(got), c.cap-got, timeout)
 		switch {
+		case err == netiso.ETIMEDOUT && cpu.LocalTime()-before < timeout:
+			// The same errno says that the connection timed out (TP4
+			// gave up: closed), which every later call says at once: not
+			// a wait that ran out, to wait again after.
+			return got, fmt.Errorf("recvmsg: the connection timed out (%v)", err)
 		case err == netiso.ETIMEDOUT:
 			return got, latency.ErrTimeout
 		case err != 0:

@@ -30,6 +30,23 @@ func init() {
 	})
 }
 
+var _ workload.Ender = (*Test)(nil)
+
+// Ended reports whether the transmitter has ended after a failure: the
+// receiver may still wait for a connection that will never come (a
+// connect that timed out), and the run ends without it.
+func (t *Test) Ended() bool {
+	if t.cur < len(t.p.Cases) {
+		return false
+	}
+	for _, c := range t.results {
+		if c.Error != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Result returns the runs' outcomes, their tables and each run's
 // time-sequence graph.
 func (t *Test) Result() (workload.Result, error) {
@@ -66,10 +83,18 @@ func tables(rs []Result) []shape.Table {
 		for _, sc := range c.Sizes[:min(len(c.Sizes), 3)] {
 			sizes = append(sizes, fmt.Sprintf("%dx%d", sc.Count, sc.Bytes))
 		}
+		// A run the simulation stopped before (or during) has no
+		// throughput: "-", not 0.
+		measured := func(format string, v float64) string {
+			if c.Seconds <= 0 {
+				return "-"
+			}
+			return fmt.Sprintf(format, v)
+		}
 		t.Rows = append(t.Rows, []string{c.Name, fmt.Sprint(c.IfMTU), fmt.Sprint(c.MSS), fmt.Sprint(c.Writes), fmt.Sprint(c.Size),
 			bufText(c.SndBuf), bufText(c.RcvBuf), onOff(c.NoDelay), onOff(!c.QuickAck),
-			fmt.Sprintf("%.1f", c.KBps), fmt.Sprintf("%.3f", c.Mbps), fmt.Sprintf("%.3f", c.Seconds), fmt.Sprint(c.DataSegments),
-			strings.Join(sizes, " "), fmt.Sprintf("%.2f", c.Gaps.MedianMS), fmt.Sprintf("%.1f", c.Gaps.MaxMS), fmt.Sprint(c.Gaps.Stalls),
+			measured("%.1f", c.KBps), measured("%.3f", c.Mbps), measured("%.3f", c.Seconds), fmt.Sprint(c.DataSegments),
+			strings.Join(sizes, " "), measured("%.2f", c.Gaps.MedianMS), measured("%.1f", c.Gaps.MaxMS), fmt.Sprint(c.Gaps.Stalls),
 			fmt.Sprint(c.Held), fmt.Sprint(c.DelAckTimeouts), fmt.Sprint(c.Retransmits)})
 	}
 	ts := []shape.Table{t}
