@@ -100,7 +100,12 @@
 // which Tcl's allocator does not count (at most six times what it does);
 // and between two checks one command can still grow it as far as Tcl's
 // own limit of 2 GiB for one value. A command abandoned past its time
-// keeps a core busy until the process ends.
+// keeps a core busy until the process ends. Tcl's parser recurses once
+// for each level of brackets: a script that evaluates a string nested
+// hundreds of thousands of levels deep is stopped by the default time
+// budget within about a second (its goroutine's stack then near 1 GB),
+// but given tens of seconds it can reach Go's stack limit of 1 GB, which
+// ends the process; nothing here can catch that.
 //
 // Annotations are set while scripts load, not from bodies. Symbols are
 // resolved by name when an annotation is set, so a symbol defined later

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -138,8 +137,9 @@ var guards = []guard{
 }
 
 // sandboxSetup strips the fresh safe child "sandbox" to the allow-list
-// ($allowed, with the guards' $names) and hides the guarded originals
-// ($guards: name, hidden name). It runs in the master before any script.
+// ($allowed) and hides the originals of the guarded commands ($guards:
+// name, hidden name) behind aliases of the guards. It runs in the master
+// before any script.
 const sandboxSetup = `
 proc ::simkron::commands {ns} {
 	set out [sandbox eval [list info commands ${ns}::*]]
@@ -178,9 +178,7 @@ foreach ns [sandbox eval {namespace children ::tcl}] {
 		sandbox eval [list namespace delete $ns]
 	}
 }
-foreach ns {::zlib} {
-	if {[sandbox eval [list namespace exists $ns]]} { sandbox eval [list namespace delete $ns] }
-}
+if {[sandbox eval {namespace exists ::zlib}]} { sandbox eval {namespace delete ::zlib} }
 # The safe child's min() and max() are aliases of the master's, which a
 # master without Tcl's script library does not have.
 proc ::tcl::mathfunc::max {args} { ::simkron::extreme max > $args }
@@ -208,7 +206,6 @@ func (e *Engine) setupSandbox(in *tcl.Interp) error {
 	if _, err := in.Eval("interp create -safe sandbox; namespace eval ::simkron::guard {}"); err != nil {
 		return tclErr("interp create -safe", in, err)
 	}
-	names := slices.Clone(allowed)
 	var pairs []string
 	for _, g := range guards {
 		body := g.proc + "\n\tsandbox invokehidden " + tclQuote(g.hidden) + " {*}$args\n"
@@ -237,7 +234,7 @@ func (e *Engine) setupSandbox(in *tcl.Interp) error {
 			return err
 		}
 	}
-	if _, err := in.Eval("set allowed [list " + tclList(names) + "]; set guards [list " + tclList(pairs) + "]"); err != nil {
+	if _, err := in.Eval("set allowed [list " + tclList(allowed) + "]; set guards [list " + tclList(pairs) + "]"); err != nil {
 		return tclErr("allow-list", in, err)
 	}
 	if _, err := in.Eval(sandboxSetup); err != nil {
