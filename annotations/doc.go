@@ -45,8 +45,9 @@
 // and of host time (Options.Time), and all of them together one of host
 // time for the whole run (Options.RunTime). Tcl checks them before every
 // command it invokes and every 64 bytecode instructions; the engine
-// counts the commands in an int64 of its own (Tcl's counter is 32 bits)
-// and checks the memory at the same points. A single command cannot be
+// counts the commands in an int64 of its own (Tcl's counter is 32 bits),
+// and checks them and the memory every 100 commands (checkEvery) and at
+// the end of each load and body. A single command cannot be
 // interrupted: one still running well past its time (backstop) is left to
 // finish on a goroutine of its own and the interpreter is abandoned.
 // What the annotations hold — Tcl's allocations for the interpreters,
