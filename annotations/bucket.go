@@ -52,6 +52,12 @@ func (b *bucket) result(name string) BucketResult {
 
 // Buckets returns every bucket's summary, sorted by name.
 func (e *Engine) Buckets() []BucketResult {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.bucketResults()
+}
+
+func (e *Engine) bucketResults() []BucketResult {
 	names := make([]string, 0, len(e.buckets))
 	for n := range e.buckets {
 		names = append(names, n)
@@ -82,18 +88,23 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
 func (e *Engine) cmdBucket(args []string) (string, error) {
 	switch {
 	case len(args) == 3 && args[0] == "add":
-		v, err := strconv.ParseFloat(args[2], 64)
-		if err != nil || math.IsNaN(v) {
-			return "", fmt.Errorf("bucket add %s: %q is not a number", args[1], args[2])
+		v, err := strconv.ParseFloat(strings.TrimSpace(args[2]), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return "", fmt.Errorf("bucket add %s: %q is not a finite number", args[1], args[2])
 		}
 		b := e.buckets[args[1]]
+		if b != nil && math.IsInf(b.sum+v, 0) {
+			return "", fmt.Errorf("bucket add %s %s: the bucket's sum would overflow (it is %g)", args[1], args[2], b.sum)
+		}
 		if b == nil {
 			b = &bucket{}
 			e.buckets[args[1]] = b
+			e.goBytes += int64(len(args[1])) + 64
 		}
 		b.vals = append(b.vals, v)
 		b.sum += v
 		b.sorted = false
+		e.goBytes += 8
 		return "", nil
 	case len(args) == 3 && args[0] == "get":
 		b := e.buckets[args[1]]
@@ -124,7 +135,7 @@ func (e *Engine) cmdBucket(args []string) (string, error) {
 		}
 		return strconv.FormatFloat(v, 'g', -1, 64), nil
 	case len(args) == 1 && args[0] == "report":
-		return BucketTable(e.Buckets()), nil
+		return BucketTable(e.bucketResults()), nil
 	}
 	return "", errors.New(`wrong # args: should be "bucket add NAME VALUE", "bucket get NAME STAT" or "bucket report"`)
 }

@@ -40,7 +40,26 @@ func (e *Engine) set(kind string, spec []string, body string) error {
 	if i := strings.LastIndex(cmd, body); i >= 0 && body != "" {
 		line += strings.Count(cmd[:i], "\n")
 	}
-	a := &annotation{id: e.nextID, what: what, file: file, line: line, run: fmt.Sprintf("::simkron::fire%d", e.nextID)}
+	a := &annotation{id: e.nextID, what: what, file: file, line: line}
+	a.run = func() { e.bodyJob(a) }
+	// The body is a Tcl value of its own, which Tcl compiles the first
+	// time it runs and keeps compiled.
+	obj, err := e.tcl.newObj(body)
+	if err != nil {
+		return fmt.Errorf("annotation set %s: %v", what, err)
+	}
+	if err := e.setOn(a, kind, spec); err != nil {
+		e.tcl.free(obj)
+		return err
+	}
+	a.body = obj
+	e.all = append(e.all, a)
+	e.nextID++
+	return nil
+}
+
+// setOn adds a to the point kind and spec name.
+func (e *Engine) setOn(a *annotation, kind string, spec []string) error {
 	switch kind {
 	case "pc":
 		if len(spec) != 1 {
@@ -154,19 +173,6 @@ func (e *Engine) set(kind string, spec []string, body string) error {
 		e.exits = append(e.exits, a)
 	default:
 		return fmt.Errorf("annotation set %s: unknown point (want pc, exc, device, cycle or sim)", kind)
-	}
-	e.nextID++
-	e.pending = body
-	// The body is kept in the sandbox and run by a proc of the master
-	// whose literal script the sandbox compiles once: firing parses only
-	// the proc's name.
-	for _, s := range []string{
-		fmt.Sprintf("sandbox eval [list set ::simkron::body(%d) [::simkron::text]]", a.id),
-		fmt.Sprintf("proc %s {} {::simkron::limit; sandbox eval {catch $::simkron::body(%d) ::simkron::msg ::simkron::opts}}", a.run, a.id),
-	} {
-		if _, err := e.in.Eval(s); err != nil {
-			return fmt.Errorf("annotation set %s: %v", what, err)
-		}
 	}
 	return nil
 }

@@ -20,10 +20,44 @@
 // without annotations the event trace and the result are identical; the
 // tests hash both.
 //
-// Scripts run in a safe Tcl interpreter: no exec, open, socket, cd, file,
-// glob, load or exit, and no host time (after, clock, time, vwait and
-// update are gone too), so the captured output is deterministic. `source`
-// reads only files under the folder given to New.
+// # The sandbox
+//
+// Scripts run in a safe child interpreter of a master the engine keeps
+// to itself, stripped to an allow-list (sandbox.go): Tcl's commands for
+// values and control flow, and the engine's commands below, which reach
+// Go through aliases. Every other command of every namespace is deleted
+// when the sandbox is made — the clock and everything under ::tcl::clock,
+// the environment, channels (chan, read, gets, zlib...), interp, package,
+// encoding, TclOO, ::tcl::unsupported — and so are the safe interpreter's
+// hidden commands, but for the originals of the guarded commands below.
+// rand() starts from a fixed seed. What a script prints is deterministic.
+// `source` reads only regular files under the folder given to New, and
+// refuses a file that is already being loaded.
+//
+// The engine keeps its budget and reads a body's errors in Go, on the
+// child interpreter itself (tclapi.go): no Tcl command of the sandbox is
+// part of it, so a script that redefines info, catch or error changes
+// nothing.
+//
+// # Limits
+//
+// Each load and each body has a budget of Tcl commands (Options.Commands)
+// and of host time (Options.Time), and all of them together one of host
+// time for the whole run (Options.RunTime). Tcl checks them before every
+// command it invokes and every 64 bytecode instructions; the engine
+// counts the commands in an int64 of its own (Tcl's counter is 32 bits),
+// and checks them and the memory every 100 commands (checkEvery) and at
+// the end of each load and body. A single command cannot be
+// interrupted: one still running well past its time (backstop) is left to
+// finish on a goroutine of its own and the interpreter is abandoned.
+// What the annotations hold — Tcl's allocations for the interpreters,
+// the output and the bucket values — has a ceiling (Options.Memory).
+// Commands whose result can be far larger than their arguments (string
+// repeat, string map, lrepeat, regsub, format, binary format) first check
+// their result's worst case against the room left. puts has a cap
+// (Options.Output). A Tcl_Panic (a value past Tcl's 2 GiB limit, an
+// allocation that failed) becomes a script error instead of an abort.
+// Going over any of these is a script error with the file and line.
 //
 // # Points
 //
@@ -62,6 +96,17 @@
 // simulation goes on untouched: stopping it is the caller's decision.
 //
 // # Simplifications
+//
+// The memory measure leaves out the 48-byte header of each Tcl value,
+// which Tcl's allocator does not count (at most six times what it does);
+// and between two checks one command can still grow it as far as Tcl's
+// own limit of 2 GiB for one value. A command abandoned past its time
+// keeps a core busy until the process ends. Tcl's parser recurses once
+// for each level of brackets: a script that evaluates a string nested
+// hundreds of thousands of levels deep is stopped by the default time
+// budget within about a second (its goroutine's stack then near 1 GB),
+// but given tens of seconds it can reach Go's stack limit of 1 GB, which
+// ends the process; nothing here can catch that.
 //
 // Annotations are set while scripts load, not from bodies. Symbols are
 // resolved by name when an annotation is set, so a symbol defined later

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"modernc.org/tcl"
+
+	"simkron/internal/infile"
 )
 
 // Tcl return codes.
@@ -17,12 +20,6 @@ const (
 	tclOK    = 0
 	tclError = 1
 )
-
-// removed are commands of Tcl's safe interpreter that scripts do not get:
-// they read host time or wait on the host's event loop, which would make
-// output depend on the host. The safe interpreter already hides exec,
-// open, socket, cd, file, glob, load, exit, source and their kin.
-var removed = []string{"after", "vwait", "update", "clock", "time", "pid"}
 
 // command is a Go command the sandbox sees under name.
 type command struct {
@@ -32,7 +29,6 @@ type command struct {
 
 var commands = []command{
 	{"annotation", (*Engine).cmdAnnotation},
-	{"source", (*Engine).cmdSource},
 	{"puts", (*Engine).cmdPuts},
 	{"cycles", (*Engine).cmdCycles},
 	{"now", (*Engine).cmdNow},
@@ -51,36 +47,31 @@ var commands = []command{
 
 // newInterp makes the master interpreter, which holds the Go commands
 // under ::simkron, and its safe child "sandbox", where scripts run and
-// which reaches the Go commands only through aliases.
+// which reaches the Go commands only through aliases; then starts the
+// goroutine the interpreters run on from then on.
 func (e *Engine) newInterp() error {
 	in, err := newTclInterp()
 	if err != nil {
 		return err
 	}
 	e.in = in
-	if _, err := in.NewCommand("::simkron::text", func(_ any, in *tcl.Interp, _ []string) int {
-		in.SetResult(e.pending)
-		return tclOK
-	}, nil, nil); err != nil {
+	catchPanics(in.TLS())
+	if err := e.setupSandbox(in); err != nil {
+		in.Close()
 		return err
 	}
-	setup := []string{
-		"interp create -safe sandbox",
-		"sandbox eval {namespace eval ::simkron {variable body; variable src; variable msg; variable opts}}",
-		// Each load and each body run starts with a fresh budget: so many
-		// more commands, and so much host time from now.
-		fmt.Sprintf(`proc ::simkron::limit {} {
-	interp limit sandbox commands -value [expr {[sandbox eval {info cmdcount}] + %d}]
-	set ms [expr {[clock milliseconds] + %d}]
-	interp limit sandbox time -seconds [expr {$ms / 1000}] -milliseconds [expr {$ms %% 1000}]
-}`, e.opt.Commands, max(e.opt.Time.Milliseconds(), 1)),
-	}
-	for _, c := range removed {
-		setup = append(setup, "sandbox hide "+c)
-	}
-	for _, c := range commands {
-		fn := c.fn
-		if _, err := in.NewCommand("::simkron::"+c.name, func(_ any, in *tcl.Interp, args []string) int {
+	add := func(name string, fn func(e *Engine, args []string) (string, error), locked bool) error {
+		_, err := in.NewCommand("::simkron::"+name, func(_ any, in *tcl.Interp, args []string) int {
+			if locked {
+				// The machine is read under the lock, and only while
+				// the engine waits for the body.
+				e.mu.Lock()
+				defer e.mu.Unlock()
+			}
+			if e.abandoned.Load() {
+				in.SetResult("annotations: the engine gave up on this interpreter")
+				return tclError
+			}
 			res, err := fn(e, args[1:])
 			if err != nil {
 				in.SetResult(err.Error())
@@ -88,16 +79,40 @@ func (e *Engine) newInterp() error {
 			}
 			in.SetResult(res)
 			return tclOK
-		}, nil, nil); err != nil {
+		}, nil, nil)
+		if err != nil {
 			return err
 		}
-		setup = append(setup, fmt.Sprintf("interp alias sandbox %s {} ::simkron::%s", c.name, c.name))
+		if _, err := in.Eval(fmt.Sprintf("interp alias sandbox %s {} ::simkron::%s", name, name)); err != nil {
+			return tclErr("alias "+name, in, err)
+		}
+		return nil
 	}
-	for _, s := range setup {
-		if _, err := in.Eval(s); err != nil {
-			return fmt.Errorf("%s: %v", s, err)
+	for _, c := range commands {
+		if err := add(c.name, c.fn, true); err != nil {
+			in.Close()
+			return err
 		}
 	}
+	// source evaluates a script: commands of that script take the lock
+	// themselves.
+	if err := add("source", (*Engine).cmdSource, false); err != nil {
+		in.Close()
+		return err
+	}
+	c, err := openChild(in, "sandbox")
+	if err != nil {
+		in.Close()
+		return err
+	}
+	e.tcl = c
+	c.id = register(e)
+	c.handlers()
+	e.jobs = make(chan func())
+	e.done = make(chan struct{}, 1)
+	e.timer = time.NewTimer(time.Hour)
+	e.timer.Stop()
+	go e.serve()
 	return nil
 }
 
@@ -126,33 +141,13 @@ func newTclInterp() (*tcl.Interp, error) {
 	return tcl.NewInterp()
 }
 
-// frameLine finds, from inside an aliased command, the line of the
-// command being run in the script being loaded and that command's text:
-// the innermost frame of type eval (the command itself, or the call site
-// of the proc it is in). The query's own two frames are skipped.
-const frameLine = `sandbox eval {apply {{} {
-	set n [info frame]
-	for {set i [expr {$n - 2}]} {$i >= 1} {incr i -1} {
-		set f [info frame $i]
-		if {[dict get $f type] eq "eval" && [dict exists $f line]} {
-			return "[dict get $f line] [dict get $f cmd]"
-		}
-	}
-	return 0
-}}}`
-
 // where returns the file and line of the command being run while loading,
 // and the command's text.
 func (e *Engine) where() (file string, line int, cmd string) {
 	if len(e.files) > 0 {
 		file = e.files[len(e.files)-1]
 	}
-	r, err := e.in.Eval(frameLine)
-	if err != nil {
-		return file, 0, ""
-	}
-	l, cmd, _ := strings.Cut(r, " ")
-	line, _ = strconv.Atoi(l)
+	line, cmd = e.tcl.frame()
 	return file, line, cmd
 }
 
@@ -179,11 +174,16 @@ func (e *Engine) cmdSource(args []string) (string, error) {
 	if err != nil {
 		return "", e.loadError(err)
 	}
-	b, err := os.ReadFile(path)
+	abs, _ := filepath.Abs(path) // inside resolved its links
+	if i := slices.Index(e.paths, abs); i >= 0 {
+		return "", e.loadError(fmt.Errorf("source %s: %s is already being loaded (%s sources %s), and sourcing it again would never end",
+			args[0], e.files[i], strings.Join(e.files[i:], " sources "), args[0]))
+	}
+	b, err := infile.Read(path, infile.Script)
 	if err != nil {
 		return "", e.loadError(fmt.Errorf("source: %v", err))
 	}
-	if err := e.load(args[0], string(b)); err != nil {
+	if err := e.loadScript(args[0], path, string(b)); err != nil {
 		var se *ScriptError
 		if e.loadErr == nil && errors.As(err, &se) {
 			e.loadErr = se
@@ -235,9 +235,18 @@ func (e *Engine) cmdPuts(args []string) (string, error) {
 	case len(args) != 1:
 		return "", errors.New(`wrong # args: should be "puts ?-nonewline? ?channelId? string"`)
 	}
+	n := len(args[0])
+	if nl {
+		n++
+	}
+	if e.out.Len()+n > e.opt.Output {
+		return "", fmt.Errorf("puts: the annotations' output would pass its cap of %s (%d bytes printed so far, %d more asked for); print less, or gather values with bucket",
+			bytesText(int64(e.opt.Output)), e.out.Len(), n)
+	}
 	e.out.WriteString(args[0])
 	if nl {
 		e.out.WriteByte('\n')
 	}
+	e.goBytes += int64(n)
 	return "", nil
 }

@@ -170,7 +170,8 @@ type ExperimentInfo struct {
 	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
 	// The budget of annotation scripts (package annotations).
 	AnnotationCommands int64    `toml:"annotation_commands" min:"1000" max:"1000000000000" help:"Tcl commands one script's load or one annotation body may run; more is a script error that stops the run"`
-	AnnotationHostTime sim.Time `toml:"annotation_host_time" min:"1ms" max:"3600s" help:"host time one script's load or one annotation body may take, for a loop that runs no command (while 1 {}): the one limit on host time, which only stops scripts that would not end"`
+	AnnotationHostTime sim.Time `toml:"annotation_host_time" min:"1ms" max:"3600s" help:"host time one script's load or one annotation body may take; Tcl stops it between commands, and a single command still running at twice this is abandoned; more is a script error that stops the run"`
+	AnnotationRunTime  sim.Time `toml:"annotation_run_time" min:"1ms" max:"86400s" help:"host time every script's load and every annotation body of the run may take together; more is a script error that stops the run"`
 }
 
 // WorkloadSpec chooses the programs that run: a registered workload type
@@ -194,7 +195,8 @@ func DefaultExperiment() Experiment {
 	}
 	return Experiment{
 		Info: ExperimentInfo{Seed: 1, StopAt: 60 * sim.Second,
-			AnnotationCommands: annotations.DefaultCommands, AnnotationHostTime: sim.Time(annotations.DefaultTime.Nanoseconds()) * sim.Nanosecond},
+			AnnotationCommands: annotations.DefaultCommands, AnnotationHostTime: sim.Time(annotations.DefaultTime.Nanoseconds()) * sim.Nanosecond,
+			AnnotationRunTime: sim.Time(annotations.DefaultRunTime.Nanoseconds()) * sim.Nanosecond},
 		Workload: w,
 	}
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"simkron/annotations"
+	"simkron/config"
+	"simkron/internal/infile"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
@@ -44,10 +46,13 @@ func startAnnotations(r *machine.Run, exp *machine.Experiment, extra []string, o
 		return nil, nil
 	}
 	var sources []annotations.Source
-	for _, p := range paths {
-		text, err := os.ReadFile(p)
+	for i, p := range paths {
+		text, err := infile.Read(p, infile.Script)
 		if err != nil {
-			return nil, fmt.Errorf("annotation script: %w", err)
+			if i < len(exp.Info.Annotations) {
+				return nil, experimentKeyError(exp, i, err)
+			}
+			return nil, fmt.Errorf("simkron: --annotate %s: %v", p, pathErr(err))
 		}
 		sources = append(sources, annotations.Source{Name: p, Text: string(text)})
 	}
@@ -56,6 +61,7 @@ func startAnnotations(r *machine.Run, exp *machine.Experiment, extra []string, o
 		Dir:      filepath.Dir(exp.Path),
 		Commands: exp.Info.AnnotationCommands,
 		Time:     time.Duration(exp.Info.AnnotationHostTime / sim.Nanosecond),
+		RunTime:  time.Duration(exp.Info.AnnotationRunTime / sim.Nanosecond),
 	})
 	if err != nil {
 		return nil, err
@@ -70,6 +76,17 @@ func startAnnotations(r *machine.Run, exp *machine.Experiment, extra []string, o
 	opt.Abort = eng.Err
 	opt.OnEnd = func() { a.finishErr = eng.Finish() }
 	return a, nil
+}
+
+// experimentKeyError places err, the failure to read the i-th script of
+// [experiment] annotations, at that key of the experiment file.
+func experimentKeyError(exp *machine.Experiment, i int, err error) error {
+	msg := fmt.Sprintf("%s: %v", exp.Info.Annotations[i], pathErr(err))
+	f, perr := config.Parse(exp.Path)
+	if perr != nil {
+		return fmt.Errorf("%s: experiment.annotations: %s", exp.Path, msg)
+	}
+	return f.Errorf([]string{"experiment", "annotations", strconv.Itoa(i)}, "%s", msg)
 }
 
 // record puts what the scripts produced into the result; a script error
