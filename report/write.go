@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"simkron/internal/infile"
 )
 
 // Format names a rendering of a result.
@@ -64,17 +66,12 @@ func Write(w io.Writer, r *Result, o Options) error {
 // error names the file. A result of an older schema is refused with what
 // to do.
 func ReadFile(path string) (*Result, error) {
-	f, err := os.Open(path)
+	data, err := infile.Read(path, infile.Result)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var probe struct {
