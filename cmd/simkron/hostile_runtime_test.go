@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -155,6 +156,19 @@ func TestHostileRuntime(t *testing.T) {
 					t.Error("simkron params does not explain the CRC errors below wire.corrupted")
 				}
 			}})
+	// A result to render is read through the one door for user files.
+	fifo := filepath.Join(t.TempDir(), "result.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases,
+		hostileCase{item: 12, name: "report of /dev/zero",
+			args:   []string{"report", "/dev/zero"},
+			status: exitUsage, stderr: "simkron report: /dev/zero: not a regular file: it is a character device"},
+		hostileCase{item: 12, name: "report of a FIFO",
+			args:   []string{"report", fifo},
+			status: exitUsage, stderr: "not a regular file: it is a named pipe (FIFO)",
+			timeout: 20 * time.Second})
 	runHostile(t, cases)
 }
 
