@@ -25,7 +25,7 @@ type Params struct {
 	Timeout  sim.Time `toml:"timeout" min:"1ms" help:"how long a program waits for a message: an echo not back by then is lost (UDP), or the sweep gives up (TCP)"`
 	// SendSpan and ReceiveSpan choose between the definitions of the
 	// package doc.
-	SendSpan    string `toml:"send_span" help:"what a send's latency counts: \"thread\" (the sending thread's own cycles inside the call) or \"dma\" (the Linux/SimOS study's: every cycle of the sending host from the call's entry until the message has left host memory, its last DMA done and that interrupt handled, by layer; the call's own cycles are reported beside)"`
+	SendSpan    string `toml:"send_span" help:"what a send's latency counts: \"thread\" (the sending thread's own cycles inside the call) or \"dma\" (the Linux/SimOS study's: every cycle of the sending host from the call's entry, a system call's trap included, until the message has left host memory, its last DMA done and that interrupt handled, by layer; the call's own cycles are reported beside)"`
 	ReceiveSpan string `toml:"receive_span" help:"what a receive's latency counts: \"arrival\" (every cycle of the receiving host from the first frame's arrival at the card until the receive call returns, the wait for the wire and the card as DMA) or \"dma\" (the Linux/SimOS study's: the same span without the time the host waited for the wire, idle counted as DMA only while the card's DMA engine moved data; the whole span is reported beside)"`
 }
 
