@@ -165,6 +165,11 @@ func (k *Kernel) CPU() *cpu.CPU { return k.cpu }
 // Symbols returns the host's symbol table.
 func (k *Kernel) Symbols() *cpu.SymbolTable { return k.syms }
 
+// SyscallSymbol returns the system-call entry's symbol (system_call):
+// Thread.Syscall enters it, takes the trap and calls the system call's
+// own function inside it.
+func (k *Kernel) SyscallSymbol() *cpu.Symbol { return k.sym.syscall }
+
 // Allocator returns the buffer allocator.
 func (k *Kernel) Allocator() *Allocator { return k.alloc }
 

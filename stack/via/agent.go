@@ -49,6 +49,14 @@ type gatherDevice interface {
 	StartXmitFrags(frags []netdev.Buf, done func()) bool
 }
 
+// directDevice is a driver that hands the frames of one EtherType to a
+// handler from its receive interrupt, keeping the buffer
+// (stack/driver/simoseth's SetDirectRx): the way M-VIA's device drivers
+// give the agent its frames.
+type directDevice interface {
+	SetDirectRx(etherType uint16, fn func(b netdev.Buf))
+}
+
 // maxRegions bounds the registered regions of a host.
 const maxRegions = 4096
 
@@ -95,6 +103,9 @@ type Nic struct {
 	dev    int
 	d      netdev.Device
 	gather gatherDevice
+	// direct: the driver hands the agent its frames from the receive
+	// interrupt (rcvDirect) rather than through the receive softirq.
+	direct bool
 	// Connection management.
 	listeners []*listener
 	requests  []*Conn // requests that arrived before anyone waited
@@ -165,6 +176,10 @@ func (a *Agent) AddNIC(dev int) *Nic {
 	d := a.nd.Device(dev)
 	n := &Nic{a: a, name: d.Name(), dev: dev, d: d}
 	n.gather, _ = d.(gatherDevice)
+	if dd, ok := d.(directDevice); ok {
+		dd.SetDirectRx(a.p.EtherType, a.rcvDirect)
+		n.direct = true
+	}
 	a.nics = append(a.nics, n)
 	return n
 }
@@ -184,6 +199,11 @@ func (n *Nic) Name() string { return n.name }
 // Gather reports whether the NIC sends from registered memory without a
 // copy.
 func (n *Nic) Gather() bool { return n.gather != nil }
+
+// Direct reports whether the NIC's driver hands the agent its frames from
+// the receive interrupt (otherwise they come through the receive
+// softirq).
+func (n *Nic) Direct() bool { return n.direct }
 
 // maxPayload is the message bytes one frame carries.
 func (n *Nic) maxPayload() int { return n.d.MTU() - header.VIAHeaderLen }

@@ -16,13 +16,23 @@ func (a *Agent) nicOf(d netdev.Device) *Nic {
 	return nil
 }
 
-// rcv is the device layer's handler of VIA frames (in the receive
-// softirq). It never fails: a frame it cannot use is counted and freed.
+// rcv is the device layer's handler of VIA frames, in the receive
+// softirq, for a driver without a direct receive (the NE2000's): the
+// frame is the agent's, freed once used.
 func (a *Agent) rcv(b netdev.Buf) {
+	a.rcvDirect(b)
+	b.Free(a.k)
+}
+
+// rcvDirect takes a VIA frame where the driver received it (called from
+// its receive interrupt by a driver with a direct receive, or by rcv): its
+// payload is copied into the posted buffer before it returns and the
+// buffer stays the caller's. It never fails: a frame it cannot use is
+// counted.
+func (a *Agent) rcvDirect(b netdev.Buf) {
 	c := a.c
 	c.Enter(a.sym.rcv)
 	defer c.Exit(a.sym.rcv)
-	defer b.Free(a.k)
 	const eh = header.EthernetHeaderLen
 	if b.Len < eh+header.VIAHeaderLen {
 		a.stats.DropShort++

@@ -45,6 +45,16 @@
 // VipSendWait. (sync_send = true models a provider whose post instead
 // waits in the kernel until the NIC has read the message; M-VIA does not.)
 //
+// A message is received as M-VIA's device drivers deliver it (via.md sec.
+// 4: the NIC's interrupt, then the agent's demultiplexing to a VI and the
+// copy into the posted buffer): a driver that offers a direct receive
+// (the bus-master NIC's, SetDirectRx) hands the agent each VIA frame from
+// its receive interrupt, in the ring buffer the card wrote, which goes back
+// to the card once the payload is copied out — no netif_rx, no receive
+// softirq, no buffer allocated. Behind any other driver (the NE2000's) VIA
+// frames come up through the device layer's receive softirq like any
+// protocol's (dev_add_pack).
+//
 // Reliability levels (via.md sec. 1): unreliable delivery, the native
 // level on Ethernet — a message whose frames do not all arrive completes
 // its receive descriptor with a transport error when the next message

@@ -139,6 +139,13 @@ func TestMessages(t *testing.T) {
 			if s := a.agent.Stats(); s.FramesSent != uint64(frames) {
 				t.Errorf("client sent %d data frames, want %d", s.FramesSent, frames)
 			}
+			// The bus-master NIC's driver hands the agent its frames from
+			// the receive interrupt, as M-VIA's drivers do: none goes
+			// through netif_rx and the receive softirq.
+			if !b.nic.Direct() || b.drv.Stats().RxDirect < uint64(frames) || b.ns.Stats().RxFrames != 0 {
+				t.Errorf("server: direct %v, %d frames to the agent from the interrupt (want at least %d), %d through the softirq (want 0)",
+					b.nic.Direct(), b.drv.Stats().RxDirect, frames, b.ns.Stats().RxFrames)
+			}
 			noGuestErrors(t, a, b)
 		})
 	}
@@ -166,6 +173,10 @@ func TestOverNE2000(t *testing.T) {
 	}
 	if a.nic.Gather() || b.nic.Gather() {
 		t.Error("the NE2000 driver has no gather transmit, yet the NIC says it has")
+	}
+	// Nor a direct receive: the frames come through the receive softirq.
+	if b.nic.Direct() || b.ns.Stats().RxFrames == 0 {
+		t.Errorf("NE2000: direct %v, %d frames through the receive softirq", b.nic.Direct(), b.ns.Stats().RxFrames)
 	}
 	if dma == 0 {
 		t.Errorf("no DMA-layer cycles (the NE2000's programmed I/O) inside VipPostSend (of %d)", total)

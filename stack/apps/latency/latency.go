@@ -18,11 +18,19 @@
 //
 //	send, "thread"   the sending thread's own cycles inside the send call
 //	                 (for a TCP message larger than the send buffer, the
-//	                 call's later rounds too, not the waits for ACKs). The
-//	                 default of the sweeps.
+//	                 call's later rounds too, not the waits for ACKs); for
+//	                 a system call, inside the kernel's function of the
+//	                 call (sys_sendto), its trap and dispatch left out.
+//	                 The default of the sweeps.
 //	send, "dma"      the study's (via.md sec. 5, inet-notes.md sec. 8):
 //	                 from the call's entry until the message has left host
-//	                 memory: the call has returned, the transport holds none
+//	                 memory. A call made by a system call (sendto, send)
+//	                 is entered where the program enters the kernel: its
+//	                 trap and the system call's dispatch are the call's
+//	                 cycles, as M-VIA's fast trap is VipPostSend's (the
+//	                 study counts the whole call, "the number of clock
+//	                 cycles required to perform sendto()"). It ends when
+//	                 the call has returned, the transport holds none
 //	                 of its bytes back (a transport says so by Conn.Unsent:
 //	                 TCP's window and Nagle; TP4's credit is not yet
 //	                 followed), and the card has read

@@ -25,7 +25,7 @@ type Params struct {
 	Timeout  sim.Time `toml:"timeout" min:"1ms" help:"how long a program waits for a message: an echo not back by then is lost (UDP), or the sweep gives up (TCP)"`
 	// SendSpan and ReceiveSpan choose between the definitions of the
 	// package doc.
-	SendSpan    string `toml:"send_span" help:"what a send's latency counts: \"thread\" (the sending thread's own cycles inside the call) or \"dma\" (the Linux/SimOS study's: every cycle of the sending host from the call's entry until the message has left host memory, its last DMA done and that interrupt handled, by layer; the call's own cycles are reported beside)"`
+	SendSpan    string `toml:"send_span" help:"what a send's latency counts: \"thread\" (the sending thread's own cycles inside the call) or \"dma\" (the Linux/SimOS study's: every cycle of the sending host from the call's entry, a system call's trap included, until the message has left host memory, its last DMA done and that interrupt handled, by layer; the call's own cycles are reported beside)"`
 	ReceiveSpan string `toml:"receive_span" help:"what a receive's latency counts: \"arrival\" (every cycle of the receiving host from the first frame's arrival at the card until the receive call returns, the wait for the wire and the card as DMA) or \"dma\" (the Linux/SimOS study's: the same span without the time the host waited for the wire, idle counted as DMA only while the card's DMA engine moved data; the whole span is reported beside)"`
 }
 
@@ -235,6 +235,13 @@ type End struct {
 	sendAcct cpu.Account       // the host's counters at the call's entry (send_span "dma")
 	tail     sendTail          // a "dma" send whose message is still in host memory
 	wire     wireWait          // the host's idle cycles with its card's DMA engine idle
+	// sys is the host's counters at the entry of the system call the
+	// program's context sysCtx is in, while sysIn (send_span "dma"): a
+	// send call made by a system call is entered there, its trap and the
+	// system call's dispatch being the call's cycles too.
+	sys    cpu.Account
+	sysIn  bool
+	sysCtx *cpu.Context
 	// pending are the receive latencies of the messages the program's
 	// last receive calls completed, until the program knows which message
 	// it has (a duplicate or a stale echo is not measured).
@@ -651,20 +658,37 @@ func (e *End) watch() {
 	e.sendSym, _ = h.Kernel.Symbols().Lookup(e.s.info.SendSymbol)
 	e.recvSym, _ = h.Kernel.Symbols().Lookup(e.s.info.RecvSymbol)
 	e.tr = e.s.tr.Tracker(e)
-	// Listeners on the two calls alone (cpu.WatchCall): the others'
-	// entries and exits cost nothing.
+	// Listeners on the measured calls (and, for the study's send, the
+	// system-call entry) alone (cpu.WatchCall): the others' entries and
+	// exits cost nothing.
+	if e.sendSym != nil && e.s.p.dmaSend() {
+		// The study's send is the whole call: one made by a system call
+		// begins at the system call's entry, before its trap.
+		c.WatchCall(h.Kernel.SyscallSymbol(), func(c *cpu.CPU, _ *cpu.Symbol) {
+			e.sysIn, e.sysCtx = true, c.Current()
+			c.AccountInto(&e.sys, c.LocalTime())
+		}, func(c *cpu.CPU, _ *cpu.Symbol) {
+			if c.Current() == e.sysCtx {
+				e.sysIn = false
+			}
+		})
+	}
 	if e.sendSym != nil {
 		c.WatchCall(e.sendSym, func(c *cpu.CPU, _ *cpu.Symbol) {
 			x := c.Current()
 			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
 			if e.s.p.dmaSend() {
+				if e.sysIn && e.sysCtx == x {
+					e.sys.CopyTo(&e.sendAcct)
+				} else {
+					c.AccountInto(&e.sendAcct, c.LocalTime())
+				}
 				if e.tail.si >= 0 {
 					// A send while the last one's message was still going
-					// out: that one ends here.
-					c.AccountInto(&e.tail.irqTo, c.LocalTime())
+					// out: that one ends where this one begins.
+					e.sendAcct.CopyTo(&e.tail.irqTo)
 					e.endTail(max(e.tail.rt, e.tail.irqTo.Cycle))
 				}
-				c.AccountInto(&e.sendAcct, c.LocalTime())
 			}
 		}, func(c *cpu.CPU, _ *cpu.Symbol) { e.sent(c) })
 	}

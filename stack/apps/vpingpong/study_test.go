@@ -168,6 +168,26 @@ func TestStudyShapes(t *testing.T) {
 			}
 		}
 	}
+	// The study's send is the whole call: UDP's sendto and TCP's send
+	// begin where the program enters the kernel, their trap and the
+	// system call's dispatch in the span (KERN), as M-VIA's fast trap is
+	// in VipPostSend's (TRANS). Up to 1 KiB each send takes one
+	// DMA-completion interrupt and no other kernel entry, so their KERN
+	// exceeds VIA's by exactly that crossing.
+	h := s.run.Hosts[0]
+	sc, _ := h.Syms.Lookup("system_call")
+	crossing := float64(h.Spec.CPU.TrapCycles + sc.Instructions)
+	for _, n := range sizes {
+		if n > 1024 {
+			continue
+		}
+		v := layer(s.row(t, "via", n).SendLayers, "KERN")
+		for _, p := range []string{"udp", "tcp"} {
+			if k := layer(s.row(t, p, n).SendLayers, "KERN"); k != v+crossing {
+				t.Errorf("%s send %d: KERN %.0f, VIA's %.0f: want the system call's %.0f cycles more", p, n, k, v, crossing)
+			}
+		}
+	}
 	udp := func(l string, n int) float64 { return layer(s.row(t, "udp", n).SendLayers, l) }
 	for _, n := range sizes {
 		// UDP send: APPL and UDP small and flat.
@@ -352,18 +372,24 @@ func TestStudyMechanisms(t *testing.T) {
 	// takes to read every frame.
 	frames := 22*float64(16+1514+4) + float64(16+14+20+8+32768-22*1480+4)
 	near("UDP send of 32 KiB at the full DMA rate: its tail", layer(base.row(t, "udp", 32768).SendLayers, "DMA"), float64(16+1514+4)/1.2)
-	if d, engine := dma.row(t, "udp", 32768).Send.Median, frames/0.3; d < engine || d > 1.05*engine {
+	// Beside the engine's time the send holds what comes before the
+	// first frame is handed to the card (the call's entry, udp_sendmsg,
+	// the first fragment's copy and checksum) and the last frame's
+	// completion interrupt: 6% of the engine's time covers them.
+	if d, engine := dma.row(t, "udp", 32768).Send.Median, frames/0.3; d < engine || d > 1.06*engine {
 		t.Errorf("UDP send of 32 KiB at a quarter of the DMA rate: %.0f cycles, the engine's time for its frames %.0f", d, engine)
 	}
 	// Layers that hold no DMA and no memory reference the change touches
-	// stay as they were (within 20 cycles: a cache line's placement).
+	// stay as they were (within 30 cycles: a layer's mean over the six
+	// samples moves so by one cache miss to memory, about 110 cycles,
+	// placed differently in one sample).
 	same := func(what string, b, x []latency.LayerCost, except ...string) {
 		t.Helper()
 		for _, l := range []string{"APPL", "TRANS", "UDP", "TCP", "IP", "DEV", "DMA", "KERN"} {
 			if slices.Contains(except, l) {
 				continue
 			}
-			if d := layer(x, l) - layer(b, l); math.Abs(d) > 20 {
+			if d := layer(x, l) - layer(b, l); math.Abs(d) > 30 {
 				t.Errorf("%s: %s changed by %.0f cycles", what, l, d)
 			}
 		}

@@ -15,6 +15,14 @@
 // descriptor each, with a callback when the card has read them — the
 // zero-copy send of M-VIA's device drivers (stack/via). Its cycles take
 // the caller's layer: the study counts that DMA set-up in M-VIA's TRANS.
+// And a direct receive (SetDirectRx): the frames of one EtherType go from
+// the receive interrupt straight to a handler registered for it — M-VIA's
+// device drivers hand the agent its frames so (shared reference via.md
+// sec. 4: NIC interrupt, then the agent's demultiplexing and the copy into
+// the posted buffer), not through netif_rx and the receive softirq — and
+// the ring buffer, whose bytes the handler has copied out, goes back to
+// the card without a replacement being allocated. The driver reads every
+// frame's type field for that, as eth_type_trans does in a Linux driver.
 //
 // Coherence, as on Linux for MIPS: when the platform's DMA does not snoop
 // the caches (coherent = false) the descriptor rings must live in an
@@ -125,6 +133,7 @@ type Stats struct {
 	RxFrames, RxBytes uint64
 	RxErrors          uint64 // descriptors handed back with ERR or an unexpected shape
 	RxNoBuffer        uint64 // frames dropped: no kernel buffer to replace or copy into
+	RxDirect          uint64 // frames handed to the direct handler in the interrupt (of RxFrames)
 	RxRestarts        uint64 // receive poll demands after the ring had run out
 	Missed            uint64 // the card's MISSED counter, accumulated
 	Interrupts        uint64
@@ -166,7 +175,12 @@ type Driver struct {
 	desc             [descSize]byte
 	costRx, costTx   int64
 	costFrag         int64
-	sym              struct{ open, startXmit, xmitFrags, interrupt, rx, txClean, cacheWB, cacheInv *cpu.Symbol }
+	// direct is the handler of frames of EtherType directType taken in
+	// the interrupt (SetDirectRx); nil: every frame goes to netif_rx.
+	direct     func(b netdev.Buf)
+	directType uint16
+	hdr        [etherHdr]byte
+	sym        struct{ open, startXmit, xmitFrags, interrupt, rx, txClean, cacheWB, cacheInv *cpu.Symbol }
 }
 
 // New prepares the driver of the card whose registers are memory-mapped
@@ -209,6 +223,15 @@ func (d *Driver) Queue() int { return d.qi }
 
 // Stats returns the driver's counters.
 func (d *Driver) Stats() Stats { return d.stats }
+
+// SetDirectRx makes the driver hand every received frame of etherType to
+// fn from its interrupt handler, instead of to netif_rx: fn runs in the
+// interrupt, reads the frame where the card put it and does not own b
+// (the driver gives the buffer back to the card when fn returns). One
+// EtherType at most; a later call replaces the earlier.
+func (d *Driver) SetDirectRx(etherType uint16, fn func(b netdev.Buf)) {
+	d.direct, d.directType = fn, etherType
+}
 
 // Ready reports whether Init started the card.
 func (d *Driver) Ready() bool { return d.ready }
@@ -538,9 +561,12 @@ func (d *Driver) rx(restart bool) {
 		c.Exec(d.costRx)
 		old := d.rxBuf[i]
 		n := int(st & descLenMask)
+		dropped := false // the frame's cached lines invalidated already
 		switch {
 		case st&descErr != 0 || st&(descFirst|descLast) != descFirst|descLast || n < etherHdr || n > d.p.bufSize():
 			d.stats.RxErrors++
+		case d.takeDirect(old, n, &dropped):
+			// Handled in the interrupt: the buffer goes back as it is.
 		case d.p.UncachedBuffers:
 			nb := d.k.Kmalloc(n)
 			if nb == 0 {
@@ -555,7 +581,7 @@ func (d *Driver) rx(restart bool) {
 				d.stats.RxNoBuffer++ // the frame is dropped, the buffer reused
 				break
 			}
-			if d.streamed() {
+			if d.streamed() && !dropped {
 				d.invalidate(old, n)
 			}
 			d.rxBuf[i] = nb
@@ -569,6 +595,30 @@ func (d *Driver) rx(restart bool) {
 		d.stats.Missed += uint64(d.in(regMissed))
 		d.out(regRxPoll, 1)
 	}
+}
+
+// takeDirect gives the frame of n bytes in ring buffer b to the direct
+// handler when one is set and the frame is of its EtherType, and reports
+// whether it did. The type field is read as eth_type_trans reads it: the
+// first look at what the card wrote, after its cached lines are dropped
+// on a non-coherent platform (dropped says so to the caller).
+func (d *Driver) takeDirect(b memory.Addr, n int, dropped *bool) bool {
+	if d.direct == nil {
+		return false
+	}
+	if d.streamed() {
+		d.invalidate(b, n)
+		*dropped = true
+	}
+	d.c.Read(b, d.hdr[:])
+	if uint16(d.hdr[12])<<8|uint16(d.hdr[13]) != d.directType {
+		return false
+	}
+	d.stats.RxFrames++
+	d.stats.RxBytes += uint64(n)
+	d.stats.RxDirect++
+	d.direct(netdev.Buf{Addr: b, Len: n, Dev: d})
+	return true
 }
 
 func (d *Driver) up(b memory.Addr, n int) {
