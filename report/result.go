@@ -55,10 +55,10 @@ type Header struct {
 	// finite numbers (NaN, an infinity), which JSON cannot hold: each is
 	// written as null. Absent when there are none.
 	NonFinite []string `json:"non_finite,omitempty"`
-	SimTimePS  int64  `json:"sim_time_ps"`
-	Events     uint64 `json:"events"`
-	Hosts      []Host `json:"hosts"`
-	Workload   string `json:"workload"`
+	SimTimePS int64    `json:"sim_time_ps"`
+	Events    uint64   `json:"events"`
+	Hosts     []Host   `json:"hosts"`
+	Workload  string   `json:"workload"`
 }
 
 // Trailer is what follows the workload's sections.
