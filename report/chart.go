@@ -332,7 +332,16 @@ func logXAxis(p *plot.Plot, lines []plotter.XYs, logLabel, linLabel string, widt
 		// A linear axis of log2 of the size: gonum's log scale reserves
 		// room for a centred axis label at the arithmetic mean of the
 		// range, far off centre on a log scale.
-		p.X.Tick.Marker = sizeTicks{most: int(width / (textStyle(tickSize).Width("32 KiB") * 1.6))}
+		var sizes []float64
+		for _, l := range lines {
+			for _, pt := range ax.keep(l) {
+				if v := math.Log2(pt.X); !slices.Contains(sizes, v) {
+					sizes = append(sizes, v)
+				}
+			}
+		}
+		slices.Sort(sizes)
+		p.X.Tick.Marker = sizeTicks{most: int(width / (textStyle(tickSize).Width("32 KiB") * 1.6)), sizes: sizes}
 		p.X.Label.Text = logLabel
 	} else {
 		p.X.Tick.Marker = cycleTicks{}

@@ -269,15 +269,35 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// sizeTicks marks an axis of log2 of byte sizes (see logTicks) at the
-// powers of two and labels them in bytes and KiB (4 B, 64 B, 1 KiB,
-// 32 KiB): every power of two when the axis has room for most labels,
-// else every second, fourth... power, always the largest.
-type sizeTicks struct{ most int }
+// sizeTicks marks an axis of log2 of byte sizes (see logTicks). When
+// the sizes measured (in log2, ascending) are few and far enough apart
+// for most labels across the axis, it labels each of them; otherwise it
+// marks the powers of two and labels them in bytes and KiB (4 B, 64 B,
+// 1 KiB, 32 KiB): every one when most fit, else every second, fourth...,
+// always the largest.
+type sizeTicks struct {
+	most  int
+	sizes []float64
+}
 
 func (t sizeTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi >= lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return nil
+	}
+	if n := len(t.sizes); n > 0 && n <= t.most {
+		apart := true
+		for i := 1; i < n; i++ {
+			apart = apart && t.sizes[i]-t.sizes[i-1] >= (hi-lo)/float64(t.most)
+		}
+		if apart {
+			var ts []plot.Tick
+			for _, v := range t.sizes {
+				if v >= lo-1e-9 && v <= hi+1e-9 {
+					ts = append(ts, plot.Tick{Value: v, Label: sizeLabel(math.Exp2(v))})
+				}
+			}
+			return ts
+		}
 	}
 	var es []int
 	for e := max(int(math.Ceil(lo-1e-9)), -60); e <= min(int(math.Floor(hi+1e-9)), 60); e++ {
@@ -300,6 +320,9 @@ func (t sizeTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // sizeLabel writes a byte size on an axis: "4 B", "32 KiB".
 func sizeLabel(v float64) string {
+	if r := math.Round(v); math.Abs(v-r) < 1e-6*math.Max(1, v) && math.Abs(v) < 1<<52 {
+		v = r
+	}
 	if v == math.Trunc(v) && math.Abs(v) < 1<<52 {
 		return shape.SizeLabel(int(v))
 	}

@@ -148,6 +148,19 @@ func TestSizeTicks(t *testing.T) {
 	if want := []string{"8 B", "32 B", "128 B", "512 B", "2 KiB", "8 KiB", "32 KiB"}; !slices.Equal(some, want) {
 		t.Errorf("labels %q", some)
 	}
+	// Few sizes measured, far enough apart: each labelled, the largest
+	// (not a power of two) too; close ones fall back to powers of two.
+	var measured []float64
+	for _, b := range []float64{128, 256, 512, 1024, 1500} {
+		measured = append(measured, math.Log2(b))
+	}
+	if got := labels(sizeTicks{most: 7, sizes: measured}.Ticks(7, math.Log2(1500))); !slices.Equal(got, []string{"128 B", "256 B", "512 B", "1 KiB", "1500 B"}) {
+		t.Errorf("measured sizes: %q", got)
+	}
+	close := []float64{10, math.Log2(1472), 11}
+	if got := labels(sizeTicks{most: 7, sizes: close}.Ticks(2, 15)); !slices.Contains(got, "32 KiB") || slices.Contains(got, "1472 B") {
+		t.Errorf("close sizes: %q", got)
+	}
 	names := []string{"4 B", "16 B", "64 B", "256 B", "1 KiB", "1472 B", "2 KiB", "4 KiB", "8 KiB", "16 KiB", "32 KiB"}
 	if got := labels(nominalTicks(names, 1000)(0, 10)); !slices.Equal(got, names) {
 		t.Errorf("wide: %q", got)

@@ -195,7 +195,7 @@ func TestSVGFormat(t *testing.T) {
 				"UDP send", "UDP receive", "MAC send", "mean cycles per message", "mean cycles per frame", "1 KiB", "8 KiB"}
 		case report.ChartLatency:
 			// A panel per direction, a line per protocol.
-			want = []string{"send", "receive", "UDP", "MAC", "message size (log scale)", "2 KiB", "8 KiB"}
+			want = []string{"send", "receive", "UDP", "MAC", "message size (log scale)", "128 B", "1 KiB", "8 KiB"}
 		}
 		for _, w := range want {
 			if !strings.Contains(text, w) {

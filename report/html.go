@@ -40,6 +40,7 @@ th { background: #f3f3f3; }
 tr.groups th { background: #e8e8e8; text-align: center; border-bottom: 1px solid #bbb; }
 tr.groups th.none { background: #fff; border-bottom: none; }
 table.prose th, table.prose td, table.layers th, table.layers td { text-align: left; }
+table:not(.prose):not(.layers) td { white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fafafa; }
 td.swatch { width: 1.6em; }
 td.swatch span { display: inline-block; width: 1.4em; height: 0.9em; border: 1px solid #999; vertical-align: middle; }
@@ -93,9 +94,11 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
-{{with .Docs}}<dl class="cols">
-{{range .}}<dt>{{.Heading}}</dt><dd>{{.Doc}}</dd>
+{{if .Docs}}<dl class="cols">
+{{range .Docs}}<dt>{{.Heading}}</dt><dd>{{.Doc}}</dd>
+{{end}}{{if .Above}}<dt>the others</dt><dd>as defined above</dd>
 {{end}}</dl>
+{{else if .Above}}<p class="note">Columns as defined above.</p>
 {{end}}{{end}}{{with .Text}}<h3>Notes</h3>
 <pre>{{.}}</pre>
 {{end}}</section>
@@ -118,6 +121,9 @@ type htmlTable struct {
 	Header []string
 	Rows   [][]string
 	Docs   []htmlDoc
+	// Above says that columns defined under an earlier table are not
+	// defined again.
+	Above bool
 }
 
 // htmlDoc defines a column under its table.
@@ -134,7 +140,8 @@ type htmlLayer struct {
 // WriteHTML writes r as one self-contained HTML5 page: what ran, every
 // chart as inline SVG with a caption that says what it shows, the layers
 // its measurements have and what each counts, the hosts and the
-// measurement tables, each column defined where the workload defines it,
+// measurement tables, each column defined where the workload defines it
+// (once: a table whose columns an earlier one defined says so),
 // with a small style sheet and no external resources or scripts.
 func WriteHTML(w io.Writer, r *Result) error {
 	data := struct {
@@ -163,6 +170,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 		}
 		data.Layers = append(data.Layers, htmlLayer{Name: l.Name, Color: template.CSS(l.Color), Doc: l.Doc})
 	}
+	defined := map[htmlDoc]bool{}
 	for _, t := range append([]shape.Table{hostsTable(r)}, r.Figures.Tables...) {
 		ht := htmlTable{Title: t.Title, Prose: t.Prose, Groups: t.ColumnGroups(), Rows: t.Rows}
 		for _, c := range t.Columns {
@@ -172,7 +180,13 @@ func WriteHTML(w io.Writer, r *Result) error {
 				if c.Group != "" {
 					h = c.Group + ": " + h
 				}
-				ht.Docs = append(ht.Docs, htmlDoc{Heading: h, Doc: c.Doc})
+				d := htmlDoc{Heading: h, Doc: c.Doc}
+				if defined[d] {
+					ht.Above = true
+					continue
+				}
+				defined[d] = true
+				ht.Docs = append(ht.Docs, d)
 			}
 		}
 		data.Tables = append(data.Tables, ht)

@@ -212,7 +212,7 @@ func (b *bench) throughputTables() []shape.Table {
 			for _, l := range labels {
 				t.Columns = append(t.Columns, shape.Column{Name: l})
 			}
-			t.Columns[1].Doc = "each column a line of the chart: a layer user and case"
+			t.Columns[0].Doc = "the message's size in octets; every other column is a line of the chart: a layer user and case"
 			for i, n := range b.p.Sizes {
 				row := []string{fmt.Sprint(n)}
 				for _, l := range ls {
