@@ -3,15 +3,14 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -26,12 +25,12 @@ import (
 type Chart string
 
 const (
-	// ChartLayers is stacked bars of the cycles per message of each
-	// layer, a bar per message size, one chart per protocol and
-	// direction.
+	// ChartLayers is bars of the mean cycles per message of each layer,
+	// a bar per message size, a panel per protocol and direction, on
+	// one y scale (logarithmic when the totals span decades).
 	ChartLayers Chart = "layers"
-	// ChartLatency is the mean latency against message size (log scale),
-	// a line per protocol and direction.
+	// ChartLatency is the mean latency against message size (log
+	// scale), a panel per direction, a line per protocol.
 	ChartLatency Chart = "latency"
 	// ChartSplits is a pie chart of each cost split.
 	ChartSplits Chart = "splits"
@@ -59,128 +58,29 @@ func ChartNames(r *Result) []Chart {
 	return out
 }
 
-// ChartSize is the size of a rendered chart in pixels at 96 dots per
-// inch (an SVG's size is the same in points, scaled by 3/4). A zero field
-// takes its default: 1200 pixels wide, 450 pixels high per row of charts.
-type ChartSize struct {
-	Width, Height int
-}
-
-// chartDPI is the resolution of PNG charts.
-const chartDPI = 96
-
-const (
-	defaultChartWidth  = 1200
-	defaultChartHeight = 450 // per row of the grid
-)
-
-// ErrNoChartData is returned when a result has nothing to chart.
-var ErrNoChartData = fmt.Errorf("the result has no measurements for this chart")
-
-// layerColors gives each known layer a fixed colour, the same in every
-// chart; other layers take plotutil's colours by position.
-var layerColors = map[string]color.RGBA{
-	"APPL":  {0x4e, 0x79, 0xa7, 0xff},
-	"PRES":  {0x49, 0x98, 0x94, 0xff},
-	"SES":   {0xb6, 0x99, 0x2d, 0xff},
-	"TRANS": {0x9c, 0x75, 0x5f, 0xff},
-	"TP4":   {0x86, 0xbc, 0xb6, 0xff},
-	"TCP":   {0xd3, 0x72, 0x95, 0xff},
-	"UDP":   {0xf2, 0x8e, 0x2b, 0xff},
-	"CLNS":  {0x8c, 0xd1, 0x7d, 0xff},
-	"IP":    {0xe1, 0x57, 0x59, 0xff},
-	"LLC":   {0xff, 0x9d, 0xa7, 0xff},
-	"MAC":   {0xb0, 0x7a, 0xa1, 0xff},
-	"DEV":   {0x76, 0xb7, 0xb2, 0xff},
-	"DMA":   {0x59, 0xa1, 0x4f, 0xff},
-	"KERN":  {0xed, 0xc9, 0x48, 0xff},
-	"IDLE":  {0xba, 0xb0, 0xac, 0xff},
-}
-
-func layerColor(layer string, i int) color.Color { return fixedColor(layerColors, layer, i) }
-
-// fixedColor returns name's colour in m, or plotutil's i-th colour.
-func fixedColor(m map[string]color.RGBA, name string, i int) color.Color {
-	if c, ok := m[name]; ok {
-		return c
-	}
-	return plotutil.Color(i)
-}
-
-// chartGrid returns the plots of chart c laid out in rows and columns;
-// a nil plot leaves its cell empty.
-func chartGrid(r *Result, c Chart, size ChartSize) ([][]*plot.Plot, error) {
+// buildFigure lays out chart c of r for a canvas of size.
+func buildFigure(r *Result, c Chart, size ChartSize) (*figure, error) {
 	for _, ch := range r.Figures.Charts {
 		if Chart(ch.Name) == c {
-			var row []*plot.Plot
-			for _, p := range ch.Plots {
-				pl, err := linePlot(p)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", c, err)
-				}
-				row = append(row, pl)
+			f, err := lineFigure(ch, size)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c, err)
 			}
-			return [][]*plot.Plot{row}, nil
+			return f, nil
 		}
 	}
 	for _, ch := range r.Figures.Bars {
 		if Chart(ch.Name) == c {
-			w, _ := size.dims(1)
-			var row []*plot.Plot
-			for _, p := range ch.Plots {
-				pl, err := barsPlot(p, w/vg.Length(max(len(ch.Plots), 1)))
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", c, err)
-				}
-				row = append(row, pl)
-			}
-			return [][]*plot.Plot{row}, nil
+			return barsFigure(ch, size)
 		}
 	}
 	switch c {
-	case ChartLayers, ChartLatency:
-		bs := breakdowns(r)
-		if len(bs) == 0 {
-			return nil, fmt.Errorf("%w: %s needs per-layer measurements (workload %q)", ErrNoChartData, c, r.Workload)
-		}
-		if c == ChartLatency {
-			p, err := latencyPlot(bs)
-			if err != nil {
-				return nil, err
-			}
-			return [][]*plot.Plot{{p}}, nil
-		}
-		var grid [][]*plot.Plot
-		var protocols []string
-		for _, b := range bs {
-			if len(protocols) == 0 || protocols[len(protocols)-1] != b.Protocol {
-				protocols = append(protocols, b.Protocol)
-				grid = append(grid, make([]*plot.Plot, 2))
-			}
-			col := 0
-			if b.Direction == shape.Receive {
-				col = 1
-			}
-			w, _ := size.dims(1)
-			p, err := layersPlot(b, w/2)
-			if err != nil {
-				return nil, err
-			}
-			grid[len(grid)-1][col] = p
-		}
-		return grid, nil
+	case ChartLayers:
+		return layersFigure(r, size)
+	case ChartLatency:
+		return latencyFigure(r, size)
 	case ChartSplits:
-		if len(r.Figures.Splits) == 0 {
-			return nil, fmt.Errorf("%w: %s needs cost splits (workload %q)", ErrNoChartData, c, r.Workload)
-		}
-		var grid [][]*plot.Plot
-		for i, sp := range r.Figures.Splits {
-			if i%2 == 0 {
-				grid = append(grid, nil)
-			}
-			grid[len(grid)-1] = append(grid[len(grid)-1], piePlot(sp))
-		}
-		return grid, nil
+		return splitsFigure(r)
 	}
 	return nil, fmt.Errorf("unknown chart %q (this result has: %s)", c, chartList(ChartNames(r)))
 }
@@ -197,162 +97,201 @@ func chartList(cs []Chart) string {
 	return strings.Join(out, ", ")
 }
 
-// layersPlot draws b as bars of cycles stacked by layer, a bar per
-// message size; panel is the width of the plot's cell.
-func layersPlot(b shape.Breakdown, panel vg.Length) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s %s: mean cycles per %s by layer", b.Protocol, b.Direction, b.Unit)
-	p.X.Label.Text = b.SizeName + " (bytes)"
-	p.Y.Label.Text = "cycles per " + b.Unit
-	p.Y.Tick.Marker = cycleTicks{}
-	p.Add(plotter.NewGrid())
-	names := make([]string, len(b.Points))
-	var top float64
-	for i, pt := range b.Points {
-		names[i] = strconv.Itoa(pt.Size)
-		var t float64
-		for _, l := range pt.Layers {
-			t += l.Cycles
-		}
-		top = math.Max(top, t)
-	}
-	width := min(vg.Points(28), panel*0.55/vg.Length(max(len(b.Points), 1)))
-	layers := b.LayerNames()
-	bars := make([]*plotter.BarChart, len(layers))
-	for i, l := range layers {
-		vals := make(plotter.Values, len(b.Points))
-		for j, pt := range b.Points {
-			vals[j] = pt.Cycles(l)
-		}
-		bar, err := plotter.NewBarChart(vals, width)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s %s: %w", b.Protocol, b.Direction, l, err)
-		}
-		bar.Color = layerColor(l, i)
-		bar.LineStyle.Width = 0
-		if i > 0 {
-			bar.StackOn(bars[i-1])
-		}
-		bars[i] = bar
-		p.Add(bar)
-	}
-	// The legend lists the layers as they are stacked, top first, in room
-	// left above the tallest bar.
-	for i := len(layers) - 1; i >= 0; i-- {
-		p.Legend.Add(layers[i], bars[i])
-	}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(6)
-	p.NominalX(names...)
-	p.Y.Min = 0
-	p.Y.Max = math.Max(top, 1) * (1 + 0.07*float64(len(layers)))
-	return p, nil
+// lineY is how a group of panels draws y: linear or logarithmic between
+// bounds all of them share.
+type lineY struct {
+	log    bool
+	lo, hi float64
 }
 
-// barsPlot draws one panel of grouped, stacked bars; panel is the width of
-// the plot's cell. Parts of one label have one colour in every group (a
-// layer's); the legend lists each label once.
-func barsPlot(bp shape.BarPlot, panel vg.Length) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = bp.Title
-	p.X.Label.Text = bp.XLabel
-	p.Y.Label.Text = bp.YLabel
-	p.Y.Tick.Marker = cycleTicks{}
-	p.Add(plotter.NewGrid())
-	ng := max(len(bp.Groups), 1)
-	width := min(vg.Points(16), panel*0.7/vg.Length(max(len(bp.Categories), 1)*ng))
-	var top float64
-	seen := map[string]bool{}
-	var legend []string
-	byLabel := map[string]*plotter.BarChart{}
-	for gi, g := range bp.Groups {
-		var below *plotter.BarChart
-		totals := make([]float64, len(bp.Categories))
-		for si, part := range g.Parts {
-			vals := make(plotter.Values, len(bp.Categories))
-			for k := range vals {
-				if k < len(part.Values) {
-					vals[k] = part.Values[k]
-					totals[k] += part.Values[k]
-				}
-			}
-			bar, err := plotter.NewBarChart(vals, width)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", g.Label, part.Label, err)
-			}
-			bar.Color = layerColor(part.Label, si)
-			bar.LineStyle.Width = 0
-			bar.Offset = (vg.Length(gi) - vg.Length(ng-1)/2) * width * 1.15
-			if below != nil {
-				bar.StackOn(below)
-			}
-			below = bar
-			p.Add(bar)
-			if !seen[part.Label] {
-				seen[part.Label] = true
-				legend = append(legend, part.Label)
-				byLabel[part.Label] = bar
-			}
-		}
-		for _, t := range totals {
-			top = math.Max(top, t)
-		}
+// sharedY returns the y axis of panels whose finite y values are ys and
+// whose workload set bounds ymin, ymax (nil: from the data). The axis is
+// logarithmic when no bound is set, every value is above 0 and they
+// span more than two decades; a bound set keeps it linear.
+func sharedY(ys []float64, ymin, ymax *float64) lineY {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, y := range ys {
+		lo, hi = math.Min(lo, y), math.Max(hi, y)
 	}
-	shape.SortLayers(legend)
-	for i := len(legend) - 1; i >= 0; i-- {
-		p.Legend.Add(legend[i], byLabel[legend[i]])
+	if ymin == nil && ymax == nil && lo > 0 && hi/lo > 2*decade {
+		// From the power of ten below when it is near, so that the
+		// lowest values have a labelled tick under them.
+		y := lineY{log: true, lo: lo / 1.25, hi: hi * 1.25}
+		if p := math.Pow(10, math.Floor(math.Log10(lo))); p >= lo/4 {
+			y.lo = math.Min(y.lo, p)
+		}
+		return y
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(6)
-	p.NominalX(bp.Categories...)
-	p.Y.Min = 0
-	p.Y.Max = math.Max(top, 1) * (1 + 0.07*float64(len(legend)))
-	return p, nil
+	if math.IsInf(lo, 1) {
+		lo, hi = 0, 1
+	}
+	if ymin != nil {
+		lo = *ymin
+	}
+	if ymax != nil {
+		hi = *ymax
+	} else {
+		hi += (hi - lo) * 0.05
+	}
+	if lo == hi {
+		hi = lo + 1
+	}
+	return lineY{lo: lo, hi: hi}
 }
 
-// latencyPlot draws the mean latency of each breakdown against message
-// size on a log scale (see logXAxis for sizes it cannot place).
-func latencyPlot(bs []shape.Breakdown) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "Mean latency against message size"
-	p.X.Label.Text = "message size (bytes, log scale)"
-	p.Y.Label.Text = "mean cycles"
+// apply sets p's y axis. A log axis is a linear axis of the values'
+// logarithms (see logTicks), the lines' points transformed by ty.
+func (y lineY) apply(p *plot.Plot) {
+	if y.log {
+		p.Y.Min, p.Y.Max = math.Log10(y.lo), math.Log10(y.hi)
+		p.Y.Tick.Marker = logTicks{}
+		return
+	}
+	p.Y.Min, p.Y.Max = y.lo, y.hi
 	p.Y.Tick.Marker = cycleTicks{}
-	p.Add(plotter.NewGrid())
-	lines := make([]plotter.XYs, len(bs))
-	for i, b := range bs {
-		for _, pt := range b.Points {
-			lines[i] = append(lines[i], plotter.XY{X: float64(pt.Size), Y: pt.Total()})
+}
+
+// ty returns xys with y as the axis draws it.
+func (y lineY) ty(xys plotter.XYs) plotter.XYs {
+	if !y.log {
+		return xys
+	}
+	out := make(plotter.XYs, len(xys))
+	for i, xy := range xys {
+		out[i] = plotter.XY{X: xy.X, Y: math.Log10(xy.Y)}
+	}
+	return out
+}
+
+// pendingLine is a line of a panel waiting for its figure's y axes.
+type pendingLine struct {
+	panel int
+	xys   plotter.XYs
+	e     entry
+	step  bool
+	label string
+}
+
+// latencyFigure draws the mean latency of each breakdown against message
+// size on a log scale, a panel per direction, a line per protocol: the
+// built-in "latency" chart (see logXAxis for sizes a log scale cannot
+// place).
+func latencyFigure(r *Result, size ChartSize) (*figure, error) {
+	bs := breakdowns(r)
+	if len(bs) == 0 {
+		return nil, fmt.Errorf("%w: %s needs per-layer measurements (workload %q)", ErrNoChartData, ChartLatency, r.Workload)
+	}
+	var dirs, protocols []string
+	for _, b := range bs {
+		if !slices.Contains(dirs, b.Direction) {
+			dirs = append(dirs, b.Direction)
+		}
+		if !slices.Contains(protocols, b.Protocol) {
+			protocols = append(protocols, b.Protocol)
 		}
 	}
-	ax := logXAxis(p, lines, "message size (bytes, log scale)", "message size (bytes)")
-	for i, b := range bs {
-		xys := ax.keep(lines[i])
-		if len(xys) == 0 {
-			continue
+	slices.SortStableFunc(dirs, func(a, b string) int { return dirRank(a) - dirRank(b) })
+	f := &figure{legendTitle: "protocol"}
+	pal := newPalette()
+	pal.reserve(protocols)
+	for i, proto := range protocols {
+		e := entry{label: proto, color: pal.color(proto), glyph: glyphs[i%len(glyphs)]}
+		if pal.repeated(proto) {
+			e.dashes = dashed
 		}
-		line, points, err := plotter.NewLinePoints(xys)
+		f.legend = append(f.legend, e)
+	}
+	width := plotWidth(size, len(dirs), f.legendWidth(1))
+	var row []*plot.Plot
+	var ys []float64
+	var pending []pendingLine
+	unit := bs[0].Unit
+	for _, dir := range dirs {
+		p := newPlot(dir, "message size (log scale)", "mean cycles per "+unit)
+		var lines []plotter.XYs
+		var of []shape.Breakdown
+		for _, b := range bs {
+			if b.Direction != dir {
+				continue
+			}
+			var xys plotter.XYs
+			for _, pt := range b.Points {
+				xys = append(xys, plotter.XY{X: float64(pt.Size), Y: pt.Total()})
+			}
+			lines = append(lines, xys)
+			of = append(of, b)
+		}
+		ax := logXAxis(p, lines, "message size (log scale)", "message size (bytes)", width)
+		for i, b := range of {
+			xys := ax.keep(lines[i])
+			if len(xys) == 0 {
+				continue
+			}
+			pending = append(pending, pendingLine{panel: len(row), xys: ax.tx(xys), e: f.legend[slices.Index(protocols, b.Protocol)], label: b.Label()})
+			for _, xy := range xys {
+				ys = append(ys, xy.Y)
+			}
+		}
+		ax.bound(p, nil, nil, lines)
+		row = append(row, p)
+	}
+	y := sharedY(ys, nil, nil)
+	if !y.log {
+		y.lo = math.Min(y.lo, 0)
+	}
+	for _, pl := range pending {
+		if err := addLine(row[pl.panel], y.ty(pl.xys), pl.e, pl.step); err != nil {
+			return nil, fmt.Errorf("%s: %w", pl.label, err)
+		}
+	}
+	for _, p := range row {
+		y.apply(p)
+	}
+	f.rows = [][]*plot.Plot{row}
+	f.caption = fmt.Sprintf("Mean latency in cycles per %s against its size, a line per protocol, a panel per direction; the x axis is logarithmic", unit)
+	if y.log {
+		f.caption += ", and so is the y axis, shared by the panels."
+	} else {
+		f.caption += "; the panels share their y axis."
+	}
+	return f, nil
+}
+
+func dirRank(d string) int {
+	switch d {
+	case shape.Send:
+		return 0
+	case shape.Receive:
+		return 1
+	}
+	return 2
+}
+
+// addLine adds line xys to p in e's style, with marks on its points if
+// e has a glyph and marks is set or the line has few points.
+func addLine(p *plot.Plot, xys plotter.XYs, e entry, step bool) error {
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	line.Color = e.color
+	line.Width = vg.Points(1.5)
+	line.Dashes = e.dashes
+	if step {
+		line.StepStyle = plotter.PreStep
+	}
+	p.Add(line)
+	if e.glyph != nil {
+		pts, err := plotter.NewScatter(xys)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Label(), err)
+			return err
 		}
-		c := plotutil.Color(i)
-		line.Color = c
-		line.Width = vg.Points(1.5)
-		if b.Direction == shape.Receive {
-			line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-		}
-		points.Color = c
-		points.Shape = plotutil.Shape(i)
-		points.Radius = vg.Points(3)
-		p.Add(line, points)
-		p.Legend.Add(b.Label(), line, points)
+		pts.Color = e.color
+		pts.Shape = e.glyph
+		pts.Radius = vg.Points(3)
+		p.Add(pts)
 	}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(6)
-	p.Y.Min = math.Min(p.Y.Min, 0)
-	p.Y.Max *= 1.1
-	ax.bound(p, nil, nil)
-	return p, nil
+	return nil
 }
 
 // logX is what a plot asked to draw x on a log scale does with points a
@@ -368,10 +307,11 @@ type logX struct {
 	dropped int  // points left out
 }
 
-// logXAxis decides how plot p draws x for lines, wanted on a log scale:
-// it sets the axis' scale, ticks and label (logLabel or linLabel) and
-// notes in the title what it leaves out.
-func logXAxis(p *plot.Plot, lines []plotter.XYs, logLabel, linLabel string) logX {
+// logXAxis decides how plot p draws x for lines, wanted on a log scale
+// of byte sizes: it sets the axis' scale, ticks (for a data area about
+// width wide) and label (logLabel or linLabel) and notes in the title
+// what it leaves out.
+func logXAxis(p *plot.Plot, lines []plotter.XYs, logLabel, linLabel string, width vg.Length) logX {
 	ax := logX{}
 	var positive, finite int
 	for _, l := range lines {
@@ -389,10 +329,22 @@ func logXAxis(p *plot.Plot, lines []plotter.XYs, logLabel, linLabel string) logX
 		ax.dropped += len(l) - len(ax.keep(l))
 	}
 	if ax.log {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = sizeTicks{}
+		// A linear axis of log2 of the size: gonum's log scale reserves
+		// room for a centred axis label at the arithmetic mean of the
+		// range, far off centre on a log scale.
+		var sizes []float64
+		for _, l := range lines {
+			for _, pt := range ax.keep(l) {
+				if v := math.Log2(pt.X); !slices.Contains(sizes, v) {
+					sizes = append(sizes, v)
+				}
+			}
+		}
+		slices.Sort(sizes)
+		p.X.Tick.Marker = sizeTicks{most: int(width / (textStyle(tickSize).Width("32 KiB") * 1.6)), sizes: sizes}
 		p.X.Label.Text = logLabel
 	} else {
+		p.X.Tick.Marker = cycleTicks{}
 		p.X.Label.Text = linLabel
 		p.Title.Text += "\n(linear scale: no x above 0 to draw on a log scale)"
 	}
@@ -414,33 +366,61 @@ func (ax logX) keep(l plotter.XYs) plotter.XYs {
 	return out
 }
 
-// bound applies the plot's x bounds, those it was given (nil: from the
-// data) when the scale can take them, and on a log scale keeps the range
-// above 0 and not empty, which a log scale needs: a single size is drawn
-// an octave either side. It runs after every line is added.
-func (ax logX) bound(p *plot.Plot, lo, hi *float64) {
+// tx returns points the axis keeps as it draws them: x as log2 of the
+// size on a log scale.
+func (ax logX) tx(xys plotter.XYs) plotter.XYs {
+	if !ax.log {
+		return xys
+	}
+	out := make(plotter.XYs, len(xys))
+	for i, xy := range xys {
+		out[i] = plotter.XY{X: math.Log2(xy.X), Y: xy.Y}
+	}
+	return out
+}
+
+// bound sets the plot's x range: the bounds it was given (nil: from the
+// points of lines the axis keeps) when the scale can take them, and on a
+// log scale a range above 0 and not empty, which a log scale needs: a
+// single size is drawn an octave either side, no size at all over 1 B
+// to 1 KiB.
+func (ax logX) bound(p *plot.Plot, lo, hi *float64, lines []plotter.XYs) {
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		for _, pt := range ax.keep(l) {
+			xmin, xmax = math.Min(xmin, pt.X), math.Max(xmax, pt.X)
+		}
+	}
 	if lo != nil && (!ax.log || *lo > 0) {
-		p.X.Min = *lo
+		xmin = *lo
 	}
 	if hi != nil && (!ax.log || *hi > 0) {
-		p.X.Max = *hi
+		xmax = *hi
 	}
-	if !ax.log {
-		return
-	}
-	if math.IsInf(p.X.Min, 1) || math.IsInf(p.X.Max, -1) {
+	if math.IsInf(xmin, 1) || math.IsInf(xmax, -1) {
 		// No point at all: an empty plot over a nominal range.
-		p.X.Min, p.X.Max = 1, 1024
+		xmin, xmax = 1, 1024
+		if !ax.log {
+			xmin = 0
+		}
 	}
-	if p.X.Min > p.X.Max {
-		p.X.Min, p.X.Max = p.X.Max, p.X.Min
+	if xmin > xmax {
+		xmin, xmax = xmax, xmin
 	}
-	if !(p.X.Min > 0) {
-		p.X.Min = p.X.Max / 1024
+	if ax.log && !(xmin > 0) {
+		xmin = xmax / 1024
 	}
-	if p.X.Min == p.X.Max {
-		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	if xmin == xmax {
+		if ax.log {
+			xmin, xmax = xmin/2, xmax*2
+		} else {
+			xmin, xmax = xmin-1, xmax+1
+		}
 	}
+	if ax.log {
+		xmin, xmax = math.Log2(xmin), math.Log2(xmax)
+	}
+	p.X.Min, p.X.Max = xmin, xmax
 }
 
 func finiteXY(pt plotter.XY) bool {
@@ -454,215 +434,257 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// linePlot draws one panel of a workload's chart: each line in the
-// colour of its position, a line without points left out. An x axis on a
-// log scale leaves out what it cannot draw and says so (see logX).
-func linePlot(sp shape.Plot) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = sp.Title
-	p.X.Label.Text = sp.XLabel
-	p.Y.Label.Text = sp.YLabel
-	p.Y.Tick.Marker = cycleTicks{}
-	p.Add(plotter.NewGrid())
-	lines := make([]plotter.XYs, len(sp.Lines))
-	for i, l := range sp.Lines {
-		for _, pt := range l.Points {
-			lines[i] = append(lines[i], plotter.XY{X: pt.X, Y: pt.Y})
-		}
-	}
-	ax := logX{}
-	if sp.XLog {
-		ax = logXAxis(p, lines, sp.XLabel, sp.XLabel)
-	} else {
-		for _, l := range lines {
-			ax.dropped += len(l) - len(ax.keep(l))
-		}
-		if ax.dropped > 0 {
-			p.Title.Text += fmt.Sprintf("\n(%d %s left out: a value not finite)", ax.dropped, plural(ax.dropped, "point", "points"))
-		}
-	}
-	for i, l := range sp.Lines {
-		xys := ax.keep(lines[i])
-		if len(xys) == 0 {
-			continue
-		}
-		c := plotutil.Color(i)
-		if l.Marks {
-			line, points, err := plotter.NewLinePoints(xys)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", l.Label, err)
+// lineFigure draws a workload's line chart: a panel per plot side by
+// side, each line in its series' colour (see palette), one legend for
+// all. A line without points is left out; an x axis on a log scale
+// leaves out what it cannot draw and says so (see logX). Panels of one
+// quantity (the same y label) over the same x range share their y axis,
+// which is logarithmic when their values span more than two decades and
+// the workload set no y bound.
+func lineFigure(ch shape.Chart, size ChartSize) (*figure, error) {
+	f := &figure{caption: ch.Caption}
+	pal := newPalette()
+	var names []string
+	style := map[string]shape.Line{}
+	for _, sp := range ch.Plots {
+		for _, l := range sp.Lines {
+			if !slices.Contains(names, l.Label) {
+				names = append(names, l.Label)
+				style[l.Label] = l
 			}
-			styleLine(line, l, c)
-			points.Color = c
-			points.Shape = plotutil.Shape(i)
-			points.Radius = vg.Points(3)
-			p.Add(line, points)
-			p.Legend.Add(l.Label, line, points)
-			continue
-		}
-		line, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", l.Label, err)
-		}
-		styleLine(line, l, c)
-		p.Add(line)
-		p.Legend.Add(l.Label, line)
-	}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(6)
-	for _, b := range []struct {
-		v   *float64
-		dst *float64
-	}{{sp.YMin, &p.Y.Min}, {sp.YMax, &p.Y.Max}} {
-		if b.v != nil {
-			*b.dst = *b.v
 		}
 	}
-	ax.bound(p, sp.XMin, sp.XMax)
-	return p, nil
-}
-
-func styleLine(line *plotter.Line, l shape.Line, c color.Color) {
-	line.Color = c
-	line.Width = vg.Points(1.5)
-	if l.Step {
-		line.StepStyle = plotter.PreStep
+	pal.reserve(names)
+	f.legendTitle = legendTitle(names)
+	marks := map[string]draw.GlyphDrawer{}
+	for i, n := range names {
+		l := style[n]
+		e := entry{label: n, color: pal.color(n)}
+		if l.Dashed || pal.repeated(n) {
+			e.dashes = dashed
+		}
+		if l.Marks {
+			e.glyph = glyphs[i%len(glyphs)]
+			marks[n] = e.glyph
+		}
+		f.legend = append(f.legend, e)
 	}
-	if l.Dashed {
-		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	width := plotWidth(size, len(ch.Plots), f.legendWidth(1))
+	type group struct {
+		ys     []float64
+		panels []int
 	}
-}
-
-// cycleTicks labels a cycle count axis compactly: 500, 20k, 1.5M.
-type cycleTicks struct{}
-
-func (cycleTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = compact(ts[i].Value)
+	groups := map[string]*group{}
+	var keys []string
+	var row []*plot.Plot
+	var pending []pendingLine
+	for pi, sp := range ch.Plots {
+		p := newPlot(sp.Title, sp.XLabel, sp.YLabel)
+		lines := make([]plotter.XYs, len(sp.Lines))
+		for i, l := range sp.Lines {
+			for _, pt := range l.Points {
+				lines[i] = append(lines[i], plotter.XY{X: pt.X, Y: pt.Y})
+			}
+		}
+		ax := logX{}
+		if sp.XLog {
+			ax = logXAxis(p, lines, sp.XLabel, sp.XLabel, width)
+		} else {
+			for _, l := range lines {
+				ax.dropped += len(l) - len(ax.keep(l))
+			}
+			if ax.dropped > 0 {
+				p.Title.Text += fmt.Sprintf("\n(%d %s left out: a value not finite)", ax.dropped, plural(ax.dropped, "point", "points"))
+			}
+		}
+		key := fmt.Sprintf("%s\x00%v\x00%s\x00%s\x00%s\x00%s", sp.YLabel, sp.XLog, bound(sp.XMin), bound(sp.XMax), bound(sp.YMin), bound(sp.YMax))
+		g := groups[key]
+		if g == nil {
+			g = &group{}
+			groups[key] = g
+			keys = append(keys, key)
+		}
+		g.panels = append(g.panels, pi)
+		for i, l := range sp.Lines {
+			xys := ax.keep(lines[i])
+			if len(xys) == 0 {
+				continue
+			}
+			pending = append(pending, pendingLine{panel: pi, xys: ax.tx(xys), e: f.legend[slices.Index(names, l.Label)], step: l.Step, label: l.Label})
+			for _, xy := range xys {
+				g.ys = append(g.ys, xy.Y)
+			}
+		}
+		ax.bound(p, sp.XMin, sp.XMax, lines)
+		row = append(row, p)
+	}
+	shared, logged := false, false
+	ys := make([]lineY, len(row))
+	for _, k := range keys {
+		g := groups[k]
+		sp := ch.Plots[g.panels[0]]
+		y := sharedY(g.ys, sp.YMin, sp.YMax)
+		for _, pi := range g.panels {
+			ys[pi] = y
+			y.apply(row[pi])
+		}
+		shared = shared || len(g.panels) > 1
+		logged = logged || y.log
+	}
+	for _, pl := range pending {
+		if err := addLine(row[pl.panel], ys[pl.panel].ty(pl.xys), pl.e, pl.step); err != nil {
+			return nil, fmt.Errorf("%s: %w", pl.label, err)
 		}
 	}
-	return ts
-}
-
-func compact(v float64) string {
-	a := math.Abs(v)
+	f.rows = [][]*plot.Plot{row}
 	switch {
-	case a >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'g', 4, 64) + "M"
-	case a >= 1e3:
-		return strconv.FormatFloat(v/1e3, 'g', 4, 64) + "k"
+	case logged && shared:
+		f.caption += " The y axis is logarithmic (the values span more than two decades), and panels of one quantity share it."
+	case logged:
+		f.caption += " The y axis is logarithmic: the values span more than two decades."
+	case shared && len(keys) == 1:
+		f.caption += " The panels share their y axis."
+	case shared:
+		f.caption += " Panels of one quantity over the same range share their y axis."
 	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
+	return f, nil
 }
 
-// sizeTicks marks a log-scaled byte axis at the powers of two, labelling
-// the powers of four: 4, 16, 64, 256, 1K, 4K, 16K.
-type sizeTicks struct{}
-
-func (sizeTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for e := 0; e < 40; e++ {
-		v := math.Ldexp(1, e)
-		if v < lo/1.0001 || v > hi*1.0001 {
-			continue
-		}
-		t := plot.Tick{Value: v}
-		if e%2 == 0 {
-			t.Label = byteLabel(e)
-		}
-		ts = append(ts, t)
+// legendTitle names what the series of a line chart are when they are
+// all of one kind: protocols or cost categories.
+func legendTitle(names []string) string {
+	protocols, categories := true, true
+	for _, n := range names {
+		_, layer := shape.LayerNamed(n)
+		_, proto := protocolLayer[n]
+		_, cat := categoryColors[n]
+		protocols = protocols && (layer || proto)
+		categories = categories && cat
 	}
-	return ts
-}
-
-func byteLabel(e int) string {
 	switch {
-	case e >= 20:
-		return strconv.Itoa(1<<(e-20)) + "M"
-	case e >= 10:
-		return strconv.Itoa(1<<(e-10)) + "K"
+	case len(names) == 0:
+		return ""
+	case protocols:
+		return "protocol"
+	case categories:
+		return "category"
 	}
-	return strconv.Itoa(1 << e)
+	return ""
 }
 
-// dims returns the size in points of a grid of rows charts.
-func (s ChartSize) dims(rows int) (w, h vg.Length) {
+// bound writes an optional bound for a key.
+func bound(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// ChartSize is the size of a rendered chart in pixels at 96 dots per
+// inch (an SVG's size is the same in points, scaled by 3/4). A zero field
+// takes its default: 1200 pixels wide, and per row of panels 450 pixels
+// high (300 for a row of bars cut into size ranges).
+type ChartSize struct {
+	Width, Height int
+}
+
+// chartDPI is the resolution of PNG charts.
+const chartDPI = 96
+
+const (
+	defaultChartWidth  = 1200
+	defaultChartHeight = 450 // per row of the grid
+)
+
+// ErrNoChartData is returned when a result has nothing to chart.
+var ErrNoChartData = fmt.Errorf("the result has no measurements for this chart")
+
+// dims returns the size in points of a grid of rows panels, each
+// rowHeight pixels high (0: the default) unless the size says.
+func (s ChartSize) dims(rows int, rowHeight ...int) (w, h vg.Length) {
 	pw, ph := s.Width, s.Height
 	if pw <= 0 {
 		pw = defaultChartWidth
 	}
 	if ph <= 0 {
-		ph = defaultChartHeight * max(rows, 1)
+		rh := defaultChartHeight
+		if len(rowHeight) > 0 && rowHeight[0] > 0 {
+			rh = rowHeight[0]
+		}
+		ph = rh * max(rows, 1)
 	}
 	return vg.Length(pw) * vg.Inch / chartDPI, vg.Length(ph) * vg.Inch / chartDPI
-}
-
-// drawGrid draws the grid of plots on canvas c.
-func drawGrid(grid [][]*plot.Plot, c vg.CanvasSizer) {
-	dc := draw.New(c)
-	cols := 0
-	for _, row := range grid {
-		cols = max(cols, len(row))
-	}
-	for j := range grid {
-		for len(grid[j]) < cols {
-			grid[j] = append(grid[j], nil)
-		}
-	}
-	tiles := draw.Tiles{
-		Rows: len(grid), Cols: cols,
-		PadX: vg.Points(24), PadY: vg.Points(24),
-		PadTop: vg.Points(8), PadBottom: vg.Points(8), PadLeft: vg.Points(8), PadRight: vg.Points(12),
-	}
-	cells := plot.Align(grid, tiles, dc)
-	for j, row := range grid {
-		for i, p := range row {
-			if p != nil {
-				p.Draw(cells[j][i])
-			}
-		}
-	}
 }
 
 // WriteSVG writes chart c of r as an SVG image. The bytes depend on the
 // result and the size alone.
 func WriteSVG(w io.Writer, r *Result, c Chart, size ChartSize) error {
-	grid, err := chartGrid(r, c, size)
+	f, err := buildFigure(r, c, size)
 	if err != nil {
 		return err
 	}
-	cw, ch := size.dims(len(grid))
+	return f.writeSVG(w, size)
+}
+
+func (f *figure) writeSVG(w io.Writer, size ChartSize) error {
+	cw, ch := size.dims(len(f.rows), f.rowHeight)
 	canvas := vgsvg.New(cw, ch)
-	drawGrid(grid, canvas)
-	_, err = canvas.WriteTo(w)
+	f.draw(canvas)
+	_, err := canvas.WriteTo(w)
 	return err
 }
 
 // WritePNG writes chart c of r as a PNG image of size pixels.
 func WritePNG(w io.Writer, r *Result, c Chart, size ChartSize) error {
-	grid, err := chartGrid(r, c, size)
+	f, err := buildFigure(r, c, size)
 	if err != nil {
 		return err
 	}
-	cw, ch := size.dims(len(grid))
+	cw, ch := size.dims(len(f.rows), f.rowHeight)
 	canvas := vgimg.NewWith(vgimg.UseWH(cw, ch), vgimg.UseDPI(chartDPI))
-	drawGrid(grid, canvas)
+	f.draw(canvas)
 	_, err = vgimg.PngCanvas{Canvas: canvas}.WriteTo(w)
 	return err
 }
 
-// inlineSVG returns chart c as SVG markup to embed in HTML: the <svg>
-// element without the XML declaration and comment before it.
-func inlineSVG(r *Result, c Chart, size ChartSize) ([]byte, error) {
-	var b bytes.Buffer
-	if err := WriteSVG(&b, r, c, size); err != nil {
-		return nil, err
+// inlineSVG returns chart c as SVG markup to embed in HTML (the <svg>
+// element without the XML declaration and comment before it) and its
+// caption.
+func inlineSVG(r *Result, c Chart, size ChartSize) (svg []byte, caption string, err error) {
+	f, err := buildFigure(r, c, size)
+	if err != nil {
+		return nil, "", err
 	}
-	svg := b.Bytes()
+	var b bytes.Buffer
+	if err := f.writeSVG(&b, size); err != nil {
+		return nil, "", err
+	}
+	svg = b.Bytes()
 	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
 		svg = svg[i:]
 	}
-	return bytes.TrimSpace(svg), nil
+	return bytes.TrimSpace(svg), f.caption, nil
+}
+
+// LegendEntry is one series of a chart as its legend shows it.
+type LegendEntry struct {
+	Label  string
+	Color  string // "#RRGGBB"
+	Dashed bool
+}
+
+// ChartLegend returns the series of chart c of r as WriteSVG draws them
+// at size: one entry per series however many panels draw it (for a
+// chart of pies, each category once). No two entries share a colour
+// unless the chart has more series than the palette has colours.
+func ChartLegend(r *Result, c Chart, size ChartSize) ([]LegendEntry, error) {
+	f, err := buildFigure(r, c, size)
+	if err != nil {
+		return nil, err
+	}
+	var out []LegendEntry
+	for _, e := range append(f.legend, f.listed...) {
+		out = append(out, LegendEntry{Label: e.label, Color: hexColor(e.color), Dashed: len(e.dashes) > 0})
+	}
+	return out, nil
 }

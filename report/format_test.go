@@ -189,13 +189,13 @@ func TestSVGFormat(t *testing.T) {
 		var want []string
 		switch c {
 		case report.ChartLayers:
-			// The legends name the layers; a chart per protocol and
-			// direction.
+			// The legend names the layers; a panel per protocol and
+			// direction, sizes in bytes and KiB.
 			want = []string{"APPL", "UDP", "IP", "DEV", "DMA", "KERN",
-				"UDP send: mean cycles per message by layer", "UDP receive: mean cycles per message by layer",
-				"MAC send: mean cycles per frame by layer", "1024", "8192"}
+				"UDP send", "UDP receive", "MAC send", "mean cycles per message", "mean cycles per frame", "1 KiB", "8 KiB"}
 		case report.ChartLatency:
-			want = []string{"UDP send", "UDP receive", "MAC send", "message size (bytes, log scale)", "1K"}
+			// A panel per direction, a line per protocol.
+			want = []string{"send", "receive", "UDP", "MAC", "message size (log scale)", "128 B", "1 KiB", "8 KiB"}
 		}
 		for _, w := range want {
 			if !strings.Contains(text, w) {
@@ -274,9 +274,9 @@ func TestHTMLFormat(t *testing.T) {
 		t.Errorf("no doctype: %.40q", out)
 	}
 	counts := checkBalanced(t, out)
-	// Both charts inline, and the hosts, membench, MAC (3) and UDP (3)
-	// tables.
-	if counts["svg"] != 2 || counts["table"] != 8 || counts["img"] != 0 || counts["script"] != 0 || counts["link"] != 0 {
+	// Both charts inline, the layers, and the hosts, membench, MAC (3)
+	// and UDP (3) tables.
+	if counts["svg"] != 2 || counts["table"] != 9 || counts["img"] != 0 || counts["script"] != 0 || counts["link"] != 0 {
 		t.Errorf("elements %v", counts)
 	}
 	s := string(out)
@@ -284,7 +284,9 @@ func TestHTMLFormat(t *testing.T) {
 		"<title>simkron report: sweep</title>", "<style>", `<dd class="ok">complete</dd>`,
 		`<figure id="chart-layers"`, `<figure id="chart-latency"`,
 		"<th>APPL</th><th>UDP</th><th>IP</th><th>DEV</th><th>DMA</th><th>total</th>",
-		"<td>8192</td><td>300</td>", ">UDP send: mean cycles per message by layer</text>",
+		"<td>8192</td><td>300</td>", ">UDP send</text>",
+		// The layers defined, each in its colour; the columns too.
+		`<section id="layers">`, "<td>KERN</td><td>kernel", "background: #66CCEE", "<dt>total</dt><dd>the sum of the layers",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("HTML lacks %q", want)
@@ -381,7 +383,7 @@ func TestBarsChart(t *testing.T) {
 		t.Errorf("elements %v", elems)
 	}
 	html := string(render(t, r, report.Options{Format: report.FormatHTML}))
-	if !strings.Contains(html, `<figure id="chart-compare"`) || !strings.Contains(html, "<figcaption>protocols side by side</figcaption>") {
+	if !strings.Contains(html, `<figure id="chart-compare"`) || !strings.Contains(html, "<figcaption>protocols side by side") {
 		t.Errorf("HTML lacks the bars and their caption")
 	}
 }

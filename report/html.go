@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 
 	"simkron/report/shape"
 	"simkron/sim"
@@ -30,12 +31,23 @@ dl.meta dd { margin: 0; }
 .bad { color: #b42318; font-weight: 600; }
 figure { margin: 1.5em 0; }
 figure svg { display: block; max-width: 100%; height: auto; }
-figcaption { color: #555; font-size: 0.9em; margin-top: 0.4em; }
-table { border-collapse: collapse; margin: 0 0 1em; font-variant-numeric: tabular-nums; font-size: 0.9em; }
+figcaption { color: #444; font-size: 0.9em; margin-top: 0.4em; max-width: 60em; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; margin: 0 0 0.6em; font-variant-numeric: tabular-nums; font-size: 0.9em; }
 h3 { font-size: 0.95em; margin: 1.6em 0 0.4em; }
-th, td { padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #e4e4e4; }
+th, td { padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #e4e4e4; vertical-align: top; }
 th { background: #f3f3f3; }
+tr.groups th { background: #e8e8e8; text-align: center; border-bottom: 1px solid #bbb; }
+tr.groups th.none { background: #fff; border-bottom: none; }
+table.prose th, table.prose td, table.layers th, table.layers td { text-align: left; }
+table:not(.prose):not(.layers) td { white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fafafa; }
+td.swatch { width: 1.6em; }
+td.swatch span { display: inline-block; width: 1.4em; height: 0.9em; border: 1px solid #999; vertical-align: middle; }
+dl.cols { display: grid; grid-template-columns: max-content auto; gap: 0.1em 1em; font-size: 0.85em; color: #444; margin: 0 0 1em; max-width: 60em; }
+dl.cols dt { font-weight: 600; }
+dl.cols dd { margin: 0; }
+p.note { font-size: 0.9em; color: #444; max-width: 60em; }
 footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </style>
 </head>
@@ -62,16 +74,32 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </figure>
 {{else}}<p>Nothing to chart.</p>
 {{end}}</section>
-<section id="tables">
+{{with .Layers}}<section id="layers">
+<h2>Layers</h2>
+<p class="note">Every cycle of a measured span is charged to the layer of the innermost modelled function running then, and the layers sum to the span's total. A library routine (a copy, a checksum) counts in the layer that calls it. The charts draw each layer in the colour shown here.</p>
+<div class="scroll"><table class="layers">
+<thead><tr><th></th><th>layer</th><th>its cycles</th></tr></thead>
+<tbody>
+{{range .}}<tr><td class="swatch"><span style="background: {{.Color}}"></span></td><td>{{.Name}}</td><td>{{.Doc}}</td></tr>
+{{end}}</tbody>
+</table></div>
+</section>
+{{end}}<section id="tables">
 <h2>Tables</h2>
 {{range .Tables}}<h3>{{.Title}}</h3>
-<table>
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<div class="scroll"><table{{if .Prose}} class="prose"{{end}}>
+<thead>{{with .Groups}}<tr class="groups">{{range .}}<th colspan="{{.Span}}"{{if not .Name}} class="none"{{end}}>{{.Name}}</th>{{end}}</tr>
+{{end}}<tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
-{{end}}{{with .Text}}<h3>Notes</h3>
+</table></div>
+{{if .Docs}}<dl class="cols">
+{{range .Docs}}<dt>{{.Heading}}</dt><dd>{{.Doc}}</dd>
+{{end}}{{if .Above}}<dt>the others</dt><dd>as defined above</dd>
+{{end}}</dl>
+{{else if .Above}}<p class="note">Columns as defined above.</p>
+{{end}}{{end}}{{with .Text}}<h3>Notes</h3>
 <pre>{{.}}</pre>
 {{end}}</section>
 </main>
@@ -88,52 +116,125 @@ type htmlChart struct {
 
 type htmlTable struct {
 	Title  string
+	Prose  bool
+	Groups []shape.ColumnGroup
 	Header []string
 	Rows   [][]string
+	Docs   []htmlDoc
+	// Above says that columns defined under an earlier table are not
+	// defined again.
+	Above bool
+}
+
+// htmlDoc defines a column under its table.
+type htmlDoc struct{ Heading, Doc string }
+
+// htmlLayer is a layer the report's measurements have, with its colour
+// (a "#rrggbb" of the package's own table, safe in a style attribute).
+type htmlLayer struct {
+	Name  string
+	Color template.CSS
+	Doc   string
 }
 
 // WriteHTML writes r as one self-contained HTML5 page: what ran, every
-// chart as inline SVG, the hosts and the measurement tables, with a
-// small style sheet and no external resources or scripts.
+// chart as inline SVG with a caption that says what it shows, the layers
+// its measurements have and what each counts, the hosts and the
+// measurement tables, each column defined where the workload defines it
+// (once: a table whose columns an earlier one defined says so),
+// with a small style sheet and no external resources or scripts.
 func WriteHTML(w io.Writer, r *Result) error {
 	data := struct {
 		R       *Result
 		Status  string
 		SimTime string
 		Charts  []htmlChart
+		Layers  []htmlLayer
 		Tables  []htmlTable
 		Text    string
 	}{R: r, Status: status(r), SimTime: sim.Time(r.SimTimePS).String(), Text: r.Figures.Text}
-	captions := map[Chart]string{
-		ChartLayers:  "Mean cycles of each layer, stacked, for each message size; send and receive.",
-		ChartLatency: "Mean latency against message size (log scale); one line per protocol and direction.",
-		ChartSplits:  "Where the processing time goes: each cost split as a pie, with each category's share.",
-	}
-	for _, c := range r.Figures.Charts {
-		captions[Chart(c.Name)] = c.Caption
-	}
-	for _, c := range r.Figures.Bars {
-		captions[Chart(c.Name)] = c.Caption
-	}
 	for _, c := range ChartNames(r) {
-		svg, err := inlineSVG(r, c, ChartSize{Width: htmlChartWidth})
+		svg, caption, err := inlineSVG(r, c, ChartSize{Width: htmlChartWidth})
 		if err != nil {
 			return fmt.Errorf("chart %s: %w", c, err)
 		}
 		// The markup is vgsvg's: numbers, and labels it escapes.
-		data.Charts = append(data.Charts, htmlChart{Name: string(c), Caption: captions[c], SVG: template.HTML(svg)})
+		data.Charts = append(data.Charts, htmlChart{Name: string(c), Caption: caption, SVG: template.HTML(svg)})
 	}
+	for _, name := range resultLayers(r) {
+		l, ok := shape.LayerNamed(name)
+		if !ok {
+			l = shape.Layer{Name: name, Doc: "a layer the workload names (not one of simkron's own)"}
+			hex, _ := keyColor(name)
+			l.Color = hex
+		}
+		data.Layers = append(data.Layers, htmlLayer{Name: l.Name, Color: template.CSS(l.Color), Doc: l.Doc})
+	}
+	defined := map[htmlDoc]bool{}
 	for _, t := range append([]shape.Table{hostsTable(r)}, r.Figures.Tables...) {
-		data.Tables = append(data.Tables, htmlTable{Title: t.Title, Header: t.Headings(), Rows: t.Rows})
+		ht := htmlTable{Title: t.Title, Prose: t.Prose, Groups: t.ColumnGroups(), Rows: t.Rows}
+		for _, c := range t.Columns {
+			ht.Header = append(ht.Header, c.Heading())
+			if c.Doc != "" {
+				h := c.Heading()
+				if c.Group != "" {
+					h = c.Group + ": " + h
+				}
+				d := htmlDoc{Heading: h, Doc: c.Doc}
+				if defined[d] {
+					ht.Above = true
+					continue
+				}
+				defined[d] = true
+				ht.Docs = append(ht.Docs, d)
+			}
+		}
+		data.Tables = append(data.Tables, ht)
 	}
 	return htmlPage.Execute(w, data)
+}
+
+// resultLayers returns the layers r's measurements have (its breakdowns'
+// and its bar charts' parts that are layers), in stack order.
+func resultLayers(r *Result) []string {
+	var ls []string
+	add := func(l string) {
+		if !slices.Contains(ls, l) {
+			ls = append(ls, l)
+		}
+	}
+	for _, b := range breakdowns(r) {
+		for _, l := range b.LayerNames() {
+			add(l)
+		}
+	}
+	for _, ch := range r.Figures.Bars {
+		for _, bp := range ch.Plots {
+			for _, g := range bp.Groups {
+				for _, part := range g.Parts {
+					if _, ok := shape.LayerNamed(part.Label); ok {
+						add(part.Label)
+					}
+				}
+			}
+		}
+	}
+	shape.SortLayers(ls)
+	return ls
 }
 
 // hostsTable summarises each host's processor.
 func hostsTable(r *Result) shape.Table {
 	t := shape.Table{
-		Title:   "Hosts",
-		Columns: shape.Cols("host", "machine", "clock", "cycles", "busy %", "instructions", "interrupts", "context switches"),
+		Title: "Hosts",
+		Columns: []shape.Column{
+			{Name: "host"}, {Name: "machine", Doc: "the machine file's name"}, {Name: "clock"},
+			{Name: "cycles", Doc: "the processor's cycles over the whole run, from boot to the end"},
+			{Name: "busy %", Doc: "the share of those cycles spent outside the idle loop"},
+			{Name: "instructions", Doc: "instructions executed over the run"},
+			{Name: "interrupts", Doc: "interrupts taken over the run"},
+			{Name: "context switches", Doc: "switches between threads (or TOP tasks) over the run"},
+		},
 	}
 	for _, h := range r.Hosts {
 		busy := h.CPU.Cycles - h.CPU.IdleCycles

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -13,36 +14,53 @@ import (
 	"simkron/report/shape"
 )
 
-// splitColors gives the cost categories of the TOP study a fixed colour,
-// the same in every pie; other categories take plotutil's by position.
-var splitColors = map[string]color.RGBA{
-	"memory copy":       {0x4e, 0x79, 0xa7, 0xff},
-	"checksum":          {0xe1, 0x57, 0x59, 0xff},
-	"memory management": {0xf2, 0x8e, 0x2b, 0xff},
-	"task scheduling":   {0x76, 0xb7, 0xb2, 0xff},
-	"others":            {0xba, 0xb0, 0xac, 0xff},
+// splitsFigure draws each cost split as a pie, two to a row: the
+// built-in "splits" chart. A category has one colour in every pie (the
+// TOP study's categories their own, see palette).
+func splitsFigure(r *Result) (*figure, error) {
+	if len(r.Figures.Splits) == 0 {
+		return nil, fmt.Errorf("%w: %s needs cost splits (workload %q)", ErrNoChartData, ChartSplits, r.Workload)
+	}
+	pal := newPalette()
+	var names []string
+	for _, sp := range r.Figures.Splits {
+		for _, c := range sp.Categories {
+			if !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	pal.reserve(names)
+	f := &figure{caption: "Where the processing time goes: each cost split as a pie, clockwise from twelve o'clock in the order of its list, each category's share beside its name and, from 4%, on its wedge."}
+	for _, n := range names {
+		f.listed = append(f.listed, entry{label: n, color: pal.color(n), fill: true})
+	}
+	for i, sp := range r.Figures.Splits {
+		if i%2 == 0 {
+			f.rows = append(f.rows, nil)
+		}
+		f.rows[len(f.rows)-1] = append(f.rows[len(f.rows)-1], piePlot(sp, pal))
+	}
+	return f, nil
 }
-
-func splitColor(name string, i int) color.Color { return fixedColor(splitColors, name, i) }
 
 // piePlot draws split s as a pie: a wedge per category with a positive
 // value, clockwise from twelve o'clock in the split's order, each with
-// its share, and a legend of the categories.
-func piePlot(s shape.Split) *plot.Plot {
+// its share, and beside it the list of the categories with their shares.
+func piePlot(s shape.Split, pal *palette) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = s.Title
+	p.Title.TextStyle.Font = font.From(sansFont, titleSize)
 	p.HideAxes()
-	pie := &pie{split: s}
-	p.Add(pie)
-	for i, c := range s.Categories {
-		p.Legend.Add(fmt.Sprintf("%s (%.1f%%)", c.Name, pie.share(c.Value)), swatch{splitColor(c.Name, i)})
-	}
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(&pie{split: s, pal: pal})
 	return p
 }
 
-// pie is a plotter of one split.
-type pie struct{ split shape.Split }
+// pie is a plotter of one split and its list of categories.
+type pie struct {
+	split shape.Split
+	pal   *palette
+}
 
 var _ plot.Plotter = (*pie)(nil)
 
@@ -53,20 +71,38 @@ func (pc *pie) share(v float64) float64 {
 	return 0
 }
 
-// Plot draws the wedges in the right part of the canvas, leaving the
-// left for the legend.
+// Plot draws the list of categories at the left of the canvas and the
+// wedges in the room to its right.
 func (pc *pie) Plot(c draw.Canvas, _ *plot.Plot) {
+	sty := textStyle(legendSize)
+	sty.YAlign = draw.YCenter
+	eh := legendEntryHeight()
+	var listW vg.Length
+	for i, cat := range pc.split.Categories {
+		label := fmt.Sprintf("%s (%.1f%%)", cat.Name, pc.share(cat.Value))
+		listW = max(listW, sty.Width(label))
+		y := c.Max.Y - eh*(vg.Length(i)+0.5)
+		x := c.Min.X
+		h := eh * 0.6
+		c.FillPolygon(pc.pal.color(cat.Name), []vg.Point{{X: x, Y: y - h/2}, {X: x + legendSwatch, Y: y - h/2},
+			{X: x + legendSwatch, Y: y + h/2}, {X: x, Y: y + h/2}})
+		c.FillText(sty, vg.Point{X: x + legendSwatch + legendGap, Y: y}, label)
+	}
 	total := pc.split.Total()
 	if total <= 0 {
 		return
 	}
-	w, h := c.Max.X-c.Min.X, c.Max.Y-c.Min.Y
-	r := min(w*0.55, h) / 2 * 0.9
-	center := vg.Point{X: c.Max.X - r - w*0.03, Y: c.Min.Y + h/2}
+	left := c.Min.X + legendSwatch + legendGap + listW + legendPad
+	w, h := c.Max.X-left, c.Max.Y-c.Min.Y
+	r := min(w, h) / 2 * 0.95
+	if r <= 0 {
+		return
+	}
+	center := vg.Point{X: left + w/2, Y: c.Min.Y + h/2}
 	angle := math.Pi / 2 // twelve o'clock; wedges go clockwise
-	label := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(9)), Handler: plot.DefaultTextHandler,
+	label := draw.TextStyle{Color: color.Black, Font: font.From(sansFont, tickSize), Handler: plot.DefaultTextHandler,
 		XAlign: draw.XCenter, YAlign: draw.YCenter}
-	for i, cat := range pc.split.Categories {
+	for _, cat := range pc.split.Categories {
 		if cat.Value <= 0 {
 			continue
 		}
@@ -76,7 +112,7 @@ func (pc *pie) Plot(c draw.Canvas, _ *plot.Plot) {
 		path.Line(vg.Point{X: center.X + r*vg.Length(math.Cos(angle)), Y: center.Y + r*vg.Length(math.Sin(angle))})
 		path.Arc(center, r, angle, -sweep)
 		path.Close()
-		c.SetColor(splitColor(cat.Name, i))
+		c.SetColor(pc.pal.color(cat.Name))
 		c.Fill(path)
 		c.SetColor(color.White)
 		c.SetLineWidth(vg.Points(1))
@@ -88,12 +124,4 @@ func (pc *pie) Plot(c draw.Canvas, _ *plot.Plot) {
 		}
 		angle -= sweep
 	}
-}
-
-// swatch is a legend entry's square of colour.
-type swatch struct{ c color.Color }
-
-func (s swatch) Thumbnail(c *draw.Canvas) {
-	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
-	c.FillPolygon(s.c, c.ClipPolygonY(pts))
 }

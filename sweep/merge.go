@@ -232,7 +232,9 @@ func mergeBars(cs []shape.Bars, c shape.Bars, label string) []shape.Bars {
 
 // axisChart draws, when exactly one key is swept (over numbers), each
 // breakdown's mean latency against the key: a plot per breakdown (protocol
-// and direction), a line per message size.
+// and direction), a line per message size. No y bound is set, so that the
+// report can share the plots' y axis and draw it logarithmic when the
+// sizes' latencies span decades.
 func axisChart(g Grid, points []Point, results []*report.Result) (shape.Chart, bool) {
 	// The swept key: the one axis of more than one value (axes of one
 	// value are fixed settings).
@@ -267,7 +269,7 @@ func axisChart(g Grid, points []Point, results []*report.Result) (shape.Chart, b
 				j = len(c.Plots)
 				plots[name] = j
 				c.Plots = append(c.Plots, shape.Plot{Title: name + ": mean cycles per " + b.Unit + " against " + key,
-					XLabel: key, YLabel: "mean cycles", YMin: shape.Ptr(0)})
+					XLabel: key, YLabel: "mean cycles"})
 			}
 			for _, pt := range b.Points {
 				label := strconv.Itoa(pt.Size) + " B"

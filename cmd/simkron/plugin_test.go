@@ -121,7 +121,7 @@ func TestWorkloadPlugsIn(t *testing.T) {
 	}
 	b, _ := os.ReadFile(html)
 	page := string(b)
-	for _, want := range []string{`<figure id="chart-copycost"`, "<figcaption>Cycles of one bcopy against its size.</figcaption>",
+	for _, want := range []string{`<figure id="chart-copycost"`, "<figcaption>Cycles of one bcopy against its size.",
 		"<h3>copycost: bcopy per size</h3>", "<th>copy cycles</th>", "<td>4096</td>", ">bcopy cycles against size</text>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the HTML report lacks %q", want)

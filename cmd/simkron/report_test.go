@@ -71,7 +71,7 @@ func TestReport(t *testing.T) {
 		t.Errorf("%d files in the output directory, want %d", len(entries), len(report.Formats))
 	}
 	st, stdout, _ = simkron(t, "report", "--format", "svg", "--chart", "latency", res)
-	if st != exitOK || !strings.Contains(stdout, "UDP receive") {
+	if st != exitOK || !strings.Contains(stdout, ">receive</text>") || !strings.Contains(stdout, ">UDP</text>") {
 		t.Errorf("--chart latency exited %d", st)
 	}
 }

@@ -64,10 +64,16 @@ type Table struct {
 }
 
 // Column is a table's column: a name and, when its values have one, a
-// unit ("us", "Mbit/s").
+// unit ("us", "Mbit/s"). Group names the columns that belong together
+// ("send cycles" over "mean", "min", "median", "max"): consecutive columns
+// of one group get one heading above theirs. Doc says what the column
+// holds, for the HTML report's definitions under the table; a layer's
+// column needs none (the report defines every layer).
 type Column struct {
-	Name string `json:"name"`
-	Unit string `json:"unit,omitempty"`
+	Name  string `json:"name"`
+	Unit  string `json:"unit,omitempty"`
+	Group string `json:"group,omitempty"`
+	Doc   string `json:"doc,omitempty"`
 }
 
 // Heading is the column's name with its unit after it: "rtt us".
@@ -94,6 +100,42 @@ func (t Table) Headings() []string {
 		out[i] = c.Heading()
 	}
 	return out
+}
+
+// ColumnGroup is a run of consecutive columns of one group (Name "" for
+// columns of none) and how many columns it spans.
+type ColumnGroup struct {
+	Name string
+	Span int
+}
+
+// ColumnGroups returns t's columns as runs of one group each, left to
+// right; nil when no column has a group.
+func (t Table) ColumnGroups() []ColumnGroup {
+	if !slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Group != "" }) {
+		return nil
+	}
+	var gs []ColumnGroup
+	for i, c := range t.Columns {
+		if i > 0 && gs[len(gs)-1].Name == c.Group {
+			gs[len(gs)-1].Span++
+			continue
+		}
+		gs = append(gs, ColumnGroup{Name: c.Group, Span: 1})
+	}
+	return gs
+}
+
+// SizeLabel writes a size in bytes as tables and charts name it: "4 B",
+// "1472 B"; a whole number of KiB or MiB in those: "1 KiB", "32 KiB".
+func SizeLabel(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // Directions of a breakdown.
@@ -195,6 +237,8 @@ func LayerTable(b Breakdown) Table {
 		Title:   fmt.Sprintf("%s %s by layer (mean cycles per %s: %s)", b.Protocol, b.Direction, b.Unit, b.What),
 		Columns: Cols(append(append([]string{b.SizeName}, layers...), "total")...),
 	}
+	t.Columns[0].Doc = fmt.Sprintf("the %s's size in bytes", b.Unit)
+	t.Columns[len(t.Columns)-1].Doc = fmt.Sprintf("the sum of the layers: the mean cycles per %s", b.Unit)
 	for _, p := range b.Points {
 		row := []string{fmt.Sprint(p.Size)}
 		var total float64
@@ -208,27 +252,63 @@ func LayerTable(b Breakdown) Table {
 	return t
 }
 
-// LayerOrder is the order layers appear in tables, CSV rows and stacked
-// bars: from the application down the stack to the device, then the
-// kernel work that belongs to no protocol, as in the Linux/SimOS study's
-// latency breakdowns. Layers not listed follow, sorted by name.
-var LayerOrder = []string{
-	"APPL",
-	"PRES", "SES", "TRANS", "TP4",
-	"TCP", "UDP",
-	"CLNS", "IP",
-	"LLC", "MAC",
-	"DEV", "DMA",
-	"KERN", "IDLE",
+// Layer is one layer as every report shows it: its name, its colour in
+// every chart and what its cycles are. A library routine (a copy, a
+// checksum) counts in the layer that calls it.
+type Layer struct {
+	Name  string
+	Color string // "#rrggbb"
+	Doc   string
 }
 
-// layerRank returns where layer sorts: its place in LayerOrder, or after
-// all of them.
+// Layers is the one table of layers. Its order is the order layers
+// appear in tables, CSV rows and stacked bars: from the application down
+// the stack to the device, then the kernel work that belongs to no
+// protocol, as in the Linux/SimOS study's latency breakdowns. Layers not
+// listed follow, sorted by name, in colours the report picks.
+//
+// The colours are chosen so that the layers that can share a chart (the
+// compare workload's eleven; the TOP stack's) are told apart by readers
+// with each kind of colour blindness (CIEDE2000 difference of at least
+// 10 under simulated protanopia, deuteranopia and tritanopia): the four
+// transports take Okabe and Ito's orange, blue, bluish green and reddish
+// purple (a protocol is drawn in its transport layer's colour), the rest
+// come from Paul Tol's qualitative schemes, and the idle loop is pale
+// grey. Two layers that never share a chart may be close (IP and MAC).
+var Layers = []Layer{
+	{"APPL", "#000000", "the application: the measuring program's own code"},
+	{"PRES", "#999933", "the presentation layer (ISO 8823 kernel, BER encoding and decoding)"},
+	{"SES", "#EE3377", "the session layer (ISO 8327-1 kernel and duplex)"},
+	{"TRANS", "#009E73", "VIA's transport: the VIPL user-level library and the kernel agent it traps to"},
+	{"TP4", "#CC79A7", "the ISO transport protocol, class 4 (ISO 8073)"},
+	{"TCP", "#0072B2", "TCP (RFC 793)"},
+	{"UDP", "#E69F00", "UDP (RFC 768)"},
+	{"CLNS", "#666633", "the ISO connectionless network protocol (CLNP, ISO 8473)"},
+	{"IP", "#AA3377", "IPv4 (RFC 791), fragmentation and reassembly included"},
+	{"LLC", "#663333", "IEEE 802.2 logical link control"},
+	{"MAC", "#AA4499", "the TOP stack's medium access layer, above the packet driver"},
+	{"DEV", "#EEDD88", "the network device: the card's driver (its registers, interrupt handler and rings) and the kernel's device queueing and network softirqs"},
+	{"DMA", "#66CCEE", "moving the message between host memory and the card, and waiting for it: the driver's transfers through the card's data port (programmed I/O) and its DMA set-up, and the cycles the processor waited in the measured span (for the card's DMA engine, and, when the span includes it, for the wire: each measurement's title says which)"},
+	{"KERN", "#332288", "kernel (or TOP run-time) work that belongs to no protocol: system-call entry and exit, interrupt entry and exit, scheduling and context switches, timers"},
+	{"IDLE", "#DDDDDD", "the idle loop: cycles in the measured span when the processor had nothing to run"},
+}
+
+// LayerNamed returns the layer called name in Layers.
+func LayerNamed(name string) (Layer, bool) {
+	i := slices.IndexFunc(Layers, func(l Layer) bool { return l.Name == name })
+	if i < 0 {
+		return Layer{}, false
+	}
+	return Layers[i], true
+}
+
+// layerRank returns where layer sorts: its place in Layers, or after all
+// of them.
 func layerRank(layer string) int {
-	if i := slices.Index(LayerOrder, layer); i >= 0 {
+	if i := slices.IndexFunc(Layers, func(l Layer) bool { return l.Name == layer }); i >= 0 {
 		return i
 	}
-	return len(LayerOrder)
+	return len(Layers)
 }
 
 // SortLayers sorts layer names into stack order.

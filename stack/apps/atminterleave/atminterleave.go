@@ -367,8 +367,12 @@ func (t *Test) Result() (workload.Result, error) {
 	var rows []Row
 	tab := shape.Table{
 		Title: fmt.Sprintf("Interleaved receive: %d cells a round from the senders' PDUs through the switch (mean of %d rounds; rate in Mbit/s of cell payload)", t.p.PDUCells, t.p.Rounds),
-		Columns: []shape.Column{{Name: "case"}, {Name: "receiver"}, {Name: "rx"}, {Name: "interrupt"}, {Name: "CRC"},
-			{Name: "senders"}, {Name: "cells"}, {Name: "receive", Unit: "us"}, {Name: "rx", Unit: "Mbit/s"}},
+		Columns: []shape.Column{{Name: "case"}, {Name: "receiver", Doc: "the host that receives"},
+			{Name: "rx", Doc: "how its driver takes cells off the board: pio, a DMA mode, or the VCI sorter"},
+			{Name: "interrupt", Doc: "when the board interrupts on receive"}, {Name: "CRC", Doc: "who checks the AAL5 CRC: software or the board"},
+			{Name: "senders", Doc: "hosts sending a PDU each round"}, {Name: "cells", Doc: "cells arriving at the receiver each round"},
+			{Name: "receive", Unit: "us", Doc: "the mean time to receive a round's cells"},
+			{Name: "rx", Unit: "Mbit/s", Doc: "the receive rate of cell payload (48 bytes a cell): cells over receive"}},
 	}
 	for _, r := range t.cases {
 		row, bad := r.row()

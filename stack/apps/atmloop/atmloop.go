@@ -559,17 +559,29 @@ func (t *Test) Result() (workload.Result, error) {
 	tab := shape.Table{
 		Title: fmt.Sprintf("Yes V2 loop-back test: a %d-cell PDU and a one-cell ACK per cycle (mean of %d cycles; stages A send, B line, C receive, D ACK; T and R the PDU's cells crossing into the transmit FIFO and out of the receive FIFO, O the rest of the cycle: the OS and user overhead; sustained rates in Mbit/s of cell payload, tx = PDU / (T + O/2), rx = PDU / (R + O/2), as the seed derives them; DMA rates over the board's DMA busy time)", t.p.PDUCells, t.p.Cycles),
 		Columns: []shape.Column{
-			{Name: "case"}, {Name: "kernel"}, {Name: "tx"}, {Name: "rx"}, {Name: "assists"},
-			{Name: "A", Unit: "us"}, {Name: "B", Unit: "us"}, {Name: "C", Unit: "us"}, {Name: "D", Unit: "us"},
-			{Name: "cycle", Unit: "us"}, {Name: "T", Unit: "us"}, {Name: "R", Unit: "us"}, {Name: "O", Unit: "us"},
-			{Name: "cycles", Unit: "1/s"},
-			{Name: "tx", Unit: "Mbit/s"}, {Name: "rx", Unit: "Mbit/s"},
-			{Name: "DMA mem->FIFO", Unit: "Mbit/s"}, {Name: "DMA FIFO->mem", Unit: "Mbit/s"},
+			{Name: "case"}, {Name: "kernel", Doc: "the host's kernel: Ultrix or Wanda"},
+			{Name: "tx", Doc: "how the PDU's cells go to the board: pio (programmed I/O) or a DMA mode"},
+			{Name: "rx", Doc: "how cells come off the board: pio, a DMA mode or the VCI sorter"},
+			{Name: "assists", Doc: "the board's hardware assists switched on"},
+			{Name: "A", Unit: "us", Doc: "stage A, send: from the sender's send call to the PDU's last cell in the transmit FIFO"},
+			{Name: "B", Unit: "us", Doc: "stage B, line: from there to the receive interrupt taken"},
+			{Name: "C", Unit: "us", Doc: "stage C, receive: from there to the receiver's receive call returning (copy-out done)"},
+			{Name: "D", Unit: "us", Doc: "stage D, ACK: from there to the sender's next send call (the one-cell ACK's way back)"},
+			{Name: "cycle", Unit: "us", Doc: "one loop-back cycle, a PDU out and its ACK back: A + B + C + D"},
+			{Name: "T", Unit: "us", Doc: "transmit: from the PDU's first cell beginning to enter the transmit FIFO to its last cell complete there"},
+			{Name: "R", Unit: "us", Doc: "receive: from the PDU's first cell beginning to leave the receive FIFO to its last cell out"},
+			{Name: "O", Unit: "us", Doc: "the rest of the cycle, the OS and user overhead: cycle - T - R"},
+			{Name: "loop-back rate", Unit: "cycles/s", Doc: "loop-back cycles (a PDU and its ACK) completed per second of simulated time: 1 / cycle; not processor cycles"},
+			{Name: "tx", Unit: "Mbit/s", Doc: "sustained transmit rate of cell payload: PDU / (T + O/2)"},
+			{Name: "rx", Unit: "Mbit/s", Doc: "sustained receive rate of cell payload: PDU / (R + O/2)"},
+			{Name: "DMA mem->FIFO", Unit: "Mbit/s", Doc: "the board's DMA rate from memory to the transmit FIFO over its DMA busy time (\"-\": no DMA that way)"},
+			{Name: "DMA FIFO->mem", Unit: "Mbit/s", Doc: "the board's DMA rate from the receive FIFO to memory over its DMA busy time (\"-\": no DMA that way)"},
 		},
 	}
 	pub := shape.Table{
-		Title:   "Yes V2: the published figures beside the simulated ones (Mbit/s of cell payload; published: " + t.p.Source + ")",
-		Columns: shape.Cols("case", "tx", "published", "rx", "published", "DMA mem->FIFO", "published", "DMA FIFO->mem", "published"),
+		Title: "Yes V2: the published figures beside the simulated ones (Mbit/s of cell payload; published: " + t.p.Source + ")",
+		Columns: []shape.Column{{Name: "case"}, {Name: "tx"}, {Name: "published", Doc: "each \"published\" column: the paper's figure for the column before it (\"-\": none published)"},
+			{Name: "rx"}, {Name: "published"}, {Name: "DMA mem->FIFO"}, {Name: "published"}, {Name: "DMA FIFO->mem"}, {Name: "published"}},
 	}
 	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	dma := func(v float64) string {

@@ -392,15 +392,16 @@ func (w *compare) factors() shape.Table {
 		Columns: shape.Cols("size", "protocol"),
 	}
 	for _, m := range ms {
-		c := shape.Column{Name: m.name}
+		c := shape.Column{Name: m.name, Group: "latency"}
 		if m.name == "rtt" {
 			c.Unit = "us"
 		}
 		t.Columns = append(t.Columns, c)
 	}
 	for _, m := range ms {
-		t.Columns = append(t.Columns, shape.Column{Name: m.name + " factor"})
+		t.Columns = append(t.Columns, shape.Column{Name: m.name + " factor", Group: "factor = protocol / " + base.info.Name})
 	}
+	t.Columns[2].Doc = "send and receive: the median latency in cycles as the table \"compare: what the latencies are\" defines them; rtt: the mean round trip"
 	for i, size := range w.p.Sizes {
 		b := base.rows[i]
 		for _, s := range w.runs {
@@ -506,6 +507,7 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 		Title:   fmt.Sprintf("%s by layer, protocols side by side (median cycles per message; %s; each layer's median, and the median total, which they need not add up to)", dir, what),
 		Columns: shape.Cols(append(append([]string{"size", "protocol"}, layers...), "total")...),
 	}
+	t.Columns[len(t.Columns)-1].Doc = "the median of the total latency (\"-\": no message of the size measured)"
 	for si, size := range runs[0].p.Sizes {
 		for i, s := range runs {
 			if si >= len(meds[i]) {
@@ -546,12 +548,13 @@ func has(s *Sweep, m metric) bool {
 }
 
 // MedianChart draws the sweeps' median latencies against message size:
-// one plot per direction (send, receive, and the busy receive when
-// measured), a line per sweep.
+// a plot per direction a sweep measured (send, receive), a line per
+// sweep; its caption names the plots drawn.
 func MedianChart(name string, runs ...*Sweep) shape.Chart {
-	ch := shape.Chart{Name: name, Caption: "Median latency in cycles against message size, per protocol: send (" + runs[0].sendWhat() + ") and receive (" + runs[0].recvWhat() + ")."}
+	ch := shape.Chart{Name: name}
+	var drawn []string
 	for _, m := range metrics {
-		p := shape.Plot{Title: m.name, XLabel: "message size (bytes, log scale)", YLabel: "median cycles", XLog: true, YMin: shape.Ptr(0)}
+		p := shape.Plot{Title: m.name, XLabel: "message size (log scale)", YLabel: "median cycles", XLog: true}
 		for _, s := range runs {
 			if !has(s, m) {
 				continue
@@ -566,25 +569,41 @@ func MedianChart(name string, runs ...*Sweep) shape.Chart {
 		}
 		if len(p.Lines) > 0 {
 			ch.Plots = append(ch.Plots, p)
+			what := runs[0].sendWhat()
+			if m.name == "receive" {
+				what = runs[0].recvWhat()
+			}
+			drawn = append(drawn, fmt.Sprintf("%s (%s)", m.name, what))
 		}
 	}
+	ch.Caption = fmt.Sprintf("Median latency in cycles against message size, a line per protocol, %s: %s.",
+		plural(len(drawn), "one plot", fmt.Sprintf("%d plots", len(drawn))), strings.Join(drawn, "; "))
 	return ch
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // bars draws the protocols' send and receive latencies by layer (means,
 // which stack to the mean latency) side by side for each size, as the
-// Linux/SimOS study's figures do.
+// Linux/SimOS study's figures do: a plot per direction, a group of bars
+// (a protocol) per size.
 func (w *compare) bars() shape.Bars {
 	var names []string
 	for _, s := range w.runs {
 		names = append(names, s.info.Name)
 	}
 	c := shape.Bars{Name: "compare",
-		Caption: "Mean cycles of each layer, stacked, for each message size: the protocols side by side (left to right " + strings.Join(names, ", ") + "), send and receive."}
+		Caption: "Mean cycles per message of each layer, stacked, for each message size: the protocols' bars side by side (left to right " +
+			strings.Join(names, ", ") + "), a plot for send and one for receive."}
 	for _, dir := range []string{shape.Send, shape.Receive} {
-		bp := shape.BarPlot{Title: dir + ": " + strings.Join(names, " | "), XLabel: "message size (bytes)", YLabel: "cycles per message"}
+		bp := shape.BarPlot{Title: dir, XLabel: "message size", YLabel: "mean cycles per message"}
 		for _, size := range w.p.Sizes {
-			bp.Categories = append(bp.Categories, fmt.Sprint(size))
+			bp.Categories = append(bp.Categories, shape.SizeLabel(size))
 		}
 		for _, s := range w.runs {
 			g := shape.BarGroup{Label: s.info.Name}
@@ -627,7 +646,7 @@ func (s *Sweep) recvWhat() string {
 	if s.p.dmaReceive() {
 		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data" + note(s.info.RecvNote)
 	}
-	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning" + note(s.info.RecvNote)
+	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, the wait for the rest of the message (the wire and the card) as DMA" + note(s.info.RecvNote)
 }
 
 // Name returns the sweep's name in lower case ("udp"): its result

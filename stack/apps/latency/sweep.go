@@ -970,25 +970,37 @@ func (s *Sweep) Table() shape.Table {
 	}
 	recv += note(s.info.RecvNote)
 	t := shape.Table{
-		Title:   fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = %s; both hosts)", s.info.Name, send, recv),
-		Columns: shape.Cols("size", s.info.Unit, "msgs", "lost", "corrupt"),
+		Title: fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = %s; both hosts)", s.info.Name, send, recv),
+		Columns: []shape.Column{
+			{Name: "size", Doc: "the message's size in bytes"},
+			{Name: s.info.Unit, Doc: "the packets that carry one message on the wire"},
+			{Name: "msgs", Doc: "messages measured: sent and echoed back"},
+			{Name: "lost", Doc: "messages sent whose echo never came in time"},
+			{Name: "corrupt", Doc: "echoes that came back with wrong bytes"},
+		},
 	}
 	if unsent {
 		// A run that stopped before the sweep ended: the messages it
 		// never sent.
-		t.Columns = append(t.Columns, shape.Cols("not sent")...)
+		t.Columns = append(t.Columns, shape.Column{Name: "not sent", Doc: "messages the sweep was set to measure and never sent: the run stopped first"})
 	}
 	if faults {
-		t.Columns = append(t.Columns, shape.Cols("dup", "stale")...)
+		t.Columns = append(t.Columns, shape.Column{Name: "dup", Doc: "echoes of a message already answered (dropped)"},
+			shape.Column{Name: "stale", Doc: "echoes of a message the client had given up on (dropped)"})
 	}
-	t.Columns = append(t.Columns, shape.Column{Name: "rtt", Unit: "us"})
-	t.Columns = append(t.Columns, shape.Cols("send mean", "min", "median", "max")...)
+	t.Columns = append(t.Columns, shape.Column{Name: "rtt", Unit: "us", Doc: "the client's mean round trip: from entering the send call to the return of the receive call that brings the echo"})
+	const sendG, recvG = "send latency (cycles)", "receive latency (cycles)"
+	t.Columns = append(t.Columns,
+		shape.Column{Name: "send mean", Group: sendG, Doc: "with min, median and max: the send latency, as the title defines it, over every message measured at both hosts"},
+		shape.Column{Name: "min", Group: sendG}, shape.Column{Name: "median", Group: sendG}, shape.Column{Name: "max", Group: sendG})
 	if s.p.dmaSend() {
-		t.Columns = append(t.Columns, shape.Cols("thread median")...)
+		t.Columns = append(t.Columns, shape.Column{Name: "thread median", Group: sendG, Doc: "the median of the sending thread's own cycles inside the call"})
 	}
-	t.Columns = append(t.Columns, shape.Cols("recv mean", "min", "median", "max")...)
+	t.Columns = append(t.Columns,
+		shape.Column{Name: "recv mean", Group: recvG, Doc: "with min, median and max: the receive latency, as the title defines it, over every message measured at both hosts"},
+		shape.Column{Name: "min", Group: recvG}, shape.Column{Name: "median", Group: recvG}, shape.Column{Name: "max", Group: recvG})
 	if s.p.dmaReceive() {
-		t.Columns = append(t.Columns, shape.Cols("arrival median")...)
+		t.Columns = append(t.Columns, shape.Column{Name: "arrival median", Group: recvG, Doc: "the median of the whole span from the first frame's arrival, the wait for the rest of the message (the wire and the card) included as DMA"})
 	}
 	opt := func(x *Summary) string {
 		if x == nil {
@@ -1054,8 +1066,10 @@ func Beside(a, b *Sweep) shape.Table {
 	an, bn := a.info.Name, b.info.Name
 	t := shape.Table{
 		Title: fmt.Sprintf("%s beside %s (median cycles; round trip in us)", bn, an),
-		Columns: shape.Cols("size", an+" send", bn+" send", an+" recv", bn+" recv",
-			an+" rtt", bn+" rtt"),
+		Columns: []shape.Column{{Name: "size"},
+			{Name: an + " send", Group: "send (median cycles)"}, {Name: bn + " send", Group: "send (median cycles)"},
+			{Name: an + " recv", Group: "receive (median cycles)"}, {Name: bn + " recv", Group: "receive (median cycles)"},
+			{Name: an + " rtt", Group: "round trip (mean us)"}, {Name: bn + " rtt", Group: "round trip (mean us)"}},
 	}
 	for _, x := range a.rows {
 		for _, y := range b.rows {

@@ -91,8 +91,11 @@ func (b *Bench) Result() (workload.Result, error) {
 	res := workload.Result{Sections: []workload.Section{{Name: "mac", Value: b.rows}}}
 	t := shape.Table{
 		Title: "MAC-level frames (payload bytes; throughput of payload; tx time = loading the card to transmit done)",
-		Columns: append(shape.Cols("payload", "sent", "received", "corrupt", "Mbit/s", "frames/s"),
-			shape.Column{Name: "tx time", Unit: "us"}, shape.Column{Name: "wire time", Unit: "us"}),
+		Columns: []shape.Column{{Name: "payload", Doc: "bytes of payload in each frame"}, {Name: "sent", Doc: "frames sent"},
+			{Name: "received", Doc: "frames received"}, {Name: "corrupt", Doc: "frames received with wrong bytes"},
+			{Name: "Mbit/s", Doc: "throughput of the payload received"}, {Name: "frames/s", Doc: "frames received per second"},
+			{Name: "tx time", Unit: "us", Doc: "the mean time from loading the card to its transmit-done interrupt"},
+			{Name: "wire time", Unit: "us", Doc: "one frame's time on the wire: preamble, frame and inter-frame gap"}},
 	}
 	for _, m := range b.rows {
 		row := []string{fmt.Sprint(m.Size), fmt.Sprint(m.Sent), fmt.Sprint(m.Received), fmt.Sprint(m.Corrupt),

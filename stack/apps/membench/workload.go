@@ -65,8 +65,11 @@ func tables(rows []Row) []shape.Table {
 	var ts []shape.Table
 	for _, k := range order {
 		t := shape.Table{
-			Title:   fmt.Sprintf("membench %s on %s (warm passes; misses per pass)", k.op, k.host),
-			Columns: shape.Cols("size", "cold cycles", "warm cycles", "cycles/byte"),
+			Title: fmt.Sprintf("membench %s on %s (warm passes; misses per pass)", k.op, k.host),
+			Columns: []shape.Column{{Name: "size", Doc: "bytes copied or checksummed by one pass"},
+				{Name: "cold cycles", Doc: "the first pass's cycles, the caches cold"},
+				{Name: "warm cycles", Doc: "the mean cycles of the warm passes after it"},
+				{Name: "cycles/byte", Doc: "warm cycles over the size"}},
 		}
 		first := true
 		for _, row := range rows {
@@ -75,7 +78,7 @@ func tables(rows []Row) []shape.Table {
 			}
 			if first {
 				for _, l := range row.Levels {
-					t.Columns = append(t.Columns, shape.Column{Name: l.Name + " misses"})
+					t.Columns = append(t.Columns, shape.Column{Name: l.Name + " misses", Doc: "misses in the " + l.Name + " cache per warm pass"})
 				}
 				first = false
 			}

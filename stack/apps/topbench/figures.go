@@ -212,6 +212,7 @@ func (b *bench) throughputTables() []shape.Table {
 			for _, l := range labels {
 				t.Columns = append(t.Columns, shape.Column{Name: l})
 			}
+			t.Columns[0].Doc = "the message's size in octets; every other column is a line of the chart: a layer user and case"
 			for i, n := range b.p.Sizes {
 				row := []string{fmt.Sprint(n)}
 				for _, l := range ls {
@@ -253,11 +254,23 @@ func (b *bench) throughputCharts() []shape.Chart {
 	return out
 }
 
-// pointTable lists every point.
+// pointTable lists every point; the tp4 column only when a point ran
+// TP4 (the lower layers' points have no TP4 settings).
 func pointTable(pts []*point) shape.Table {
-	t := shape.Table{Title: "top: every point (throughput exactly timed and by the 55 ms BIOS tick; Tsend: the originator's packet-driver load and wire time per frame; copy: the packet driver's loopback copy per message)",
-		Columns: []shape.Column{{Name: "level"}, {Name: "where"}, {Name: "size", Unit: "B"}, {Name: "tp4"}, {Name: "exact", Unit: "Mbit/s"}, {Name: "by tick", Unit: "Mbit/s"},
-			{Name: "time", Unit: "s"}, {Name: "ticks"}, {Name: "Tsend", Unit: "us"}, {Name: "copy", Unit: "us"}, {Name: "cases"}}}
+	tp4 := slices.ContainsFunc(pts, func(pt *point) bool { return pt.Checksum != nil })
+	t := shape.Table{Title: "top: every point (throughput exactly timed and by the 55 ms BIOS tick; Tsend: the originator's packet-driver load and wire time per frame; copy: the packet driver's loopback copy per message)"}
+	t.Columns = []shape.Column{{Name: "level", Doc: "the layer user measured"}, {Name: "where", Doc: "remote: between the two PCs; loopback: in the packet driver's loopback on one PC"},
+		{Name: "size", Unit: "B", Doc: "the message's size in octets"}}
+	if tp4 {
+		t.Columns = append(t.Columns, shape.Column{Name: "tp4", Doc: "the point's TP4 settings: acknowledgement step, credit, checksum"})
+	}
+	t.Columns = append(t.Columns, shape.Column{Name: "exact", Unit: "Mbit/s", Doc: "throughput of the useful bytes, exactly timed from the first message sent to the reply to the last"},
+		shape.Column{Name: "by tick", Unit: "Mbit/s", Doc: "the same throughput timed as the study timed it, by the 55 ms BIOS tick"},
+		shape.Column{Name: "time", Unit: "s", Doc: "from the first message sent to the reply to the last"},
+		shape.Column{Name: "ticks", Doc: "BIOS ticks counted in that time"},
+		shape.Column{Name: "Tsend", Unit: "us", Doc: "remote points: the originator's packet-driver load and wire time per frame (\"-\" in loopback)"},
+		shape.Column{Name: "copy", Unit: "us", Doc: "loopback points: the packet driver's loopback copy per message (\"-\" remote)"},
+		shape.Column{Name: "cases", Doc: "the workload's cases this point serves"})
 	for _, pt := range pts {
 		tp := "-"
 		if pt.Checksum != nil {
@@ -287,8 +300,12 @@ func pointTable(pts []*point) shape.Table {
 		if pt.Seconds > 0 {
 			secs = fmt.Sprintf("%.3f", pt.Seconds)
 		}
-		t.Rows = append(t.Rows, []string{pt.Level, pt.Where, fmt.Sprint(pt.Size), tp, mbps(pt, pt.Mbps), mbps(pt, pt.TickMbps),
-			secs, fmt.Sprint(pt.Ticks), us(pt.TsendUS), us(pt.CopyUS), cases})
+		row := []string{pt.Level, pt.Where, fmt.Sprint(pt.Size)}
+		if tp4 {
+			row = append(row, tp)
+		}
+		t.Rows = append(t.Rows, append(row, mbps(pt, pt.Mbps), mbps(pt, pt.TickMbps),
+			secs, fmt.Sprint(pt.Ticks), us(pt.TsendUS), us(pt.CopyUS), cases))
 	}
 	return t
 }
@@ -338,9 +355,9 @@ func (b *bench) splits() ([]shape.Table, []shape.Split, []shape.Chart) {
 				who = "host"
 			}
 			t := shape.Table{Title: fmt.Sprintf("%s, %s: %s processing of the %v user at the %s (cycles per message, and each category's share)", c.Name, l.where, layer, l.lv, who),
-				Columns: []shape.Column{{Name: "size", Unit: "B"}, {Name: "total", Unit: "cycles"}}}
+				Columns: []shape.Column{{Name: "size", Unit: "B"}, {Name: "total", Unit: "cycles", Doc: "the layer's processing cycles per message"}}}
 			for _, cat := range osi.Categories {
-				t.Columns = append(t.Columns, shape.Column{Name: cat.String(), Unit: "%"})
+				t.Columns = append(t.Columns, shape.Column{Name: cat.String(), Unit: "%", Group: "share of the total"})
 			}
 			plot := shape.Plot{Title: fmt.Sprintf("%v user: %s (%s)", l.lv, layer, c.Name), XLabel: "message size (octets)", YLabel: "share (%)", YMin: shape.Ptr(0), YMax: shape.Ptr(100)}
 			// Every category, so that each has its colour in every plot.

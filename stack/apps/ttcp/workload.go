@@ -68,9 +68,20 @@ func (t *Test) Result() (workload.Result, error) {
 func tables(rs []Result) []shape.Table {
 	t := shape.Table{
 		Title: "ttcp runs (throughput at the receiver, accept to end of stream; gaps between data segments at the receiver's card)",
-		Columns: append(shape.Cols("run", "mtu", "mss", "writes", "size", "sndbuf", "rcvbuf", "nodelay", "delack", "KB/s", "Mbit/s", "seconds", "segs", "sizes"),
-			shape.Column{Name: "gap median", Unit: "ms"}, shape.Column{Name: "gap max", Unit: "ms"},
-			shape.Column{Name: "stalls"}, shape.Column{Name: "held"}, shape.Column{Name: "delack acks"}, shape.Column{Name: "rexmt"}),
+		Columns: []shape.Column{{Name: "run"},
+			{Name: "mtu", Doc: "the interface MTU of both hosts"}, {Name: "mss", Doc: "the transmitter's maximum segment size"},
+			{Name: "writes", Doc: "write() calls (ttcp -n)"}, {Name: "size", Doc: "bytes per write and per read (ttcp -l)"},
+			{Name: "sndbuf", Doc: "the transmitter's SO_SNDBUF in bytes"}, {Name: "rcvbuf", Doc: "the receiver's SO_RCVBUF in bytes"},
+			{Name: "nodelay", Doc: "TCP_NODELAY on the transmitter: Nagle off"}, {Name: "delack", Doc: "the receiver's delayed ACKs"},
+			{Name: "KB/s", Doc: "the receiver's throughput in 1024-byte KB per second, accept to end of stream"}, {Name: "Mbit/s", Doc: "the same in Mbit/s"},
+			{Name: "seconds", Doc: "the receiver's time from accept to the end of the stream"},
+			{Name: "segs", Doc: "data segments the receiver's card saw"}, {Name: "sizes", Doc: "the commonest segment sizes: count x bytes"},
+			{Name: "gap median", Unit: "ms", Doc: "the median time between consecutive data segments at the receiver's card"},
+			{Name: "gap max", Unit: "ms", Doc: "the longest such time"},
+			{Name: "stalls", Doc: "gaps of at least half the delayed-ACK period"},
+			{Name: "held", Doc: "times the transmitter's TCP held back data its window allowed (Nagle, silly-window avoidance)"},
+			{Name: "delack acks", Doc: "ACKs the receiver's delayed-ACK timer sent"},
+			{Name: "rexmt", Doc: "segments the transmitter sent again"}},
 	}
 	onOff := func(b bool) string {
 		if b {
@@ -111,8 +122,10 @@ func tables(rs []Result) []shape.Table {
 		}
 		p := shape.Table{
 			Title: fmt.Sprintf("ttcp %s: segments from the middle of the transfer as they reach the cards (seq and ack relative to each side's initial sequence number)", c.Name),
-			Columns: []shape.Column{{Name: "time", Unit: "ms"}, {Name: "delta", Unit: "ms"},
-				{Name: "dir"}, {Name: "seq"}, {Name: "len"}, {Name: "ack"}, {Name: "win"}},
+			Columns: []shape.Column{{Name: "time", Unit: "ms", Doc: "since the run's first data segment"}, {Name: "delta", Unit: "ms", Doc: "since the segment before"},
+				{Name: "dir", Doc: "data: transmitter to receiver; ack: back"}, {Name: "seq", Doc: "the sequence number, relative to the sender's initial one"},
+				{Name: "len", Doc: "bytes of data"}, {Name: "ack", Doc: "the acknowledgement number, relative to the other side's initial sequence number"},
+				{Name: "win", Doc: "the window advertised"}},
 		}
 		for _, e := range c.Pattern {
 			p.Rows = append(p.Rows, []string{fmt.Sprintf("%.3f", e.TimeMS), fmt.Sprintf("%.3f", e.DeltaMS), e.Dir,
