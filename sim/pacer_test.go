@@ -155,6 +155,25 @@ func TestPacerArrivalBeforeOverdue(t *testing.T) {
 	}
 }
 
+// An event that moves the clock on by itself (a core's lazy charging,
+// AdvanceTo) past an arrival's instant makes the arrival come at the
+// clock's time, not before it.
+func TestPacerArrivalAfterClockMoved(t *testing.T) {
+	k := sim.NewKernel(1)
+	p := sim.NewPacer(k, 8)
+	lazy := sim.NewEvent("lazy", func() { k.AdvanceTo(k.Now() + 10*sim.Millisecond) })
+	k.Schedule(lazy, sim.Millisecond)
+	var stamp sim.Time
+	p.Start()
+	// Due 0.2 ms after the event: it runs first, and the clock is at
+	// 11 ms when the arrival is delivered.
+	p.Post(sim.Arrival{At: time.Now().Add(1200 * time.Microsecond), Deliver: func() { stamp = k.Now() }})
+	paced(p, 15*sim.Millisecond, 1<<16)
+	if stamp != 11*sim.Millisecond {
+		t.Errorf("arrival stamped %v, want 11ms (the clock after the event)", stamp)
+	}
+}
+
 // A full inbox refuses arrivals rather than block.
 func TestPacerInboxFull(t *testing.T) {
 	p := sim.NewPacer(sim.NewKernel(1), 2)
