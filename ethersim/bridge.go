@@ -69,6 +69,9 @@ func DefaultBridgeParams() BridgeParams { return BridgeParams{Queue: 1000} }
 
 // BridgeStats counts one bridge's traffic and losses.
 type BridgeStats struct {
+	// Read counts the frames read from the port: each is sent (InFrames),
+	// lost by one of the reasons below, or still on its way (Pending).
+	Read      uint64
 	InFrames  uint64 // frames from the real side sent on the segment
 	InBytes   uint64 // their bytes as read (no padding, no FCS)
 	OutFrames uint64 // frames written to the real side
@@ -86,6 +89,10 @@ type BridgeStats struct {
 	BadFCS       uint64 // frames from the segment with a wrong FCS (damaged on the wire), not passed on
 	WriteErrors  uint64 // frames to the real side the port refused
 	QueuePeak    int    // most frames ever waiting for the wire
+	// Pending counts the frames read but neither sent nor lost yet:
+	// waiting for the simulation, in the queue, or on the wire (at the
+	// end of a run, those it stopped with).
+	Pending uint64
 }
 
 // EthernetHeaderBytes is the length of a frame's header: destination,
@@ -108,12 +115,12 @@ type Bridge struct {
 	writeErr error
 
 	// The reader goroutine's own counters and its end.
-	behind, oversized, runts atomic.Uint64
-	readErr                  atomic.Pointer[error]
-	closing                  atomic.Bool
-	done                     chan struct{}
-	closeOnce                sync.Once
-	closeErr                 error
+	nread, behind, oversized, runts atomic.Uint64
+	readErr                         atomic.Pointer[error]
+	closing                         atomic.Bool
+	done                            chan struct{}
+	closeOnce                       sync.Once
+	closeErr                        error
 }
 
 // AttachBridge attaches a bridge called name ("bridge.sk0", unique on the
@@ -174,6 +181,7 @@ func (b *Bridge) read() {
 			return
 		}
 		at := time.Now()
+		b.nread.Add(1)
 		switch {
 		case n < EthernetHeaderBytes:
 			b.runts.Add(1)
@@ -271,9 +279,12 @@ func (b *Bridge) Receive(frame []byte) {
 // (or after Close).
 func (b *Bridge) Stats() BridgeStats {
 	st := b.stats
+	// Read last: every frame counted below was read.
 	st.DroppedBehind = b.behind.Load()
 	st.Oversized = b.oversized.Load()
 	st.Runts = b.runts.Load()
+	st.Read = b.nread.Load()
+	st.Pending = st.Read - st.InFrames - st.DroppedBehind - st.DroppedQueue - st.Oversized - st.Runts - st.Aborted
 	return st
 }
 

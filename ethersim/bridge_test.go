@@ -123,7 +123,7 @@ func TestBridgeCarriesBothWays(t *testing.T) {
 	}
 	st := br.b.Stats()
 	st.QueuePeak = 0 // the long frame may or may not come while the short one is sent
-	want2 := ethersim.BridgeStats{InFrames: 2, InBytes: 42 + 1514, OutFrames: 1, OutBytes: 96}
+	want2 := ethersim.BridgeStats{Read: 2, InFrames: 2, InBytes: 42 + 1514, OutFrames: 1, OutBytes: 96}
 	if diff := cmp.Diff(want2, st); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
 	}

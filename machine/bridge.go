@@ -59,6 +59,8 @@ const pacedBudget = 4096
 type bridge struct {
 	*ethersim.Bridge
 	segment, tap string
+	// key is its tap key in the experiment file.
+	key []string
 }
 
 // checkBridges finds what no single key can: a TAP bridged twice, and a
@@ -120,14 +122,16 @@ func RefuseBridges(exp *Experiment, command string) error {
 	return nil
 }
 
-// addBridges attaches seg's bridges, without their TAPs.
-func (n *Network) addBridges(seg *ethersim.Segment, s SegmentSpec) error {
-	for _, b := range s.Bridges {
+// addBridges attaches the bridges of seg, the i-th [[segment]], without
+// their TAPs.
+func (n *Network) addBridges(seg *ethersim.Segment, s SegmentSpec, i int) error {
+	for j, b := range s.Bridges {
 		br, err := seg.AttachBridge("bridge."+b.TAP, b.BridgeParams)
 		if err != nil {
 			return fmt.Errorf("segment %q: %w", s.Name, err)
 		}
-		n.bridges = append(n.bridges, &bridge{Bridge: br, segment: s.Name, tap: b.TAP})
+		n.bridges = append(n.bridges, &bridge{Bridge: br, segment: s.Name, tap: b.TAP,
+			key: []string{"segment", strconv.Itoa(i), "bridge", strconv.Itoa(j), "tap"}})
 	}
 	return nil
 }
@@ -138,8 +142,8 @@ func (r *Run) Bridged() bool { return len(r.Net.bridges) > 0 }
 // OpenBridges opens the TAP devices of the run's bridges (in the calling
 // thread's network namespace) and starts their readers. Its errors are
 // the user's environment (no tun driver, no permission, a name another
-// device's or in use), found before anything runs; on an error every TAP
-// opened is closed again.
+// device's or in use), found before anything runs, each at its tap key
+// of the experiment file; on an error every TAP opened is closed again.
 func (r *Run) OpenBridges() error {
 	if !r.Bridged() || r.Net.pacer != nil {
 		return nil
@@ -150,6 +154,9 @@ func (r *Run) OpenBridges() error {
 		if err != nil {
 			for _, o := range taps {
 				o.Close()
+			}
+			if f := r.Exp.file; f != nil {
+				return config.Errors{f.Errorf(b.key, "%v", err)}
 			}
 			return fmt.Errorf("segment %q: %w", b.segment, err)
 		}
@@ -282,7 +289,7 @@ func (r *Run) bridgeResults() (bridges []report.Bridge, rt *report.Realtime) {
 	}
 	for _, b := range r.Net.bridges {
 		st := b.Stats()
-		rb := report.Bridge{Segment: b.segment, TAP: b.tap,
+		rb := report.Bridge{Segment: b.segment, TAP: b.tap, Read: st.Read, Pending: st.Pending,
 			InFrames: st.InFrames, InBytes: st.InBytes, OutFrames: st.OutFrames, OutBytes: st.OutBytes,
 			DroppedBehind: st.DroppedBehind, DroppedQueue: st.DroppedQueue, Oversized: st.Oversized, Runts: st.Runts,
 			Aborted: st.Aborted, BadFCS: st.BadFCS, WriteErrors: st.WriteErrors, QueuePeak: st.QueuePeak}

@@ -25,7 +25,7 @@ type Network struct {
 
 func newNetwork(k *sim.Kernel, specs []SegmentSpec, capture bool) (*Network, error) {
 	n := &Network{Network: ethersim.NewNetwork(k), segments: map[string]*ethersim.Segment{}, pcaps: map[string]*bytes.Buffer{}, capture: capture}
-	for _, s := range specs {
+	for i, s := range specs {
 		if _, dup := n.segments[s.Name]; dup {
 			return nil, fmt.Errorf("segment %q defined twice", s.Name)
 		}
@@ -35,7 +35,7 @@ func newNetwork(k *sim.Kernel, specs []SegmentSpec, capture bool) (*Network, err
 		}
 		n.segments[s.Name] = seg
 		n.order = append(n.order, s.Name)
-		if err := n.addBridges(seg, s); err != nil {
+		if err := n.addBridges(seg, s, i); err != nil {
 			return nil, err
 		}
 		if s.Pcap && capture {

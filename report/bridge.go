@@ -1,12 +1,20 @@
 package report
 
-import "simkron/sim"
+import (
+	"fmt"
+
+	"simkron/sim"
+)
 
 // Bridge is one bridge of a segment to real hosts through a TAP device:
 // what crossed it and every frame it lost, by reason.
 type Bridge struct {
-	Segment   string `json:"segment"`
-	TAP       string `json:"tap"`
+	Segment string `json:"segment"`
+	TAP     string `json:"tap"`
+	// Read counts the frames read from the TAP: each was sent on the
+	// segment (InFrames), lost for one of the reasons below, or still
+	// on its way when the run ended (Pending).
+	Read      uint64 `json:"read"`
 	InFrames  uint64 `json:"in_frames"`  // from the real side onto the segment
 	InBytes   uint64 `json:"in_bytes"`   // as read, no padding or FCS
 	OutFrames uint64 `json:"out_frames"` // from the segment to the real side
@@ -23,6 +31,7 @@ type Bridge struct {
 	BadFCS        uint64 `json:"bad_fcs"`
 	WriteErrors   uint64 `json:"write_errors"`
 	QueuePeak     int    `json:"queue_peak"`
+	Pending       uint64 `json:"pending"`
 	// Error is the first error of the TAP, when it had one.
 	Error string `json:"error,omitempty"`
 }
@@ -56,8 +65,8 @@ func writeBridges(ew *errWriter, r *Result, seg string) {
 		if b.Segment != seg {
 			continue
 		}
-		ew.printf("  bridge to TAP %s: %d frames in (%d bytes), %d out (%d bytes); lost: %d behind, %d queue full, %d oversized, %d runts, %d aborted, %d bad FCS, %d write errors; queue peak %d\n",
-			b.TAP, b.InFrames, b.InBytes, b.OutFrames, b.OutBytes, b.DroppedBehind, b.DroppedQueue, b.Oversized, b.Runts, b.Aborted, b.BadFCS, b.WriteErrors, b.QueuePeak)
+		ew.printf("  bridge to TAP %s: %d frames read, %d sent in (%d bytes), %d out (%d bytes); lost: %d behind, %d queue full, %d oversized, %d runts, %d aborted, %d bad FCS, %d write errors; %d on their way at the end; queue peak %d\n",
+			b.TAP, b.Read, b.InFrames, b.InBytes, b.OutFrames, b.OutBytes, b.DroppedBehind, b.DroppedQueue, b.Oversized, b.Runts, b.Aborted, b.BadFCS, b.WriteErrors, b.Pending, b.QueuePeak)
 		if b.Error != "" {
 			ew.printf("  TAP ERROR: %s\n", b.Error)
 		}
@@ -66,8 +75,11 @@ func writeBridges(ew *errWriter, r *Result, seg string) {
 
 // writeRealtime writes how a bridged run kept pace.
 func writeRealtime(ew *errWriter, rt *Realtime) {
-	ew.printf("\nrealtime: paced to the wall clock, never ahead of it; fell behind by at most %v (%v of wall-clock time more than %v behind)\n",
-		sim.Time(rt.MaxLagPS), sim.Time(rt.BehindPS), sim.Time(rt.TolerancePS))
+	behind := "never more than " + sim.Time(rt.TolerancePS).String() + " behind"
+	if rt.BehindPS > 0 {
+		behind = fmt.Sprintf("%v of wall-clock time more than %v behind", sim.Time(rt.BehindPS), sim.Time(rt.TolerancePS))
+	}
+	ew.printf("\nrealtime: paced to the wall clock, never ahead of it; fell behind by at most %v (%s)\n", sim.Time(rt.MaxLagPS), behind)
 	ew.printf("  %d frames from real hosts, %d of them while behind (stamped at the simulated time then); longest wait for the simulation %v\n",
 		rt.Arrivals, rt.BehindArrivals, sim.Time(rt.MaxInboxWaitPS))
 	if rt.Interrupted != "" {
