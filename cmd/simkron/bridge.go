@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"simkron/report"
@@ -49,9 +50,15 @@ func warnRealtime(w io.Writer, cmd string, res *report.Result) {
 	for _, b := range res.Bridges {
 		lost += b.DroppedBehind + b.DroppedQueue + b.Oversized + b.Runts + b.Aborted
 	}
-	if rt.MaxLagPS <= rt.TolerancePS && lost == 0 {
+	var what []string
+	if rt.MaxLagPS > rt.TolerancePS {
+		what = append(what, fmt.Sprintf("the simulation fell behind the wall clock by up to %v", sim.Time(rt.MaxLagPS)))
+	}
+	if lost > 0 {
+		what = append(what, fmt.Sprintf("%d %s from real hosts were lost", lost, plural(int(lost), "frame", "frames")))
+	}
+	if len(what) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "simkron %s: warning: the simulation fell behind the wall clock by up to %v, and %d %s from real hosts were lost (see the summary's bridge and realtime lines)\n",
-		cmd, sim.Time(rt.MaxLagPS), lost, plural(int(lost), "frame", "frames"))
+	fmt.Fprintf(w, "simkron %s: warning: %s (see the summary's bridge and realtime lines)\n", cmd, strings.Join(what, ", and "))
 }

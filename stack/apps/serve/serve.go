@@ -127,7 +127,8 @@ type Serve struct {
 	p     Params
 	hosts []*host
 	res   Result
-	ok    bool // the run ended as it should
+	ok    bool     // the run ended as it should
+	at    sim.Time // when it was stopped from outside
 }
 
 var _ workload.Server = (*Serve)(nil)
@@ -220,6 +221,7 @@ func (s *Serve) Stopped(by string, at sim.Time) bool {
 	}
 	s.res.Ended = fmt.Sprintf("stopped by %s at %v", by, at)
 	s.ok = s.p.Duration == 0
+	s.at = at
 	return s.ok
 }
 
@@ -253,7 +255,7 @@ func (s *Serve) Result() (workload.Result, error) {
 		return res, fmt.Errorf("serve: %s", failed[0])
 	}
 	if s.res.Ended != "" && !s.ok {
-		res.Incomplete = "serve: " + s.res.Ended + " before its duration"
+		res.Incomplete = fmt.Sprintf("serve: served %v of its duration, %v", s.at, s.p.Duration)
 	}
 	return res, nil
 }
