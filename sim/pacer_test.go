@@ -144,8 +144,9 @@ func TestPacerArrivalBeforeOverdue(t *testing.T) {
 	})
 	k.Schedule(slow, sim.Millisecond)
 	k.Schedule(sim.NewEvent("next", func() {}), 5*sim.Millisecond)
-	start = time.Now()
 	p.Start()
+	start = time.Now() // after the pacer's own start: its stamps are no earlier
+
 	paced(p, 30*sim.Millisecond, 1)
 	if stamp < arrived || stamp >= 5*sim.Millisecond {
 		t.Errorf("arrival stamped %v; it came %v after the start, before the event at 5ms", stamp, arrived)
