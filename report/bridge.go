@@ -79,7 +79,11 @@ func writeRealtime(ew *errWriter, rt *Realtime) {
 	if rt.BehindPS > 0 {
 		behind = fmt.Sprintf("%v of wall-clock time more than %v behind", sim.Time(rt.BehindPS), sim.Time(rt.TolerancePS))
 	}
-	ew.printf("\nrealtime: paced to the wall clock, never ahead of it; fell behind by at most %v (%s)\n", sim.Time(rt.MaxLagPS), behind)
+	lag := sim.Time(rt.MaxLagPS).String()
+	if rt.MaxLagPS == 0 {
+		lag = "0"
+	}
+	ew.printf("\nrealtime: paced to the wall clock, never ahead of it; fell behind by at most %s (%s)\n", lag, behind)
 	ew.printf("  %d frames from real hosts, %d of them while behind (stamped at the simulated time then); longest wait for the simulation %v\n",
 		rt.Arrivals, rt.BehindArrivals, sim.Time(rt.MaxInboxWaitPS))
 	if rt.Interrupted != "" {
