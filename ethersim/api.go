@@ -1,13 +1,14 @@
 // Package ethersim is the network between simulated hosts: Ethernet
 // segments that carry real frames (with their FCS) with serialisation and
 // propagation delay, CSMA/CD on shared segments, a full-duplex switch,
-// seeded faults, and pcap taps with simulated timestamps. Like SimOS's
-// EtherSim it also keeps a registry of the hosts on the network, with
-// their MAC and IP addresses.
+// seeded faults, pcap taps with simulated timestamps, and bridges that
+// join a segment to real hosts through a Linux TAP device (bridge.go).
+// Like SimOS's EtherSim it also keeps a registry of the hosts on the
+// network, with their MAC and IP addresses.
 //
-// It imports only sim (and gopacket's pcap writer for taps): a network
-// card model attaches as a Station and sends through its Attachment; it
-// never sees the hosts' software.
+// It imports only sim (and gopacket's pcap writer for taps, x/sys/unix
+// for TAP devices): a network card model attaches as a Station and sends
+// through its Attachment; it never sees the hosts' software.
 //
 // Simplifications, each explained where it is modelled: a shared segment
 // has one propagation delay between every pair of stations, the jam

@@ -266,10 +266,12 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 	}
 	atmBad, atmErrs := decodeATMOverrides(f, &exp)
 	errs = append(errs, atmErrs...)
+	errs = append(errs, bridgesOnATM(f)...)
 	add(f.CheckUnused())
 	errs = append(errs, notAgain(errs, checkExperiment(f, &exp))...)
 	errs = append(errs, notAgain(errs, checkSections(f, &exp, own))...)
 	errs = append(errs, notAgain(errs, checkATM(f, &exp))...)
+	errs = append(errs, notAgain(errs, checkBridges(f, &exp))...)
 	// Machine files: their errors name their own file and line, each
 	// file's once; a file that cannot be read is reported at the line of
 	// the experiment that names it.

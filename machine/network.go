@@ -17,11 +17,15 @@ type Network struct {
 	pcaps    map[string]*bytes.Buffer
 	capture  bool    // record the pcap captures and cell traces asked for
 	atm      *atmNet // the ATM links and switches, when the experiment has them
+	// bridges to real hosts, and the pacer they post to once open
+	// (bridge.go).
+	bridges []*bridge
+	pacer   *sim.Pacer
 }
 
 func newNetwork(k *sim.Kernel, specs []SegmentSpec, capture bool) (*Network, error) {
 	n := &Network{Network: ethersim.NewNetwork(k), segments: map[string]*ethersim.Segment{}, pcaps: map[string]*bytes.Buffer{}, capture: capture}
-	for _, s := range specs {
+	for i, s := range specs {
 		if _, dup := n.segments[s.Name]; dup {
 			return nil, fmt.Errorf("segment %q defined twice", s.Name)
 		}
@@ -31,6 +35,9 @@ func newNetwork(k *sim.Kernel, specs []SegmentSpec, capture bool) (*Network, err
 		}
 		n.segments[s.Name] = seg
 		n.order = append(n.order, s.Name)
+		if err := n.addBridges(seg, s, i); err != nil {
+			return nil, err
+		}
 		if s.Pcap && capture {
 			var buf bytes.Buffer
 			if err := seg.Tap(&buf); err != nil {

@@ -42,6 +42,11 @@ type Options struct {
 	// in memory until the run ends. The run is the same otherwise
 	// (a capture only observes); Network.Captures then returns none.
 	NoCapture bool
+	// Interrupt, when set, ends a bridged run in order when it yields the
+	// name of what interrupted it ("SIGINT"): the run stops, its results
+	// are taken, and it is complete if its workload is a server with no
+	// duration (workload.Server), incomplete otherwise.
+	Interrupt <-chan string
 }
 
 // Run is one simulation of an experiment, built and ready.
@@ -58,6 +63,9 @@ type Run struct {
 	// the last has ended on every host.
 	phase    int
 	finished bool
+	// interrupted names what ended a bridged run from outside, if
+	// anything did (Options.Interrupt).
+	interrupted string
 }
 
 // New builds every host of exp and puts the workload in place.
@@ -121,6 +129,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			return nil, fmt.Errorf("workload.%s: %w", t.Name, err)
 		}
 		r.Workloads = append(r.Workloads, w)
+	}
+	if err := r.checkServers(); err != nil {
+		return nil, err
 	}
 	r.Workloads[0].Start()
 	var costErrs config.Errors
@@ -288,27 +299,39 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 		}
 	}()
 	stop := r.Exp.Info.StopAt
+	srv, until := r.server()
+	stop = min(stop, until)
 	const chunk = 1 << 16
 	last := time.Now()
 	var aborted error
-	for !r.finished && r.K.Next() <= stop && aborted == nil {
-		if opt.Abort == nil {
-			r.K.RunEventsUntil(chunk, stop)
-		} else {
-			n := 0
-			r.K.RunWhile(func() bool {
-				n++
-				aborted = opt.Abort()
-				return n <= chunk && r.K.Next() <= stop && aborted == nil
-			})
+	if r.Bridged() {
+		// Paced to the wall clock (bridge.go).
+		if aborted = r.OpenBridges(); aborted == nil {
+			r.interrupted, aborted = r.runPaced(opt, stop)
 		}
-		if r.finished {
-			break
+	} else {
+		for !r.finished && r.K.Next() <= stop && aborted == nil {
+			if opt.Abort == nil {
+				r.K.RunEventsUntil(chunk, stop)
+			} else {
+				n := 0
+				r.K.RunWhile(func() bool {
+					n++
+					aborted = opt.Abort()
+					return n <= chunk && r.K.Next() <= stop && aborted == nil
+				})
+			}
+			if r.finished {
+				break
+			}
+			if opt.Progress != nil && time.Since(last) > 200*time.Millisecond {
+				last = time.Now()
+				opt.Progress(r.K.Now(), stop)
+			}
 		}
-		if opt.Progress != nil && time.Since(last) > 200*time.Millisecond {
-			last = time.Now()
-			opt.Progress(r.K.Now(), stop)
-		}
+	}
+	if aborted == nil {
+		r.serverEnd(srv, until, r.interrupted)
 	}
 	if opt.OnEnd != nil {
 		opt.OnEnd()
@@ -461,6 +484,7 @@ func (r *Run) setLayer(name string, l cpu.Layer) bool {
 // Close ends every simulated context of every host, releasing the
 // goroutines behind them. Execute calls it before it takes the result.
 func (r *Run) Close() {
+	r.closeBridges()
 	for _, h := range r.Hosts {
 		h.CPU.Shutdown()
 	}
@@ -468,7 +492,11 @@ func (r *Run) Close() {
 
 func (r *Run) result() (*report.Result, error) {
 	res := &report.Result{Header: r.header()}
-	if !res.Complete {
+	switch {
+	case res.Complete:
+	case r.interrupted != "":
+		res.Incomplete = fmt.Sprintf("stopped by %s at %v before the workload ended", r.interrupted, r.K.Now())
+	default:
 		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
 	}
 	// Each part is taken on its own: one that panics (a simulator bug)
@@ -513,6 +541,7 @@ func (r *Run) result() (*report.Result, error) {
 				Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
 			})
 		}
+		res.Bridges, res.Realtime = r.bridgeResults()
 	}))
 	return res, errors.Join(errs...)
 }
@@ -531,7 +560,7 @@ func part(f func()) (err error) {
 
 // header says what ran and how far it got.
 func (r *Run) header() report.Header {
-	return report.Header{
+	h := report.Header{
 		Schema:      report.Schema,
 		Version:     Version,
 		Experiment:  r.Exp.Info.Name,
@@ -543,6 +572,8 @@ func (r *Run) header() report.Header {
 		Events:      r.K.Fired(),
 		Workload:    strings.Join(append([]string{r.Exp.Workload.Type}, r.Exp.Workload.Then...), "+"),
 	}
+	h.Nondeterministic = r.nondeterminism()
+	return h
 }
 
 func (h *Host) result() report.Host {

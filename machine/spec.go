@@ -130,6 +130,8 @@ type SegmentSpec struct {
 	Name string `toml:"name" help:"segment name, and of its capture NAME.pcap (a name: letters, digits, '-' and '_', at most 64)"`
 	ethersim.SegmentParams
 	Pcap bool `toml:"pcap" help:"write every frame to <out>/<name>.pcap with its simulated time"`
+	// Bridges join the segment to real hosts (machine/bridge.go).
+	Bridges []BridgeSpec `toml:"bridge" help:"bridges of the segment to real hosts through Linux TAP devices; the run is then paced to the wall clock"`
 }
 
 // SetDefaults fills a new [[segment]] with Ethernet's defaults.

@@ -48,9 +48,13 @@ type Header struct {
 	// Detail is the memory model's detail, "functional" when the run
 	// charged calibrated averages instead of the caches; absent for full
 	// detail (the default, and every result written before the field).
-	Detail     string `json:"detail,omitempty"`
-	Complete   bool   `json:"complete"`
-	Incomplete string `json:"incomplete_reason,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// Nondeterministic, when set, says why the same config and seed would
+	// not give the same result: a bridge to real hosts, whose frames
+	// arrive when the wall clock says. Absent for every other run.
+	Nondeterministic string `json:"nondeterministic,omitempty"`
+	Complete         bool   `json:"complete"`
+	Incomplete       string `json:"incomplete_reason,omitempty"`
 	// NonFinite lists the places (JSON paths) of values that were not
 	// finite numbers (NaN, an infinity), which JSON cannot hold: each is
 	// written as null. Absent when there are none.
@@ -63,7 +67,10 @@ type Header struct {
 
 // Trailer is what follows the workload's sections.
 type Trailer struct {
-	Segments    []Segment    `json:"segments,omitempty"`
+	Segments []Segment `json:"segments,omitempty"`
+	// Bridges and Realtime are a bridged run's (bridge.go).
+	Bridges     []Bridge     `json:"bridges,omitempty"`
+	Realtime    *Realtime    `json:"realtime,omitempty"`
 	Annotations *Annotations `json:"annotations,omitempty"`
 	// Figures are what the report draws.
 	Figures shape.Figures `json:"figures"`
@@ -84,8 +91,8 @@ type fixed struct {
 }
 
 // fixedKeys are the JSON keys of fixed's fields.
-var fixedKeys = []string{"schema", "simkron_version", "experiment", "description", "seed", "detail", "complete",
-	"incomplete_reason", "non_finite", "sim_time_ps", "events", "hosts", "workload", "sections", "segments", "annotations", "figures"}
+var fixedKeys = []string{"schema", "simkron_version", "experiment", "description", "seed", "detail", "nondeterministic", "complete",
+	"incomplete_reason", "non_finite", "sim_time_ps", "events", "hosts", "workload", "sections", "segments", "bridges", "realtime", "annotations", "figures"}
 
 // MarshalJSON writes the fields in their fixed order.
 func (r *Result) MarshalJSON() ([]byte, error) {

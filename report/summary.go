@@ -25,6 +25,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 		ew.printf("detail: %s\n", r.Detail)
 	}
 	ew.printf("simulated %v in %d events, %s\n", sim.Time(r.SimTimePS), r.Events, status(r))
+	if r.Nondeterministic != "" {
+		ew.printf("non-deterministic: %s\n", r.Nondeterministic)
+	}
 	if len(r.NonFinite) > 0 {
 		ew.printf("not finite (null in result.json): %s\n", strings.Join(r.NonFinite, ", "))
 	}
@@ -67,6 +70,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 		busy := pct(sg.BusyPS, r.SimTimePS)
 		ew.printf("\nsegment %s: %s %s, %d frames, %d bytes, %d collisions, busy %.1f%% of the run\n",
 			sg.Name, sim.BitRate(sg.Rate), sg.Mode, sg.Frames, sg.Bytes, sg.Collisions, busy)
+		writeBridges(ew, r, sg.Name)
+	}
+	if r.Realtime != nil {
+		writeRealtime(ew, r.Realtime)
 	}
 	writeFigures(ew, r)
 	if a := r.Annotations; a != nil {

@@ -82,6 +82,9 @@ func NewPlan(g Grid, seed *uint64) (*Plan, error) {
 		return nil, err
 	}
 	base, err := machine.LoadExperiment(g.Config)
+	if err == nil {
+		err = machine.RefuseBridges(base, "simkron sweep")
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -109,6 +109,24 @@ type Ender interface {
 	Ended() bool
 }
 
+// Server is a Workload whose programs serve until something ends the
+// run: the echo servers of a session with real hosts (a bridge), ended by
+// their duration or by a signal (Ctrl-C). A server runs alone (not in a
+// sequence of workloads). Its programs never end by themselves; the run
+// stops at Until (or the experiment's stop_at, or a signal, whichever
+// comes first) and unwinds them.
+type Server interface {
+	Workload
+	// Until is the simulated time at which serving is over (its
+	// duration), or sim.Never to serve until stopped.
+	Until() sim.Time
+	// Stopped is told, before Result, how a run that did not end by
+	// stop_at ended, at simulated time at: at Until (by is ""), or
+	// interrupted (by names what did: "SIGINT"). It reports whether that
+	// is the workload's proper end, which makes the run complete.
+	Stopped(by string, at sim.Time) bool
+}
+
 // Result is what a workload measured.
 type Result struct {
 	// Sections are the workload's own results, each stored in

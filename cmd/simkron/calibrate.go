@@ -35,6 +35,9 @@ will serve: the averages are of this run's references.`)
 		return exitUsage
 	}
 	exp, err := machine.LoadExperimentWith(rest[0], overrides)
+	if err == nil {
+		err = machine.RefuseBridges(exp, "simkron calibrate")
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage

@@ -143,6 +143,18 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		fmt.Fprintf(e.stderr, "%v\n", err)
 		return exitUsage
 	}
+	if r.Bridged() {
+		// The TAPs are the user's environment: a device that cannot be
+		// had is bad input, found before anything runs.
+		if err := r.OpenBridges(); err != nil {
+			r.Close()
+			fmt.Fprintf(e.stderr, "%v\n", inFile(path, err))
+			return exitUsage
+		}
+		var stop func()
+		opt.Interrupt, stop = interrupts()
+		defer stop()
+	}
 	if o.out != "" {
 		if err := prepareOut(o.out); err != nil {
 			r.Close()
@@ -246,6 +258,7 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, profErr)
 		status = exitFailed
 	}
+	warnRealtime(e.stderr, cmd, res)
 	if len(res.NonFinite) > 0 {
 		fmt.Fprintf(e.stderr, "simkron %s: warning: %d %s not a finite number (NaN or infinite), written as null in result.json: %s\n",
 			cmd, len(res.NonFinite), plural(len(res.NonFinite), "value is", "values are"), strings.Join(res.NonFinite, ", "))

@@ -254,6 +254,9 @@ func compareExperiment(path string, o []machine.Override) (*machine.Experiment, 
 		}
 		ends["client"], ends["server"] = hs[0], hs[1]
 	}
+	if err := machine.RefuseBridges(exp, "simkron compare"); err != nil {
+		return nil, err
+	}
 	o = append([]machine.Override{
 		{Key: "workload.type", Value: "compare", Origin: "compare"},
 		{Key: "workload.then", Value: []any{}, Origin: "compare"},

@@ -88,11 +88,13 @@ Global flags:
 Exit status:
   0  success
   1  a failure during the run: stop_at reached, a program failed, an
-     annotation script failed while running (results so far are written,
-     marked incomplete), or writing the results failed
+     annotation script failed while running, a bridged run stopped by
+     Ctrl-C or SIGTERM before its workload's end (results so far are
+     written, marked incomplete), or writing the results failed
   2  bad input, found before anything runs: a bad argument or flag, a
      config or script that does not load, an output path that cannot be
-     written; nothing is written
+     written, a bridge's TAP device that cannot be opened; nothing is
+     written
 `)
 }
 

@@ -13,6 +13,7 @@ import (
 	_ "simkron/stack/apps/macbench"      // mac
 	_ "simkron/stack/apps/membench"      // membench
 	_ "simkron/stack/apps/ping"          // ping
+	_ "simkron/stack/apps/serve"         // serve
 	_ "simkron/stack/apps/topbench"      // top
 	_ "simkron/stack/apps/tp4echo"       // tp4
 	_ "simkron/stack/apps/ttcp"          // ttcp
