@@ -37,6 +37,9 @@ func TestChartsReadable(t *testing.T) {
 	}
 	var runs []run
 	for _, cfg := range configs {
+		if bridged(cfg) {
+			continue
+		}
 		name := strings.TrimSuffix(filepath.Base(cfg), ".toml")
 		args := []string{"run", "-q", cfg}
 		for _, kv := range chartSets[name] {
