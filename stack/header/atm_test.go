@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"simkron/internal/testtool"
 	"simkron/stack/header"
 )
 
@@ -296,9 +297,8 @@ func TestAAL5CRCIndependent(t *testing.T) {
 		}
 	}
 
-	bz, err := exec.LookPath("bzip2")
-	if err != nil {
-		t.Log("bzip2 not on PATH; skipping the bzip2 block CRC check")
+	bz, ok := testtool.Have(t, "bzip2")
+	if !ok {
 		return
 	}
 	dir := t.TempDir()
