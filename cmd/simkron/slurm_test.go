@@ -39,9 +39,12 @@ func TestSweepOnSlurm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"sweep", cfg, "-q", "--set", "host.inet.mtu=576,1000,1500", "--set", "workload.udp.sizes=[1024],[8192]", "--set", "workload.udp.messages=5"}
+	sets := []string{"-q", "--set", "host.inet.mtu=576,1000,1500", "--set", "workload.udp.sizes=[1024],[8192]", "--set", "workload.udp.messages=5"}
+	args := append([]string{"sweep", cfg}, sets...)
+	// Here the config as a user types it; the job script names its
+	// absolute path: the results hold its name alone, and are the same.
 	local := filepath.Join(dir, "local")
-	run(bin, append(args, "--out", local)...)
+	run(bin, append(append([]string{"sweep", "../../configs/udp-r4000.toml"}, sets...), "--out", local)...)
 	// A folder name with what sbatch's directives, Slurm's file name
 	// patterns and bash each read specially: the job script quotes it
 	// for each (and none that a glob reads, for the checks below).
