@@ -55,7 +55,7 @@ func TestGoRunBuilt(t *testing.T) {
 		{"/usr/local/bin/simkron", "/usr/local", true},
 		{"/tmp/go-builder/simkron", "", false},
 		{"/tmp/go-build/simkron", "", false},
-		{"/shared/bin/simkron", "/tmp/gocache", false},
+		{"/cluster/bin/simkron", "/tmp/gocache", false},
 	} {
 		if got := goRunBuilt(tc.exe, tc.cache); got != tc.want {
 			t.Errorf("goRunBuilt(%q, %q) = %v, want %v", tc.exe, tc.cache, got, tc.want)

@@ -20,7 +20,7 @@
 //	                 (for a TCP message larger than the send buffer, the
 //	                 call's later rounds too, not the waits for ACKs). The
 //	                 default of the sweeps.
-//	send, "dma"      the study's (via.md sec. 5, inet-notes.md sec. 8):
+//	send, "dma"      the study's (docs/reference/via.md sec. 5, docs/reference/inet-notes.md sec. 8):
 //	                 from the call's entry until the message has left host
 //	                 memory: the call has returned, the transport holds none
 //	                 of its bytes back (a transport says so by Conn.Unsent:
