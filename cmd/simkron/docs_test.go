@@ -163,3 +163,141 @@ func TestCitationPattern(t *testing.T) {
 		t.Error("a citation of the repository's note is taken for an old one")
 	}
 }
+
+var (
+	// mdLink is a Markdown link's target.
+	mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	// repoPath is a path into the repository as the docs write it: from
+	// one of its top-level folders.
+	repoPath = regexp.MustCompile("(?:^|[\\s`'\"(=\\[])((?:\\.ci|cmd|configs|docs|internal|sim|memory|cpu|devices|ethersim|stack|annotations|config|machine|workload|report|sweep)/[\\w./*-]*)")
+	// configName is a config or script named by its file name alone, in
+	// a code span.
+	configName = regexp.MustCompile("`([\\w.-]+\\.(?:toml|tcl))`")
+	// codeFile is a config or script named in a command of a code block.
+	codeFile = regexp.MustCompile(`(?:^|\s)([\w./-]+\.(?:toml|tcl))(?:\s|$)`)
+	// absPath is an absolute path of a machine.
+	absPath = regexp.MustCompile("(?:^|[\\s`'\"(=])(/[a-z][\\w.-]*(?:/[\\w.*%-]+)*)")
+)
+
+// absAllowed are the absolute paths the docs may name: the system's own,
+// which every machine has (and Slurm's, which .ci/slurm writes).
+var absAllowed = []string{"/dev/", "/proc/", "/etc/slurm/", "/run/munge", "/var/log/slurm", "/usr/"}
+
+// TestDocsNameShippedFiles: every file and folder the README and the docs
+// name is in the repository: links, paths from a top-level folder, and
+// configs and scripts named by their file name alone. They name no path
+// of a machine outside the repository (but the system's own).
+func TestDocsNameShippedFiles(t *testing.T) {
+	docs := repoFiles(t, func(p string) bool {
+		return p == "README.md" || strings.HasPrefix(p, "docs/") && strings.HasSuffix(p, ".md")
+	})
+	configs := map[string]bool{}
+	for _, p := range repoFiles(t, func(p string) bool { return strings.HasPrefix(p, "configs/") }) {
+		configs[filepath.Base(p)] = true
+	}
+	exists := func(p string) bool {
+		_, err := os.Stat(filepath.Join(repoRoot, p))
+		return err == nil
+	}
+	named := 0
+	for _, d := range docs {
+		data, err := os.ReadFile(filepath.Join(repoRoot, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		line := func(off int) int { return strings.Count(text[:off], "\n") + 1 }
+		for _, m := range mdLink.FindAllStringSubmatchIndex(text, -1) {
+			target := text[m[2]:m[3]]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			if !strings.ContainsAny(target, "./") {
+				continue // Go's generics in code, "Find[T](h)"
+			}
+			named++
+			if p := filepath.ToSlash(filepath.Join(filepath.Dir(d), target)); !exists(p) {
+				t.Errorf("%s:%d: links to %s, which is not in the repository", d, line(m[0]), target)
+			}
+		}
+		for _, m := range repoPath.FindAllStringSubmatchIndex(text, -1) {
+			p := strings.TrimRight(text[m[2]:m[3]], ".,;:")
+			if strings.ContainsAny(p, "*<{") || strings.Contains(p, "...") {
+				continue
+			}
+			named++
+			// The list of configs in experiments.md names files under
+			// configs/ from there.
+			if !exists(p) && !exists("configs/"+p) {
+				t.Errorf("%s:%d: names %s, which is not in the repository", d, line(m[0]), p)
+			}
+		}
+		for _, m := range configName.FindAllStringSubmatchIndex(text, -1) {
+			name := text[m[2]:m[3]]
+			if strings.ContainsAny(name, "/") || name == "experiment.toml" {
+				continue // experiment.toml: what compare --out writes
+			}
+			named++
+			if !configs[name] {
+				t.Errorf("%s:%d: names %s, which no folder under configs/ has", d, line(m[0]), name)
+			}
+		}
+		for _, m := range absPath.FindAllStringSubmatchIndex(text, -1) {
+			p := text[m[2]:m[3]]
+			ok := false
+			for _, a := range absAllowed {
+				ok = ok || strings.HasPrefix(p, a)
+			}
+			if !ok {
+				t.Errorf("%s:%d: names %s, a path outside the repository", d, line(m[0]), p)
+			}
+		}
+		for _, m := range codeFile.FindAllStringSubmatchIndex(codeLines(text), -1) {
+			p := text[m[2]:m[3]]
+			base := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+			if base == strings.ToUpper(base) || filepath.Base(p) == "experiment.toml" {
+				continue // a placeholder (FILE.tcl), or what compare --out writes
+			}
+			named++
+			if !exists(p) && !exists("configs/"+p) {
+				t.Errorf("%s:%d: a command names %s, which is not in the repository", d, line(m[0]), p)
+			}
+		}
+		if i := strings.Index(text, "../shared"); i >= 0 {
+			t.Errorf("%s:%d: names a folder beside the repository", d, line(i))
+		}
+	}
+	if named < 100 {
+		t.Errorf("only %d names found in %d files: the patterns no longer see them", named, len(docs))
+	}
+	t.Logf("%d names in %d files", named, len(docs))
+}
+
+// codeLines returns text with every line that is not in a code block
+// (fenced, or indented by four blanks) blanked out, its length kept so
+// that offsets stay those of text.
+func codeLines(text string) string {
+	var b strings.Builder
+	fenced := false
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+			b.WriteString(strings.Repeat(" ", len(l)-1) + l[len(l)-1:])
+			continue
+		}
+		if fenced || strings.HasPrefix(l, "    ") {
+			b.WriteString(l)
+			continue
+		}
+		// Blanks byte for byte, so that offsets stay those of text.
+		blank := []byte(l)
+		for i, c := range blank {
+			if c != '\n' {
+				blank[i] = ' '
+			}
+		}
+		b.Write(blank)
+	}
+	return b.String()
+}
