@@ -50,6 +50,7 @@ func fakePath(t *testing.T) string {
 
 func TestNeedAndHave(t *testing.T) {
 	present := fakePath(t)
+	t.Setenv(testtool.LogEnv, "") // the fake tools are no tool CI uses
 	for _, tc := range []struct {
 		ci, tool  string
 		need      string // how Need ends: "", "skip" or "fatal"
@@ -84,6 +85,7 @@ func TestNeedAndHave(t *testing.T) {
 
 func TestNeedSlurm(t *testing.T) {
 	dir := filepath.Dir(fakePath(t))
+	t.Setenv(testtool.LogEnv, "") // the fake sbatch is not the cluster's
 	if err := os.WriteFile(filepath.Join(dir, "sbatch"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
