@@ -13,7 +13,7 @@ import (
 // copy or a checksum count towards whichever layer called them.
 type Layer string
 
-// Layers of the Internet, OSI TOP and VIA paths (DESIGN.md).
+// Layers of the Internet, OSI TOP and VIA paths (docs/design.md).
 const (
 	LayerInherit Layer = ""
 	LayerAPPL    Layer = "APPL"

@@ -40,8 +40,8 @@ type TxStatus struct {
 	Deferred   bool // the medium was busy when the transmission was asked for
 }
 
-// Constants of 10 Mbit/s Ethernet (IEEE 802.3 clause 4; shared reference
-// ne2000.md sec. 13).
+// Constants of 10 Mbit/s Ethernet (IEEE 802.3 clause 4;
+// docs/reference/ne2000.md sec. 13).
 const (
 	PreambleBytes = 8    // 7 preamble + start-of-frame delimiter
 	MinFrame      = 64   // bytes, FCS included

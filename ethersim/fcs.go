@@ -9,7 +9,7 @@ import (
 // reflected form 0xEDB88320 as hash/crc32.IEEE), register preset to all
 // ones, result complemented, sent least-significant bit first, which puts
 // the least-significant byte first on the wire (IEEE 802.3 clause 3.2.9;
-// ne2000.md sec. 13).
+// docs/reference/ne2000.md sec. 13).
 //
 // Running the same CRC over a frame and its FCS leaves the register at the
 // constant residue: 0xC704DD7B in the generator's bit order, 0xDEBB20E3 as

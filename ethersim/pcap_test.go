@@ -17,6 +17,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/ethersim"
+	"simkron/internal/testtool"
 	"simkron/sim"
 )
 
@@ -140,9 +141,8 @@ func TestPcapTap(t *testing.T) {
 
 // tshark checks the capture with Wireshark's dissectors, if installed.
 func tshark(t *testing.T, pcap []byte, frames int) {
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Log("tshark not on PATH; skipping the Wireshark check")
+	path, ok := testtool.Have(t, "tshark")
+	if !ok {
 		return
 	}
 	file := filepath.Join(t.TempDir(), "tap.pcap")

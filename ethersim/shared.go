@@ -6,7 +6,7 @@ import (
 	"simkron/sim"
 )
 
-// CSMA/CD on a shared segment (IEEE 802.3 clause 4.2; ne2000.md sec. 13).
+// CSMA/CD on a shared segment (IEEE 802.3 clause 4.2; docs/reference/ne2000.md sec. 13).
 //
 // Simplification: every pair of stations is the same distance apart, so a
 // signal sent from s to e is on the wire at every other station during

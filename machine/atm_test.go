@@ -212,8 +212,8 @@ func runConfig(t testing.TB, name string) (*machine.Run, *report.Result) {
 	return r, res
 }
 
-// The loop-back table against the seed's calibration figures (shared
-// reference atm-taxi.md sec. 5): the PIO rates, derived as the seed
+// The loop-back table against the seed's calibration figures
+// (docs/reference/atm-taxi.md sec. 5): the PIO rates, derived as the seed
 // derives them, within 5%, the DMA transfer rates within 10%; and the
 // assists as the seed predicts them: the CRC assist and header insertion
 // raise the transmit rate, the CRC assist the receive rate, and the VCI

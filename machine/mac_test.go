@@ -25,6 +25,7 @@ import (
 
 	"simkron/devices/ne2000"
 	"simkron/ethersim"
+	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
@@ -634,9 +635,8 @@ func TestMacPcap(t *testing.T) {
 		t.Errorf("last timestamp %d ns after the run's end %v", last, r.K.Now())
 	}
 
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Log("tshark not installed: capture not dissected")
+	tshark, ok := testtool.Have(t, "tshark")
+	if !ok {
 		return
 	}
 	f := filepath.Join(t.TempDir(), "lan0.pcap")

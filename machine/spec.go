@@ -1,7 +1,7 @@
 // Package machine assembles simulated hosts from their descriptions and
 // runs experiments on them. It is the one place that knows every
 // component: hardware (memory, cpu, devices), the software that runs on it
-// (stack/...) and the network between hosts; DESIGN.md names it as the
+// (stack/...) and the network between hosts; docs/design.md names it as the
 // natural home for building hosts from a config.
 package machine
 

@@ -39,6 +39,7 @@ import (
 
 	"simkron/cpu"
 	"simkron/ethersim"
+	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/header"
@@ -214,10 +215,7 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 // fields asked for by name, several occurrences joined by ",".
 func tsharkFrames(t *testing.T, capture []byte, prefs []string, fields ...string) []map[string]string {
 	t.Helper()
-	bin, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not installed")
-	}
+	bin := testtool.Need(t, "tshark")
 	f := filepath.Join(t.TempDir(), fmt.Sprintf("cap%d.pcap", len(capture)))
 	if err := os.WriteFile(f, capture, 0o644); err != nil {
 		t.Fatal(err)
@@ -287,10 +285,7 @@ var tsharkFlags struct {
 // test without tshark.
 func tcpAnalysisFlags(t *testing.T) []string {
 	t.Helper()
-	bin, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not installed")
-	}
+	bin := testtool.Need(t, "tshark")
 	tf := &tsharkFlags
 	tf.once.Do(func() {
 		out, err := exec.Command(bin, "-G", "fields").Output()

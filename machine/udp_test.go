@@ -27,6 +27,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/ethersim"
+	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/report"
@@ -297,10 +298,7 @@ func TestUDPSweep(t *testing.T) {
 // checksum, and tshark's own reassembly must find every fragmented
 // datagram and dissect it as UDP.
 func TestUDPPcapTshark(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not installed")
-	}
+	tshark := testtool.Need(t, "tshark")
 	_, res, capture := sweepRun(t)
 	f := filepath.Join(t.TempDir(), "lan0.pcap")
 	if err := os.WriteFile(f, capture, 0o644); err != nil {

@@ -1,7 +1,7 @@
 // Package report holds the machine-readable result of a run (a stable JSON
 // schema) and renders it for people: the text summary, tables, CSV, SVG
 // and PNG charts (gonum.org/v1/plot) and a self-contained HTML page.
-// DESIGN.md names it as the home for tables and charts; it reads results,
+// docs/design.md names it as the home for tables and charts; it reads results,
 // it never runs a simulation.
 //
 // The report knows no workload. A result holds each workload's own

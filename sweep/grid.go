@@ -29,6 +29,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,8 +61,20 @@ type Axis struct {
 // Grid is the product of its axes over one experiment file: the first
 // axis varies slowest.
 type Grid struct {
+	// Config is the experiment file's path as given, which the points
+	// are loaded from; a sweep's files hold its name alone (Stored).
 	Config string `json:"config"`
 	Axes   []Axis `json:"axes"`
+}
+
+// Stored is the grid as a sweep's manifest and merged result hold it:
+// the experiment file by its name alone, as a result holds every path
+// relative to the experiment file, so that a sweep run from another
+// folder, or given the file's absolute path as on a cluster, writes the
+// same bytes. The file's bytes are in the grid's ID.
+func (g Grid) Stored() Grid {
+	g.Config = filepath.Base(g.Config)
+	return g
 }
 
 // Point is one combination of the grid's values.

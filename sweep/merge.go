@@ -44,7 +44,7 @@ type PointEntry struct {
 // reason names how many points did not and the first few (section
 // "sweep" has every point's outcome).
 func Merge(m *Manifest, results []*report.Result) *report.Result {
-	g := m.Grid
+	g := m.Grid.Stored()
 	points := make([]Point, len(results))
 	for i := range points {
 		points[i] = g.Point(i)

@@ -182,7 +182,7 @@ func (pl *Plan) Run(dir string, opt Options) ([]PointError, error) {
 	if shard.N == 0 {
 		shard = Shard{0, 1}
 	}
-	m := Manifest{Schema: ManifestSchema, ID: pl.ID, Grid: pl.Grid, MasterSeed: pl.Master, Points: pl.Points,
+	m := Manifest{Schema: ManifestSchema, ID: pl.ID, Grid: pl.Grid.Stored(), MasterSeed: pl.Master, Points: pl.Points,
 		Shard: fmt.Sprintf("%d/%d", shard.I, shard.N)}
 	mpath := filepath.Join(dir, "sweep.json")
 	if _, err := os.Lstat(mpath); err == nil {

@@ -72,10 +72,32 @@ func startAnnotations(r *machine.Run, exp *machine.Experiment, extra []string, o
 	if err := r.SetLayers(eng.LayerMap()); err != nil {
 		return nil, fmt.Errorf("annotation layer map: %w", err)
 	}
-	a := &runAnnotations{eng: eng, scripts: paths}
+	// The result names each script relative to the experiment file, as
+	// it holds every path, so that the same run from another folder
+	// writes the same bytes.
+	var names []string
+	for _, p := range paths {
+		names = append(names, relToExperiment(exp.Path, p))
+	}
+	a := &runAnnotations{eng: eng, scripts: names}
 	opt.Abort = eng.Err
 	opt.OnEnd = func() { a.finishErr = eng.Finish() }
 	return a, nil
+}
+
+// relToExperiment is path p relative to the folder of the experiment file
+// exp (p as it is when it has no such form).
+func relToExperiment(exp, p string) string {
+	dir, err1 := filepath.Abs(filepath.Dir(exp))
+	abs, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return p
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
 
 // experimentKeyError places err, the failure to read the i-th script of

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// layerRules are DESIGN.md's arrows that must never appear: for each
+// layerRules are docs/design.md's arrows that must never appear: for each
 // package and those below it, the module packages it must not depend on,
 // directly or not ("P/..." is P and every package below it), or the only
 // ones it may. Tests may import more.

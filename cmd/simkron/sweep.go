@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -49,7 +50,7 @@ sharded (simkron merge), in whatever order they ended.
 	var seed seedFlag
 	fs.Var(&seed, "seed", "master seed (default: the experiment's)")
 	out := fs.String("out", "", "`DIR` for the grid's description, the points' results and the merged result (required)")
-	slurm := fs.Int("slurm", 0, "do not run: write DIR/sweep.sbatch, a Slurm job array of `N` tasks, one shard each, and say how to merge (no control character in the paths and values it names, no backslash in DIR)")
+	slurm := fs.Int("slurm", 0, "do not run: write DIR/sweep.sbatch, a Slurm job array of `N` tasks, one shard each, and say how to merge (simkron installed, not run by \"go run\"; no control character in the paths and values it names, no backslash in DIR)")
 	quiet := fs.Bool("q", false, "do not print the merged summary")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
@@ -192,6 +193,12 @@ func newSlurmJob(g sweep.Grid, sets []string, gridFile, out string, tasks int) (
 	if err != nil {
 		return nil, fmt.Errorf("--slurm: the job script must name this simkron, and its path is unknown: %v", err)
 	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	if goRunBuilt(exe, goCache()) {
+		return nil, fmt.Errorf("--slurm: this simkron is a binary \"go run\" built (%s), which the job script would name and the cluster's nodes do not have (Go deletes it, too): install simkron with \"go install ./cmd/simkron\" (or \"go build -o DIR/simkron ./cmd/simkron\" into a folder the nodes share) and run that one", exe)
+	}
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
 			return a
@@ -218,6 +225,51 @@ func newSlurmJob(g sweep.Grid, sets []string, gridFile, out string, tasks int) (
 	return j, nil
 }
 
+// goRunBuilt says whether exe, this program's path, is a binary that
+// "go run" (or "go test") built: in a go-build temporary folder
+// ($TMPDIR/go-buildNNN/...) or in the Go build cache, cache.
+func goRunBuilt(exe, cache string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if n, ok := strings.CutPrefix(part, "go-build"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	if cache == "" {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(cache); err == nil {
+		cache = real
+	}
+	rel, err := filepath.Rel(cache, exe)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// goCache is the Go build cache's folder as the go command finds it:
+// $GOCACHE, else go-build in the user's cache folder.
+func goCache() string {
+	if c := os.Getenv("GOCACHE"); c != "" && c != "off" && filepath.IsAbs(c) {
+		return c
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "go-build")
+	}
+	return ""
+}
+
+// invocation is how a user runs the program at exe from a shell: its
+// name when that is what the PATH finds, else its path, quoted.
+func invocation(exe string) string {
+	name := filepath.Base(exe)
+	if found, err := exec.LookPath(name); err == nil {
+		a, errA := os.Stat(found)
+		b, errB := os.Stat(exe)
+		if errA == nil && errB == nil && os.SameFile(a, b) {
+			return shellQuote(name)
+		}
+	}
+	return shellQuote(exe)
+}
+
 // isControl says whether r is an ASCII control character (C0 or DEL).
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
@@ -237,7 +289,7 @@ func (j *slurmJob) write(e *env, plan *sweep.Plan) int {
 	script := fmt.Sprintf(`#!/bin/bash
 # A simkron sweep of %s: %d points in %d shards, one per task of this
 # job array. Submit with: sbatch %s/sweep.sbatch
-# then, when every task has ended: simkron merge %s/shard-* --out %s/all
+# then, when every task has ended: %s merge %s/shard-* --out %s/all
 #SBATCH --job-name=simkron-sweep
 #SBATCH --array=0-%d
 #SBATCH --ntasks=1
@@ -245,7 +297,7 @@ func (j *slurmJob) write(e *env, plan *sweep.Plan) int {
 #SBATCH --output=%s
 set -euo pipefail
 exec %s
-`, shellQuote(plan.Grid.Config), plan.Points, j.tasks, dir, dir, dir, j.tasks-1,
+`, shellQuote(plan.Grid.Config), plan.Points, j.tasks, dir, shellQuote(j.exe), dir, dir, j.tasks-1,
 		sbatchQuote(strings.ReplaceAll(j.dir, "%", "%%")+"/slurm-%A_%a.out"), strings.Join(cmd, " "))
 	path := filepath.Join(j.out, "sweep.sbatch")
 	if err := writeFileAtomic(path, []byte(script)); err != nil {
@@ -256,8 +308,8 @@ exec %s
 		fmt.Fprintf(e.stderr, "simkron sweep: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d points in %d shards\nsubmit: sbatch %s\nmerge:  simkron merge %s/shard-* --out %s/all\n",
-		path, plan.Points, j.tasks, shellQuote(path), shellQuote(j.out), shellQuote(j.out))
+	fmt.Fprintf(e.stdout, "wrote %s: %d points in %d shards\nsubmit: sbatch %s\nmerge:  %s merge %s/shard-* --out %s/all\n",
+		path, plan.Points, j.tasks, shellQuote(path), invocation(j.exe), shellQuote(j.out), shellQuote(j.out))
 	return exitOK
 }
 

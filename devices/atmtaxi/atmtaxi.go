@@ -1,5 +1,5 @@
 // Package atmtaxi models the Olivetti Research "Yes V2" TURBOchannel ATM
-// interface at register level (shared reference atm-taxi.md sec. 4): a
+// interface at register level (docs/reference/atm-taxi.md sec. 4): a
 // transmit and a receive cell FIFO of 76 cells between the host and a
 // 100 Mbit/s TAXI line, a token FIFO counting completely received cells,
 // programmed I/O of 13-word cells (the interface makes the HEC), DMA in

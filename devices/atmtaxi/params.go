@@ -7,7 +7,7 @@ import (
 )
 
 // Params configure the interface. The FIFO depths and the DMA limit are
-// the seed's (atm-taxi.md sec. 4); the DMA rates and latency are those of
+// the seed's (docs/reference/atm-taxi.md sec. 4); the DMA rates and latency are those of
 // the board's DMA engine on its host's TURBOchannel, and the hardware
 // assists are the seed's proposed variants (sec. 6), each fitted or not.
 type Params struct {

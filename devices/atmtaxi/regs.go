@@ -1,7 +1,7 @@
 package atmtaxi
 
 // Register map of the Yes V2 in its TURBOchannel slot. Every register is
-// a 32-bit word. The seed (shared reference atm-taxi.md sec. 4) gives the
+// a 32-bit word. The seed (docs/reference/atm-taxi.md sec. 4) gives the
 // interface's resources — transmit and receive cell FIFOs of 76 cells, a
 // token FIFO counting completely received cells, programmed I/O of
 // 13-word cells, DMA in modes A and B of up to 39 cells, the interrupt

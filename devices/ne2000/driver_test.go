@@ -15,7 +15,7 @@ import (
 
 // This file holds the test rig: fakes for the interrupt line and the
 // wire, and a small driver that programs the card the way Linux's ne.c and
-// lib8390.c do (shared reference ne2000.md sec. 7-11).
+// lib8390.c do (docs/reference/ne2000.md sec. 7-11).
 
 // Linux's NE2000 layout.
 const (

@@ -25,7 +25,7 @@
 //     with TCR.CRC set the frame goes out exactly as loaded.
 //   - After a ring overflow the receiver stays wedged, missing every frame,
 //     until the chip is stopped (CR.STP): the driver must run the data
-//     sheet's recovery sequence (ne2000.md sec. 10).
+//     sheet's recovery sequence (docs/reference/ne2000.md sec. 10).
 //   - Remote DMA works while the chip is stopped (the real chip needs STA);
 //     the access is reported as a guest error.
 //   - Ring pointers are compared as the chip does: the chip never writes
@@ -181,7 +181,7 @@ func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, guest *memory.GuestL
 	n := &NE2000{name: name, k: k, p: p, irq: irq, guest: guest}
 	// PROM: bytes 0-5 the address, 14 and 15 the NE2000 signature, each
 	// byte doubled because the 16-bit card presents the byte-wide PROM on
-	// both halves of the bus (ne2000.md sec. 8; Linux ne.c).
+	// both halves of the bus (docs/reference/ne2000.md sec. 8; Linux ne.c).
 	var rom [PromSize / 2]byte
 	copy(rom[:], p.MAC[:])
 	rom[14], rom[15] = PromSignature, PromSignature
@@ -640,7 +640,7 @@ func (n *NE2000) ringOK() bool {
 }
 
 // ---------------------------------------------------------------------------
-// Remote DMA (ne2000.md sec. 7)
+// Remote DMA (docs/reference/ne2000.md sec. 7)
 
 func (n *NE2000) startDMA(rd byte) {
 	n.dmaErr = false
@@ -837,7 +837,7 @@ func (n *NE2000) writeData(size int, v uint64) {
 }
 
 // ---------------------------------------------------------------------------
-// Transmit (ne2000.md sec. 6)
+// Transmit (docs/reference/ne2000.md sec. 6)
 
 // transmit carries out CR.TXP: the frame at TPSR/TBCR goes to the wire.
 func (n *NE2000) transmit() {
@@ -970,7 +970,7 @@ func (n *NE2000) finishTx(tsr, isr byte) {
 }
 
 // ---------------------------------------------------------------------------
-// Receive (ne2000.md sec. 5)
+// Receive (docs/reference/ne2000.md sec. 5)
 
 // Receive implements ethersim.Station: a frame (FCS included) has arrived.
 // The address filter, FCS check and ring store happen now; the receive
@@ -1140,7 +1140,7 @@ func (n *NE2000) accept(dst []byte) (group, ok bool) {
 var broadcast = [6]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
 
 // hashIndex is the multicast filter bit of address a: the 6 most
-// significant bits of the big-endian Ethernet CRC-32 of a (ne2000.md sec.
+// significant bits of the big-endian Ethernet CRC-32 of a (docs/reference/ne2000.md sec.
 // 3; Linux lib8390.c make_mc_bits with ether_crc). That CRC is the
 // bit-reversed register of the reflected CRC-32, before the final
 // complement.

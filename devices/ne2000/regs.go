@@ -1,6 +1,6 @@
 package ne2000
 
-// I/O map of an NE2000 card (shared reference ne2000.md sec. 1):
+// I/O map of an NE2000 card (docs/reference/ne2000.md sec. 1):
 //
 //	off        use
 //	0x00-0x0F  DP8390 registers, page selected by CR.PS1:PS0
@@ -18,7 +18,7 @@ const (
 	Size = 0x20
 )
 
-// Page 0 registers (ne2000.md sec. 2; National Semiconductor DP8390D data
+// Page 0 registers (docs/reference/ne2000.md sec. 2; National Semiconductor DP8390D data
 // sheet, "Register Descriptions"; FreeBSD if_edreg.h). Several offsets mean
 // one register when read and another when written.
 const (
@@ -72,7 +72,7 @@ const (
 	P2IMR    = 0x0F // R
 )
 
-// CR bits (data sheet "Command Register"; ne2000.md sec. 3).
+// CR bits (data sheet "Command Register"; docs/reference/ne2000.md sec. 3).
 const (
 	CrSTP  = 0x01 // stop: software reset, go offline
 	CrSTA  = 0x02 // start
@@ -163,7 +163,7 @@ const (
 	RsrDFR = 0x80
 )
 
-// Card (local) address space (ne2000.md sec. 4, 8): 256-byte pages.
+// Card (local) address space (docs/reference/ne2000.md sec. 4, 8): 256-byte pages.
 //
 //	0x0000-0x001F  station address PROM, each byte doubled
 //	0x0020-0x3FFF  not decoded (reads 0xFF)
@@ -192,7 +192,7 @@ const (
 // Counters"); ISR.CNT is set when a counter's MSB becomes set.
 const counterMax = 0xC0
 
-// Ethernet sizes (IEEE 802.3 clause 4; ne2000.md sec. 13).
+// Ethernet sizes (IEEE 802.3 clause 4; docs/reference/ne2000.md sec. 13).
 const (
 	minFrameNoFCS = 60
 	fcsBytes      = 4

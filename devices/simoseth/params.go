@@ -21,7 +21,7 @@ type Params struct {
 }
 
 // DefaultParams returns the Linux/SimOS study's NIC: DMA at 1200 MB/s
-// (shared reference inet-notes.md sec. 8) with no extra bus latency,
+// (docs/reference/inet-notes.md sec. 8) with no extra bus latency,
 // coherent DMA, the Ethernet maximum frame, and 64 KiB of card memory each
 // way. The card memory is the order of a gigabit controller of the
 // period's (Intel's 82543GC has a 64 KB packet buffer, split between the

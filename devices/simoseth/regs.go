@@ -1,6 +1,6 @@
 package simoseth
 
-// Register window. SimOS's device table (shared reference inet-notes.md
+// Register window. SimOS's device table (docs/reference/inet-notes.md
 // sec. 8, the seed's Table 1) places the Ethernet NIC at 0xA0E02000 with a
 // window of 2852 bytes in the uncached kseg1 segment; the sources do not
 // give the register layout, so the one below is simkron's own, in the

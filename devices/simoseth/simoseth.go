@@ -1,7 +1,7 @@
 // Package simoseth models the bus-master Ethernet controller of the
 // Linux/SimOS study: a NIC whose DMA engine moves frames between host
 // memory and the card's own buffers through descriptor rings, at the
-// study's 1200 MB/s (shared reference inet-notes.md sec. 8, via.md sec.
+// study's 1200 MB/s (docs/reference/inet-notes.md sec. 8, docs/reference/via.md sec.
 // 6), behind memory-mapped registers at SimOS's Ethernet address
 // (0xA0E02000, a 2852-byte window). It is hardware: it knows nothing of
 // the driver that programs it, reaches host memory only through its DMA

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"simkron/ethersim/atmnet"
+	"simkron/internal/testtool"
 	"simkron/sim"
 	"simkron/stack/header"
 )
@@ -469,9 +470,8 @@ func readSunATM(t *testing.T, b []byte) [][]byte {
 // validated, VPI/VCI shown.
 func tsharkSunATM(t *testing.T, pcap []byte, records int) {
 	t.Helper()
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Log("tshark not on PATH; skipping the Wireshark check")
+	path, ok := testtool.Have(t, "tshark")
+	if !ok {
 		return
 	}
 	file := filepath.Join(t.TempDir(), "atm.pcap")

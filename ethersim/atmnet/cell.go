@@ -2,7 +2,7 @@ package atmnet
 
 import "fmt"
 
-// Cell sizes (ITU-T I.361; shared reference atm-taxi.md sec. 1).
+// Cell sizes (ITU-T I.361; docs/reference/atm-taxi.md sec. 1).
 const (
 	CellSize    = 53
 	HeaderSize  = 5 // four header bytes and the HEC

@@ -11,7 +11,7 @@ import (
 //
 // Two rates describe the line. Rate is the TAXI data rate: AMD's TAXI
 // chips code 4B/5B at 125 Mbaud, which carries 100 Mbit/s of data
-// (atm-taxi.md sec. 3); a cell's 53 bytes take 4.24 us at it, and that is
+// (docs/reference/atm-taxi.md sec. 3); a cell's 53 bytes take 4.24 us at it, and that is
 // when its last bit reaches the other end. PayloadRate is the seed's
 // ceiling of the host data a link carries: 94.5 Mbit/s after the header
 // and the inter-cell command symbols. The model reads it as the 52 bytes

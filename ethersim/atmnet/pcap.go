@@ -16,7 +16,7 @@ import (
 // Captures. A tap on an End reassembles the cells sent from it, per VC,
 // up to each cell with the end-of-PDU mark, and writes every PDU as one
 // pcap record of link type LINKTYPE_SUNATM (123; libpcap sunatmpos.h,
-// shared reference atm-taxi.md sec. 10):
+// docs/reference/atm-taxi.md sec. 10):
 //
 //	byte 0    flags: bit 7 the direction (1: DTE to DCE, cells sent from a
 //	          link's user side), bits 3-0 the traffic type (2: LLC)

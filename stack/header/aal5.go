@@ -2,7 +2,7 @@ package header
 
 import "encoding/binary"
 
-// AAL5 CPCS-PDU (ITU-T I.363.5 section 9.2; shared reference atm-taxi.md
+// AAL5 CPCS-PDU (ITU-T I.363.5 section 9.2; docs/reference/atm-taxi.md
 // sec. 7). The PDU is a whole number of 48-byte cell payloads; the
 // trailer fills the last 8 bytes of the last cell.
 //

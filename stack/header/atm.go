@@ -3,7 +3,7 @@ package header
 import "encoding/binary"
 
 // ATM cell at the user-network interface (ITU-T I.361 section 2.2, figure
-// 2; shared reference atm-taxi.md sec. 1). Bit 8 of byte 1 is sent first.
+// 2; docs/reference/atm-taxi.md sec. 1). Bit 8 of byte 1 is sent first.
 //
 //	  8   7   6   5   4   3   2   1
 //	+---------------+---------------+

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"simkron/internal/testtool"
 	"simkron/stack/header"
 )
 
@@ -47,8 +48,8 @@ func TestATMCellRoundTrip(t *testing.T) {
 	}
 }
 
-// The HEC of the two header patterns ITU-T I.361 table 4 fixes (shared
-// reference atm-taxi.md sec. 1): the idle cell 00 00 00 01 has HEC 0x52,
+// The HEC of the two header patterns ITU-T I.361 table 4 fixes
+// (docs/reference/atm-taxi.md sec. 1): the idle cell 00 00 00 01 has HEC 0x52,
 // the unassigned cell (all zeros) 0x55 — the coset alone.
 func TestATMHECKnown(t *testing.T) {
 	tests := []struct {
@@ -148,7 +149,7 @@ func TestATMPayloadAndFlags(t *testing.T) {
 }
 
 func TestAAL5Sizes(t *testing.T) {
-	// atm-taxi.md sec. 7: a 40-byte TCP ACK with LLC/SNAP is 2 cells, a
+	// docs/reference/atm-taxi.md sec. 7: a 40-byte TCP ACK with LLC/SNAP is 2 cells, a
 	// 1500-byte datagram with it 32, 9180 bytes with it 192 (pad 20).
 	tests := []struct{ payload, cells, pad int }{
 		{1, 1, 39}, {40, 1, 0}, {41, 2, 47}, {40 + 8, 2, 40},
@@ -296,9 +297,8 @@ func TestAAL5CRCIndependent(t *testing.T) {
 		}
 	}
 
-	bz, err := exec.LookPath("bzip2")
-	if err != nil {
-		t.Log("bzip2 not on PATH; skipping the bzip2 block CRC check")
+	bz, ok := testtool.Have(t, "bzip2")
+	if !ok {
 		return
 	}
 	dir := t.TempDir()

@@ -3,7 +3,7 @@ package header
 import "encoding/binary"
 
 // LLC encapsulation of routed PDUs over AAL5 (RFC 2684 sections 5.1 and
-// 5.2, obsoleting RFC 1483; shared reference atm-taxi.md sec. 9): the
+// 5.2, obsoleting RFC 1483; docs/reference/atm-taxi.md sec. 9): the
 // CPCS-SDU starts with an IEEE 802.2 LLC header that says what follows.
 //
 // Routed non-ISO protocols (IPv4) use LLC AA-AA-03 and a SNAP header,

@@ -2,8 +2,8 @@ package header
 
 import "encoding/binary"
 
-// M-VIA-style frame header: VIA emulated on Ethernet (shared reference
-// via.md sec. 4). M-VIA carries its traffic under an EtherType of its own,
+// M-VIA-style frame header: VIA emulated on Ethernet
+// (docs/reference/via.md sec. 4). M-VIA carries its traffic under an EtherType of its own,
 // beside IP, with a header naming the connection's endpoints and where a
 // fragment belongs in its message; the exact M-VIA layout is not in the
 // sources, so this one is simkron's own, big-endian as on the wire.
@@ -54,7 +54,7 @@ const (
 
 	// EtherTypeVIA is the default EtherType of VIA frames: IEEE 802's
 	// local experimental EtherType 1 (the M-VIA value is not in the
-	// sources; via.md sec. 4).
+	// sources; docs/reference/via.md sec. 4).
 	EtherTypeVIA = 0x88B5
 )
 

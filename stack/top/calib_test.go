@@ -61,7 +61,7 @@ func symbolCycles(c *cpu.CPU, name string, before, after osi.Reading) int64 {
 
 func cyclesToTime(c *cpu.CPU, n int64) sim.Time { return c.Clock().Time(n) }
 
-// The calibration of the reference (osi-top.md sec. 9): the MAC user
+// The calibration of the reference (docs/reference/osi-top.md sec. 9): the MAC user
 // between two PCs at 1024 bytes, about 6 Mbit/s with Tsend = Tmem + Ttx
 // about 1.4 ms. What decides it: the ISA bus's 1 us per 16-bit word (519
 // words loaded per 1038-byte frame: 0.52 ms), the 10 Mbit/s wire (1062

@@ -11,7 +11,7 @@ import (
 	"simkron/stack/top"
 )
 
-// The study's upper-layer figures (osi-top.md sec. 9), as the mechanisms
+// The study's upper-layer figures (docs/reference/osi-top.md sec. 9), as the mechanisms
 // give them: nothing here sets a throughput, a share or a factor; the
 // tests check the orderings the mechanisms imply, and that changing the
 // machine or a TP4 parameter moves the figures the way they say.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/testtool"
 	"simkron/sim"
 	"simkron/stack/header"
 	"simkron/stack/osi/clnp"
@@ -21,19 +22,11 @@ import (
 // are not taken for COTP; TP4 traces (issue 15) will use 0x21.
 var tsharkPrefs = []string{"-o", "clnp.reassemble:TRUE", "-o", "clnp.tp_nsap_selector:0xFF", "-o", "clnp.always_decode_transport:FALSE"}
 
-// lookTshark returns tshark's path. Without it the Wireshark checks are
-// skipped, except in CI (CI=true), which installs tshark and where a
-// missing one is a failure.
+// lookTshark returns tshark's path (testtool.Need: skipped without it,
+// a failure under CI=true).
 func lookTshark(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tshark not on PATH with CI=true: the Wireshark checks of the captures must run in CI (apt-get install tshark)")
-		}
-		t.Skip("tshark not on PATH: skipping the Wireshark check (apt-get install tshark)")
-	}
-	return path
+	return testtool.Need(t, "tshark")
 }
 
 // A capture of the segment during CLNS runs (segmented and not), XID and

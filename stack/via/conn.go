@@ -9,7 +9,7 @@ import (
 	"simkron/stack/netdev"
 )
 
-// The connection manager (client/server model, via.md sec. 1): a server
+// The connection manager (client/server model, docs/reference/via.md sec. 1): a server
 // waits on a discriminator (VipConnectWait) and accepts or rejects what
 // comes; a client sends requests (VipConnectRequest), again every
 // connect_retry since frames may be lost, until an answer or its timeout.

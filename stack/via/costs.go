@@ -4,9 +4,9 @@ import "simkron/cpu"
 
 // Costs of the VIPL's and the agent's functions in instructions per call.
 // Each is a count of the MIPS instructions the function's work takes, as
-// its Why itemises it: the work is what VIA 1.0's calls must do (via.md
+// its Why itemises it: the work is what VIA 1.0's calls must do (docs/reference/via.md
 // secs. 2-3) along the code paths of M-VIA 1.x's vipl and vipk_core that
-// the M-VIA design pages describe (via.md sec. 4); prologues and
+// the M-VIA design pages describe (docs/reference/via.md sec. 4); prologues and
 // epilogues of compiled C are about 8 instructions a function. Memory
 // references (the descriptor's 32-byte control segment and 16-byte data
 // segment, two 32-byte cache lines on the study's Mipsy), copies, cache

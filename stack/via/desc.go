@@ -3,7 +3,7 @@ package via
 import "encoding/binary"
 
 // A descriptor in registered memory, VIA 1.0's layout (little-endian host
-// structs; via.md sec. 2), 64-byte aligned:
+// structs; docs/reference/via.md sec. 2), 64-byte aligned:
 //
 //	control segment (32 bytes)
 //	 0  Next           8   next descriptor in the work queue (the VIPL's link)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"simkron/internal/testtool"
 )
 
 // TestPcapTshark: Wireshark reads the switch's capture of a VIA exchange
@@ -19,10 +21,7 @@ func TestPcapTshark(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not installed: the capture is not checked by Wireshark")
-	}
+	tshark := testtool.Need(t, "tshark")
 	f := filepath.Join(t.TempDir(), "lan0.pcap")
 	if err := os.WriteFile(f, capture.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 // Package via is the Virtual Interface Architecture on simkron's kernel,
-// emulated on Ethernet as M-VIA does it (shared reference via.md): the VI
+// emulated on Ethernet as M-VIA does it (docs/reference/via.md): the VI
 // Provider Library a program calls (VIPL: VipOpenNic ... VipDisconnect,
 // vipl.go) and the M-VIA kernel agent behind it (Agent: protection tags,
 // registered memory with its translation tables, VIs and their work
@@ -10,7 +10,7 @@
 // which a message's frames are copied, so that "DMA" there is the driver's
 // programmed I/O on the CPU.
 //
-// Layers, as the Linux/SimOS study defines them for M-VIA (via.md sec.
+// Layers, as the Linux/SimOS study defines them for M-VIA (docs/reference/via.md sec.
 // 5): APPL is the VIPL's user-level part of a call — linking the
 // descriptor into the work queue and polling status words — (the
 // program's building of its descriptor in registered memory counts there
@@ -37,7 +37,7 @@
 // frame it cannot use bumps a named drop counter.
 //
 // A send is posted as VIA defines it and M-VIA on Ethernet does it
-// (via.md secs. 3-4): VipPostSend returns once the agent has handed the
+// (docs/reference/via.md secs. 3-4): VipPostSend returns once the agent has handed the
 // message's frames to the NIC (the doorbell rung, the DMA programmed); the
 // NIC reads them from registered memory afterwards, and its
 // DMA-completion interrupts count the fragments down, the last one
@@ -45,8 +45,8 @@
 // VipSendWait. (sync_send = true models a provider whose post instead
 // waits in the kernel until the NIC has read the message; M-VIA does not.)
 //
-// A message is received as M-VIA's device drivers deliver it (via.md sec.
-// 4: the NIC's interrupt, then the agent's demultiplexing to a VI and the
+// A message is received as M-VIA's device drivers deliver it (docs/reference/via.md
+// sec. 4: the NIC's interrupt, then the agent's demultiplexing to a VI and the
 // copy into the posted buffer): a driver that offers a direct receive
 // (the bus-master NIC's, SetDirectRx) hands the agent each VIA frame from
 // its receive interrupt, in the ring buffer the card wrote, which goes back
@@ -55,7 +55,7 @@
 // frames come up through the device layer's receive softirq like any
 // protocol's (dev_add_pack).
 //
-// Reliability levels (via.md sec. 1): unreliable delivery, the native
+// Reliability levels (docs/reference/via.md sec. 1): unreliable delivery, the native
 // level on Ethernet — a message whose frames do not all arrive completes
 // its receive descriptor with a transport error when the next message
 // begins (or is not seen at all when none of it came), and a message that

@@ -1,5 +1,5 @@
 // Package atminterleave is the variant of the Yes V2 test the seed's
-// VCI-sorting proposal needs (shared reference atm-taxi.md sec. 6.4), as
+// VCI-sorting proposal needs (docs/reference/atm-taxi.md sec. 6.4), as
 // the workload "yesv2-interleave": several senders, each on its own link
 // into an ATM switch, send an AAL5 PDU at the same instant to one
 // receiver, whose link then carries their cells interleaved; the receiver

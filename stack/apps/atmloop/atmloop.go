@@ -1,5 +1,5 @@
-// Package atmloop is the Yes V2 loop-back test of the seed (shared
-// reference atm-taxi.md sec. 5) as a workload, "yesv2": on a host whose
+// Package atmloop is the Yes V2 loop-back test of the seed
+// (docs/reference/atm-taxi.md sec. 5) as a workload, "yesv2": on a host whose
 // ATM card's transmitter is cabled to its own receiver, a sender process
 // sends a PDU (70 cells) through a raw ATM socket, a receiver process
 // takes it and answers with a one-cell ACK on another VC, repeated. Each
@@ -18,7 +18,7 @@
 //	D  ACK:      → the sender enters its next send (the ACK's way back)
 //
 // The sustained rates are derived from the loop-back intervals as the
-// seed derives them (atm-taxi.md sec. 5): its intervals are what an
+// seed derives them (docs/reference/atm-taxi.md sec. 5): its intervals are what an
 // oscilloscope shows on the board's signals, and the operating-system and
 // user overhead — everything of the cycle that is not a cell crossing
 // between host and FIFO — is allocated equally between the transmit and

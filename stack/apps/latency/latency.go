@@ -22,7 +22,7 @@
 //	                 a system call, inside the kernel's function of the
 //	                 call (sys_sendto), its trap and dispatch left out.
 //	                 The default of the sweeps.
-//	send, "dma"      the study's (via.md sec. 5, inet-notes.md sec. 8):
+//	send, "dma"      the study's (docs/reference/via.md sec. 5, docs/reference/inet-notes.md sec. 8):
 //	                 from the call's entry until the message has left host
 //	                 memory. A call made by a system call (sendto, send)
 //	                 is entered where the program enters the kernel: its

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"simkron/internal/testtool"
 	"simkron/stack/header"
 )
 
@@ -39,19 +40,11 @@ func withCapture(t testing.TB, text []byte) []byte {
 	return []byte(strings.Replace(s, seg, seg+"pcap = true\n", 1))
 }
 
-// lookTshark returns tshark's path. Without it the Wireshark checks are
-// skipped, except in CI (CI=true), which installs tshark and where a
-// missing one is a failure.
+// lookTshark returns tshark's path (testtool.Need: skipped without it,
+// a failure under CI=true).
 func lookTshark(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tshark not on PATH with CI=true: the Wireshark checks of the captures must run in CI (apt-get install tshark)")
-		}
-		t.Skip("tshark not on PATH: skipping the Wireshark check (apt-get install tshark)")
-	}
-	return path
+	return testtool.Need(t, "tshark")
 }
 
 // tshark runs tshark (two passes) over the pcap with the fields asked

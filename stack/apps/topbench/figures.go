@@ -63,8 +63,8 @@ func (b *bench) Result() (workload.Result, error) {
 	return res, b.err
 }
 
-// published is one of the study's calibration figures (shared reference
-// osi-top.md, sec. 9) and how to read the simulated one from the points.
+// published is one of the study's calibration figures
+// (docs/reference/osi-top.md, sec. 9) and how to read the simulated one from the points.
 type published struct {
 	what, where string
 	study       float64
@@ -145,7 +145,7 @@ func calibrationTable(pts []*point) (shape.Table, bool) {
 			mac[pt.Where] = pt
 		}
 	}
-	t := shape.Table{Title: "top: the study's calibration figures (shared reference osi-top.md, sec. 9) beside the simulated ones",
+	t := shape.Table{Title: "top: the study's calibration figures (docs/reference/osi-top.md, sec. 9) beside the simulated ones",
 		Columns: []shape.Column{{Name: "figure"}, {Name: "study"}, {Name: "simulated"}, {Name: "unit"}, {Name: "difference", Unit: "%"}, {Name: "in the study"}}, Prose: true}
 	for _, c := range calibrations {
 		v, ok := c.sim(mac)

@@ -156,7 +156,7 @@ func run(t testing.TB, config string, text []byte, sets ...machine.Override) (*r
 }
 
 // The lower layer users of configs/top-lower.toml, at two sizes: the
-// calibration of the reference (osi-top.md sec. 9) and the orderings the
+// calibration of the reference (docs/reference/osi-top.md sec. 9) and the orderings the
 // mechanisms imply.
 //
 //   - MAC user, remote, 1024 B: about 6 Mbit/s with Tsend about 1.4 ms

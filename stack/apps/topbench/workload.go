@@ -1,5 +1,5 @@
 // Package topbench is the TOP study's layer-user throughput measurements
-// (shared reference osi-top.md, sec. 9) as a workload, "top": on TOP
+// (docs/reference/osi-top.md, sec. 9) as a workload, "top": on TOP
 // hosts (stack/top stations, machine files with [top] enabled), a
 // specialised user at a layer — the packet driver itself, MAC, LLC,
 // CLNS, TP4, session or presentation — sends a number of messages of a

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/testtool"
 	"simkron/machine"
 )
 
@@ -15,10 +16,7 @@ import (
 // fragmented UDP datagram reassembled — and finds the VIA frames under
 // their EtherType (0x88b5), as many as the agents sent.
 func TestStudyCaptureTshark(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not installed: the capture is not checked by Wireshark")
-	}
+	tshark := testtool.Need(t, "tshark")
 	exp, err := machine.LoadExperiment(studyConfig)
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 )
 
 // The Linux/SimOS study's statements about its results (Won et al., J.
-// High Speed Networks 13, 2004, sec. 4; the shared reference's
-// inet-notes.md sec. 8 and via.md sec. 6), checked by compare against
+// High Speed Networks 13, 2004, sec. 4;
+// docs/reference/inet-notes.md sec. 8 and docs/reference/via.md sec. 6), checked by compare against
 // what the sweeps measured when [workload.compare] study =
 // "linux-simos". They are the study's words, its figures' shapes; its
 // improvement factors are a validation set that none of them names. Each
@@ -17,7 +17,7 @@ import (
 func init() {
 	latency.RegisterStudy(latency.Study{
 		Name:   "linux-simos",
-		Source: "Won et al., J. High Speed Networks 13 (2004), sec. 4, as the shared reference gives it (inet-notes.md sec. 8, via.md sec. 6)",
+		Source: "Won et al., J. High Speed Networks 13 (2004), sec. 4 (docs/reference/inet-notes.md sec. 8, docs/reference/via.md sec. 6)",
 		Check:  linuxSimOS,
 	})
 }

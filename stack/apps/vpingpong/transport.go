@@ -1,5 +1,5 @@
 // Package vpingpong is M-VIA's vpingpong test program — the exchange the
-// Linux/SimOS study measured M-VIA with (shared reference via.md secs. 3,
+// Linux/SimOS study measured M-VIA with (docs/reference/via.md secs. 3,
 // 5) — as a transport of the latency sweep (stack/apps/latency), so that
 // one sweep program measures VIA with the same definitions and layer
 // attribution as UDP and TCP; and the workload "via", which runs it, after
@@ -20,7 +20,7 @@
 // receive is the receive step, vpingpong_recv: VipRecvWait, the message's
 // length read from the completed descriptor, and the descriptor posted
 // again at once with VipPostRecv, as vpingpong does. These two steps are
-// the measured spans, as the Linux/SimOS study delimits them (via.md sec.
+// the measured spans, as the Linux/SimOS study delimits them (docs/reference/via.md sec.
 // 5): its send is VipPostSend with the creation of the descriptor in
 // registered memory (APPL), its receive ends when VipPostRecv returns. The
 // VIPL's user-level part and the program's descriptor are APPL, the agent

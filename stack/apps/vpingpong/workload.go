@@ -37,7 +37,7 @@ type Params struct {
 	Reliability string `toml:"reliability" help:"the VIs' reliability level: \"unreliable\" (VIA's native level on Ethernet) or \"reliable\" (reliable delivery: a lost or unexpected message breaks the connection)"`
 }
 
-// DefaultParams sweeps the Linux/SimOS study's sizes (via.md sec. 5: up
+// DefaultParams sweeps the Linux/SimOS study's sizes (docs/reference/via.md sec. 5: up
 // to 32 KB, M-VIA's data buffer) with four receives posted.
 func DefaultParams() Params {
 	return Params{

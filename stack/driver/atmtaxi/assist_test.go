@@ -1,6 +1,6 @@
 package atmtaxi_test
 
-// The seed's proposed hardware assists (atm-taxi.md sec. 6), measured:
+// The seed's proposed hardware assists (docs/reference/atm-taxi.md sec. 6), measured:
 // the loop-back exchange with AAL5 instead of the MSNL-like SAR (the
 // CRC-32 in software, then by the board), with header insertion on
 // transmit, and with VCI sorting on receive; and the receive rate when

@@ -978,7 +978,7 @@ func (d *Driver) checkAAL5(buf memory.Addr, n int, st uint32, sorted bool) (int,
 // its owner may have read when it is given back (ipcPool.put), so that a
 // buffer the driver takes from the pool holds no line of the cache: the
 // seed's Wanda overcomes the cache/memory consistency problem on receive
-// by the way its IPC buffers are used (atm-taxi.md sec. 5).
+// by the way its IPC buffers are used (docs/reference/atm-taxi.md sec. 5).
 func (d *Driver) visible(vs *vcState, buf memory.Addr, n int) {
 	if !vs.ip && d.p.Personality == Wanda {
 		d.pool.filled(buf, n)

@@ -1,6 +1,6 @@
 package atmtaxi_test
 
-// The seed's loop-back test (shared reference atm-taxi.md sec. 5): one
+// The seed's loop-back test (docs/reference/atm-taxi.md sec. 5): one
 // DECstation whose TAXI transmitter is cabled to its own receiver; a
 // sender process sends a 70-cell PDU through a raw ATM socket, a
 // receiver process takes it and answers with a one-cell ACK, repeated.
@@ -287,7 +287,7 @@ func (s stages) String() string {
 }
 
 // TestLoopbackCalibration runs the four machine × transfer cases and
-// compares them with the seed's calibration figures (atm-taxi.md sec. 5):
+// compares them with the seed's calibration figures (docs/reference/atm-taxi.md sec. 5):
 // the PIO rates within 5%, the DMA transfer rates within 10%.
 func TestLoopbackCalibration(t *testing.T) {
 	type want struct{ tx, rx, txDMA, rxDMA float64 } // Mbit/s; 0: no target

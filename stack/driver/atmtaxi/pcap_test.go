@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/testtool"
 	"simkron/sim"
 	atm "simkron/stack/driver/atmtaxi"
 	"simkron/stack/inet"
@@ -61,10 +62,7 @@ func TestPcapTshark(t *testing.T) {
 			t.Fatal(e)
 		}
 	}
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not on PATH; skipping the Wireshark check")
-	}
+	path := testtool.Need(t, "tshark")
 	for _, tc := range []struct {
 		name string
 		pcap []byte

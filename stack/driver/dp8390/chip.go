@@ -59,8 +59,8 @@ func (p *Chip) ReadPROM(scratch memory.Addr) [32]byte {
 	return prom
 }
 
-// Init programs the chip in the National Semiconductor order (shared
-// reference ne2000.md section 9; Linux NS8390_init): word transfers, the
+// Init programs the chip in the National Semiconductor order
+// (docs/reference/ne2000.md section 9; Linux NS8390_init): word transfers, the
 // transmit page tpsr, the receive ring [pstart, pstop), the station
 // address mac, and leaves it stopped in internal loopback with every
 // interrupt masked.
@@ -138,7 +138,7 @@ func (p *Chip) RemoteWrite(src memory.Addr, count int, page byte) {
 }
 
 // Overrun recovers from a full receive ring by the data sheet's sequence
-// (shared reference ne2000.md section 10; Linux ei_rx_overrun): stop,
+// (docs/reference/ne2000.md section 10; Linux ei_rx_overrun): stop,
 // spin for wait, clear the remote byte count, go to loopback, restart,
 // empty the ring with receive, acknowledge, back to normal transmit, and
 // resend a frame the stop cut off.

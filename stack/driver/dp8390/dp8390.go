@@ -2,7 +2,7 @@
 // network interface controller) as its drivers see it: register offsets
 // from the card's I/O base and the bits they use, the header every driver
 // of the chip shares, as Linux's drivers/net/ethernet/8390/8390.h is
-// (shared reference ne2000.md sections 1-3). The NE2000 kernel driver and
+// (docs/reference/ne2000.md sections 1-3). The NE2000 kernel driver and
 // the DOS packet driver both program the chip through these names.
 // Layer: a driver header: constants, and the register sequences every
 // driver of the chip runs (Chip).

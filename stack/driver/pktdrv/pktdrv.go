@@ -272,7 +272,7 @@ func (d *Driver) readPROM() bool {
 }
 
 // initChip is the National Semiconductor initialisation order
-// (ne2000.md sec. 9), starting the chip unless in loopback.
+// (docs/reference/ne2000.md sec. 9), starting the chip unless in loopback.
 func (d *Driver) initChip() {
 	d.chip.Init(txPage, rxStart, rxStop, d.mac)
 	d.txBusy = false

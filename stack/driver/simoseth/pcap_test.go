@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"simkron/devices/simoseth"
+	"simkron/internal/testtool"
 	"simkron/memory"
 	"simkron/sim"
 	drv "simkron/stack/driver/simoseth"
@@ -129,10 +130,7 @@ func inetPair(t *testing.T) (udpSizes []int, capture []byte) {
 // every fragmented datagram is reassembled as UDP, both ways.
 func TestInetPcapTshark(t *testing.T) {
 	sizes, capture := inetPair(t)
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not installed: the capture is not checked by Wireshark")
-	}
+	tshark := testtool.Need(t, "tshark")
 	f := filepath.Join(t.TempDir(), "lan0.pcap")
 	if err := os.WriteFile(f, capture, 0o644); err != nil {
 		t.Fatal(err)

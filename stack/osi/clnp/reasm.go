@@ -1,7 +1,7 @@
 package clnp
 
-// Reassembly bookkeeping (ISO 8473-1 clause 6.8; the shared reference
-// osi-top.md sec. 3): the data of one initial PDU, identified by
+// Reassembly bookkeeping (ISO 8473-1 clause 6.8;
+// docs/reference/osi-top.md sec. 3): the data of one initial PDU, identified by
 // (source, destination, data unit identifier), arrives as segments that
 // may come in any order, overlap, repeat, or never complete. The pieces
 // kept are disjoint and sorted by offset; a new segment contributes only

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/internal/isotest"
+	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/sim"
@@ -356,10 +357,7 @@ func TestReceiveSpace(t *testing.T) {
 // wrong octets for COTP and calls every one bad). Preferences: COTP at
 // NSAP selector 0x21 (the family's), CLNP reassembly on.
 func TestCaptureTshark(t *testing.T) {
-	path, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("tshark not on PATH: skipping the Wireshark check (apt-get install tshark)")
-	}
+	path := testtool.Need(t, "tshark")
 	g := newRig(t, experiment(t, "", "", true))
 	exchange(g, 30, 0)
 	g.run()
