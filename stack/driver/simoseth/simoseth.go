@@ -17,7 +17,7 @@
 // the caller's layer: the study counts that DMA set-up in M-VIA's TRANS.
 // And a direct receive (SetDirectRx): the frames of one EtherType go from
 // the receive interrupt straight to a handler registered for it — M-VIA's
-// device drivers hand the agent its frames so (shared reference via.md
+// device drivers hand the agent its frames so (docs/reference/via.md
 // sec. 4: NIC interrupt, then the agent's demultiplexing and the copy into
 // the posted buffer), not through netif_rx and the receive softirq — and
 // the ring buffer, whose bytes the handler has copied out, goes back to
