@@ -192,11 +192,14 @@ type tcb struct {
 	backlog int
 	synQ    int
 
-	orphan  *Socket // the closed socket whose port and rings go when tp ends
-	owned   bool
-	pending []backlogSeg
-	err     Errno
-	wait    kernel.WaitQueue
+	orphan *Socket // the closed socket whose port and rings go when tp ends
+	owned  bool
+	// outputting is set while tcp_output runs on tp: it is never
+	// entered again from inside (a simulator bug if it were).
+	outputting bool
+	pending    []backlogSeg
+	err        Errno
+	wait       kernel.WaitQueue
 }
 
 // tcpStack is the stack's TCP state.
@@ -356,14 +359,18 @@ func (s *Stack) newISS() uint32 { return s.tcp.isn.Uint32() }
 func (tp *tcb) lock() { tp.owned = true }
 
 // unlock processes the segments that arrived meanwhile, then lets go.
+// The socket stays owned while they are processed, as Linux keeps it
+// (2.2's __release_sock runs the backlog with bottom halves off, 2.4's
+// with the owner still set): a segment that arrives during one of them
+// (the receive softirq can run inside its transmission) joins the
+// backlog, instead of being processed inside that transmission, before
+// the connection's snd_nxt has moved past the segment being sent.
 func (tp *tcb) unlock() {
 	for len(tp.pending) > 0 {
 		p := tp.pending[0]
 		tp.pending[0] = backlogSeg{}
 		tp.pending = tp.pending[1:]
-		tp.owned = false
 		tp.s.tcpProcess(tp, p.buf, p.info)
-		tp.owned = true
 	}
 	tp.owned = false
 }

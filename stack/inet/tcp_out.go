@@ -1,6 +1,8 @@
 package inet
 
 import (
+	"fmt"
+
 	"simkron/memory"
 	"simkron/stack/header"
 	"simkron/stack/kernel"
@@ -31,6 +33,11 @@ func (s *Stack) tcpOutput(t *kernel.Thread, tp *tcb) {
 	if tp.state == tcpClosed || tp.state == tcpListen || tp.sbuf == 0 {
 		return
 	}
+	if tp.outputting {
+		panic(fmt.Sprintf("inet: %s: tcp_output entered again on %d>%v:%d (%s, snd_nxt %d)", s.k.Name(), tp.lport, tp.raddr, tp.rport, tp.state, tp.sndNxt))
+	}
+	tp.outputting = true
+	defer func() { tp.outputting = false }()
 	c := s.c
 	for {
 		c.Enter(s.tcp.sym.output)
