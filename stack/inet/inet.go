@@ -11,8 +11,11 @@
 // from the IP output path as ip_build_xmit's getfrag), a datagram longer
 // than the MTU is cut into fragments built from the highest offset down so
 // the first fragment, which carries the finished UDP checksum, leaves
-// last; on receive the IP layer reassembles fragments into one buffer, UDP
-// verifies the checksum and recvfrom copies the data out.
+// last; TCP copies and checksums into buffers of its own, kept for
+// retransmission, and hands IP a clone of each segment's, to which
+// ip_queue_xmit only adds its header (tcp.go); on receive the IP layer
+// reassembles fragments into one buffer, UDP verifies the checksum and
+// recvfrom copies the data out.
 //
 // The receive path never returns errors: every packet it drops bumps a
 // named counter in Stats.
@@ -143,7 +146,7 @@ var (
 	defUDPRcv      = cpu.Def{Name: "udp_rcv", Layer: cpu.LayerUDP, Instructions: 90, CodeBytes: 640, Why: "header checks, checksum, port lookup, queue on the socket, wake"}
 	defIPBuild     = cpu.Def{Name: "ip_build_xmit", Layer: cpu.LayerIP, Instructions: 120, CodeBytes: 896, Why: "allocate the buffer, reserve headers, getfrag, build the IP header"}
 	defIPBuildSlow = cpu.Def{Name: "ip_build_xmit_slow", Layer: cpu.LayerIP, Instructions: 100, CodeBytes: 1024, Why: "per fragment: allocate, getfrag the slice, IP header with offset and MF"}
-	defIPOutput    = cpu.Def{Name: "ip_output", Layer: cpu.LayerIP, Instructions: 40, CodeBytes: 256, Why: "header checksum, hand to the neighbour"}
+	defIPOutput    = cpu.Def{Name: "ip_output", Layer: cpu.LayerIP, Instructions: 40, CodeBytes: 256, Why: "count the request, set the device and protocol, hand to the neighbour (ip_output, ip_finish_output; the header checksum is done by the caller)"}
 	defIPRcv       = cpu.Def{Name: "ip_rcv", Layer: cpu.LayerIP, Instructions: 100, CodeBytes: 768, Why: "header checks, checksum, address check, protocol dispatch"}
 	defIPDefrag    = cpu.Def{Name: "ip_defrag", Layer: cpu.LayerIP, Instructions: 150, CodeBytes: 1536, Why: "find the queue, insert the fragment, trim overlaps, check completeness"}
 	defIPGlue      = cpu.Def{Name: "ip_glue", Layer: cpu.LayerIP, Instructions: 60, CodeBytes: 512, Why: "allocate the datagram, copy every fragment in, free them"}
@@ -186,6 +189,7 @@ type Stack struct {
 		socket, bind, sendto, recvfrom, close                *cpu.Symbol
 		udpSend, udpRecv, udpRcv                             *cpu.Symbol
 		ipBuild, ipBuildSlow, ipOutput, ipRcv                *cpu.Symbol
+		ipQueueXmit                                          *cpu.Symbol
 		ipDefrag, ipGlue, ipExpire                           *cpu.Symbol
 		neigh, arpRcv, arpSend, arpTimer, icmpRcv, icmpReply *cpu.Symbol
 	}

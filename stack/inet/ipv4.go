@@ -1,6 +1,7 @@
 package inet
 
 import (
+	"simkron/cpu"
 	"simkron/memory"
 	"simkron/stack/header"
 	"simkron/stack/kernel"
@@ -58,6 +59,65 @@ func (s *Stack) buildXmit(t *kernel.Thread, dst Addr, proto uint8, length int, g
 	}
 	s.stats.IPFragOKs++
 	return true
+}
+
+// defIPQueueXmit is Linux 2.2's ip_queue_xmit (net/ipv4/ip_output.c),
+// counted line by line in MIPS instructions:
+//
+//	rt = sk->dst_cache; NULL or obsolete?          4  (2 loads, 2 branches)
+//	opt && opt->is_strictroute                     2
+//	skb->dst = dst_clone(sk->dst_cache)            6  (load, test, use++, store)
+//	skb_push(skb, sizeof(iphdr) + optlen)         12  (optlen 3; data, len, head check 9)
+//	version/ihl, tos, frag_off, ttl, daddr,
+//	  saddr, protocol, skb->nh.iph                14
+//	opt && opt->optlen                             1
+//	iph->tot_len = htons(skb->len)                 2  (big-endian: no swap)
+//	iph->id = htons(ip_id_count++)                 5
+//	dev = rt->u.dst.dev                            1
+//	skb_headroom < dev->hard_header_len?           8
+//	tot_len > rt->u.dst.pmtu?                      3
+//	ip_dont_fragment, frag_off |= DF              11
+//	ip_send_check: check = 0, ip_fast_csum over
+//	  5 words (MIPS: 4 unrolled, a loop of 1),
+//	  csum_fold, the store                        30
+//	skb->priority = sk->priority                   2
+//	skb->dst->output(skb)                          4
+//	entry and exit (6 saved registers)            16
+//	                                             ---
+//	                                             121
+//
+// The firewall hook (CONFIG_FIREWALL) is not counted. The header's stores
+// are charged as they are made; ip_output and the neighbour's output
+// follow as for every datagram.
+var defIPQueueXmit = cpu.Def{Name: "ip_queue_xmit", Layer: cpu.LayerIP, Instructions: 121, CodeBytes: 768,
+	Why: "TCP's segment, in its own buffer: check the cached route, push and fill the header, MTU and DF checks, ip_send_check, hand to dst->output (counted line by line from Linux 2.2's C)"}
+
+// ipQueueXmit sends a transport's finished segment, b's data at its
+// header, whose buffer the transport allocated and filled (Linux
+// ip_queue_xmit, the path of TCP): the IP header is pushed in front and
+// checksummed, and the datagram goes to the neighbour; nothing is
+// allocated or copied. TCP never sends a segment larger than the path
+// MTU; one made before the interface's MTU was lowered (SetMTU) is
+// fragmented as Linux's ip_fragment would, its slices copied into new
+// buffers.
+func (s *Stack) ipQueueXmit(t *kernel.Thread, b netdev.Buf, dst Addr, proto uint8) {
+	c := s.c
+	c.Enter(s.sym.ipQueueXmit)
+	defer c.Exit(s.sym.ipQueueXmit)
+	if header.IPv4MinimumSize+b.Len > s.p.MTU {
+		s.buildXmit(t, dst, proto, b.Len, func(to memory.Addr, off, n int, _ uint32) uint32 {
+			s.k.Bcopy(to, b.Addr+memory.Addr(off), n)
+			return 0
+		})
+		b.Free(s.k)
+		return
+	}
+	s.stats.IPOutRequests++
+	id := s.ipID
+	s.ipID++
+	b.Push(header.IPv4MinimumSize)
+	s.ipHeader(b, dst, proto, id, 0, false)
+	s.ipOutput(t, b, dst)
 }
 
 // ipHeader writes the 20-byte header in front of the data in b (whose

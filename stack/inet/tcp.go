@@ -22,19 +22,23 @@ package inet
 //	                                    ▼
 //	                                  CLOSED
 //
-// Buffers live in kernel memory. The send buffer is a ring: send copies
-// the user's bytes in (bcopy, as BSD's sosend does into mbuf clusters),
-// and every transmission copies and checksums its slice into the packet
-// (csum_partial_copy in tcp_getfrag, called as ip_build_xmit builds the
-// packet): two passes per byte, both in layer TCP, where Linux 2.2 makes
-// one and keeps the sum with the buffer. The receive
-// buffer is a ring too: segments are checksummed where they arrived, their
-// data copied into the ring at its sequence offset (out-of-order data
-// included, remembered as ranges) and freed; recv copies out.
+// Buffers live in kernel memory. Data to send moves as Linux 2.2 moves
+// it (inet-notes.md sec. 7): send copies the user's bytes into TCP's own
+// buffers on the write queue, checksumming them in the same pass
+// (csum_and_copy_from_user in tcp_do_sendmsg), and keeps each buffer's sum
+// with it; a transmission clones the buffer (skb_clone: the data is not
+// touched again), pushes the TCP header, finishes the checksum from the
+// kept sum and hands the clone to IP (ip_queue_xmit), which only adds its
+// header; a retransmission clones again, or copies the buffer when the
+// card still holds the last clone (tcp_retransmit_skb). tcp_wq.go has the
+// write queue. The receive buffer is a ring: segments are checksummed
+// where they arrived, their data copied into the ring at its sequence
+// offset (out-of-order data included, remembered as ranges) and freed;
+// recv copies out.
 //
-//	send ring:  sndBase ──acked up to snd_una──► snd_nxt ──► sndBase+slen
-//	            │ sent, unacknowledged │ queued, unsent │ free
-//	recv ring:  rhead ──rlen──► (rcv_nxt) ─ out-of-order ranges ─► rcap
+//	write queue: sndBase ──acked up to snd_una──► snd_nxt ──► sndBase+slen
+//	             │ sent, unacknowledged │ queued, unsent │ (slen ≤ scap)
+//	recv ring:   rhead ──rlen──► (rcv_nxt) ─ out-of-order ranges ─► rcap
 //
 // Every connection-changing path runs with the socket owned (Linux's
 // sock_owned_by_user): a system call owns its socket while it works, and
@@ -47,12 +51,19 @@ package inet
 // open is answered with a reset; TCP and UDP share one port space. The
 // MSS is the interface MTU − 40, rounded down to whole clusters when
 // Params.TCPMSSCluster asks for 4.4BSD's tcp_mss (which also rounds the
-// socket buffers up to whole segments: not modelled).
+// socket buffers up to whole segments: not modelled). The send decisions
+// are 4.4BSD's tcp_output over byte ranges; where one asks for a range
+// that does not match the write queue's buffers, the buffers are cut
+// (tcp_fragment) or merged (tcp_retrans_try_collapse) to fit it, so the
+// segments are BSD's and the data movement Linux's. The send buffer's
+// limit counts data bytes, as BSD's sb_hiwat does, not the buffers'
+// memory (Linux's wmem_alloc against sndbuf).
 
 import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/header"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
 )
@@ -148,10 +159,12 @@ type tcb struct {
 	sndWl1, sndWl2              uint32
 	mss                         int // largest segment we send
 	cwnd, ssthresh, dupAcks     int
-	sbuf                        memory.Addr
-	scap, shead, slen           int
-	sndBase                     uint32 // sequence number of the byte at shead
-	finQueued, finSent          bool
+	// The write queue: slen bytes from sndBase in buffers of
+	// consecutive sequence ranges, at most scap bytes (SO_SNDBUF).
+	wq                 []*wqBuf
+	scap, slen         int
+	sndBase            uint32 // sequence number of the first byte queued
+	finQueued, finSent bool
 
 	// Receive side.
 	irs, rcvNxt, rcvAdv uint32
@@ -192,11 +205,14 @@ type tcb struct {
 	backlog int
 	synQ    int
 
-	orphan  *Socket // the closed socket whose port and rings go when tp ends
-	owned   bool
-	pending []backlogSeg
-	err     Errno
-	wait    kernel.WaitQueue
+	orphan *Socket // the closed socket whose port and rings go when tp ends
+	owned  bool
+	// outputting is set while tcp_output runs on tp: it is never
+	// entered again from inside (a simulator bug if it were).
+	outputting bool
+	pending    []backlogSeg
+	err        Errno
+	wait       kernel.WaitQueue
 }
 
 // tcpStack is the stack's TCP state.
@@ -206,11 +222,18 @@ type tcpStack struct {
 	sym   struct {
 		listen, accept, connect, send, recv, shutdown, setsockopt *cpu.Symbol
 		sendmsg, recvmsg, rcv, ack, data, output, xmit, reset     *cpu.Symbol
-		getfrag                                                   *cpu.Symbol
 		connReq, rexmtTimer, delackTimer, probeTimer, twTimer     *cpu.Symbol
 		keepTimer                                                 *cpu.Symbol
 		closeSym                                                  *cpu.Symbol
+		sendSkb, sendAck, fragment, collapse, cleanRtx            *cpu.Symbol
 	}
+	// cloner clones and copies write-queue buffers for transmission.
+	cloner *netdev.Cloner
+	// headroom is what a TCP buffer leaves before its data for the
+	// TCP, IP and link headers.
+	headroom int
+	// wqFree holds write-queue entries for reuse.
+	wqFree []*wqBuf
 }
 
 // TCP symbols, costs estimated from Linux 2.2's net/ipv4/tcp*.c (copies,
@@ -230,7 +253,6 @@ var (
 	defTCPData       = cpu.Def{Name: "tcp_data", Layer: cpu.LayerTCP, Instructions: 90, CodeBytes: 1280, Why: "trim to the window, queue in order or out of order, FIN, ACK decision"}
 	defTCPOutput     = cpu.Def{Name: "tcp_output", Layer: cpu.LayerTCP, Instructions: 80, CodeBytes: 1536, Why: "window, Nagle and silly-window checks, flags, per segment"}
 	defTCPXmit       = cpu.Def{Name: "tcp_transmit_skb", Layer: cpu.LayerTCP, Instructions: 70, CodeBytes: 768, Why: "build the header and options, finish the checksum, hand to IP"}
-	defTCPGetfrag    = cpu.Def{Name: "tcp_getfrag", Layer: cpu.LayerTCP, Instructions: 20, CodeBytes: 128, Why: "copy and checksum a segment's data from the send ring into the packet as IP builds it (Linux 2.2 does this per-byte work in TCP: csum_and_copy_from_user in tcp_sendmsg)"}
 	defTCPReset      = cpu.Def{Name: "tcp_v4_send_reset", Layer: cpu.LayerTCP, Instructions: 60, CodeBytes: 512, Why: "build a RST answering an unwanted segment"}
 	defTCPConnReq    = cpu.Def{Name: "tcp_v4_conn_request", Layer: cpu.LayerTCP, Instructions: 150, CodeBytes: 1536, Why: "backlog check, new control block, ISN, options, SYN+ACK"}
 	defTCPRexmit     = cpu.Def{Name: "tcp_retransmit_timer", Layer: cpu.LayerTCP, Instructions: 60, CodeBytes: 512, Why: "back off, collapse cwnd, resend from snd_una"}
@@ -254,12 +276,17 @@ func (s *Stack) tcpInit() {
 		{&y.send, defSysSend}, {&y.recv, defSysRecv}, {&y.shutdown, defSysShutdown},
 		{&y.setsockopt, defSysSetsockopt}, {&y.sendmsg, defTCPSendmsg}, {&y.recvmsg, defTCPRecvmsg},
 		{&y.rcv, defTCPRcv}, {&y.ack, defTCPAck}, {&y.data, defTCPData}, {&y.output, defTCPOutput},
-		{&y.xmit, defTCPXmit}, {&y.getfrag, defTCPGetfrag}, {&y.reset, defTCPReset}, {&y.connReq, defTCPConnReq},
+		{&y.xmit, defTCPXmit}, {&y.reset, defTCPReset}, {&y.connReq, defTCPConnReq},
 		{&y.rexmtTimer, defTCPRexmit}, {&y.delackTimer, defTCPDelack}, {&y.probeTimer, defTCPProbe},
 		{&y.twTimer, defTCPTimeWait}, {&y.closeSym, defTCPClose}, {&y.keepTimer, defTCPKeepalive},
+		{&y.sendSkb, defTCPSendSkb}, {&y.sendAck, defTCPSendAck}, {&y.fragment, defTCPFragment},
+		{&y.collapse, defTCPCollapse}, {&y.cleanRtx, defTCPCleanRtx}, {&s.sym.ipQueueXmit, defIPQueueXmit},
 	} {
 		*x.s = syms.Define(x.d)
 	}
+	s.tcp.cloner = netdev.NewCloner(s.k)
+	// Linux 2.2 reserves MAX_HEADER (32) + tcp_prot.max_header (128).
+	s.tcp.headroom = max(tcpMaxHeader, s.linkHdr+header.IPv4MaximumHeaderSize+header.TCPMaximumHeaderSize)
 }
 
 // TCPConnInfo is a snapshot of a connection for tests and reports.
@@ -318,29 +345,26 @@ func (s *Stack) newTCB(so *Socket) *tcb {
 	return tp
 }
 
-// allocBuffers gets the rings from the kernel heap.
+// allocBuffers gets the receive ring from the kernel heap and sets the
+// send buffer's limit; the write queue's buffers come as data is sent.
 func (tp *tcb) allocBuffers(snd, rcv int) bool {
 	k := tp.s.k
-	tp.sbuf = k.Kmalloc(snd)
-	if tp.sbuf == 0 {
-		return false
-	}
 	tp.rbuf = k.Kmalloc(rcv)
 	if tp.rbuf == 0 {
-		k.Kfree(tp.sbuf)
-		tp.sbuf = 0
 		return false
 	}
 	tp.scap, tp.rcap = snd, rcv
 	return true
 }
 
+// freeBuffers frees the receive ring and what the write queue holds.
 func (tp *tcb) freeBuffers() {
 	k := tp.s.k
-	if tp.sbuf != 0 {
-		k.Kfree(tp.sbuf)
-		tp.sbuf = 0
+	for _, w := range tp.wq {
+		tp.s.tcpFreeBuf(w)
 	}
+	clear(tp.wq)
+	tp.wq = tp.wq[:0]
 	if tp.rbuf != 0 {
 		k.Kfree(tp.rbuf)
 		tp.rbuf = 0
@@ -356,14 +380,18 @@ func (s *Stack) newISS() uint32 { return s.tcp.isn.Uint32() }
 func (tp *tcb) lock() { tp.owned = true }
 
 // unlock processes the segments that arrived meanwhile, then lets go.
+// The socket stays owned while they are processed, as Linux keeps it
+// (2.2's __release_sock runs the backlog with bottom halves off, 2.4's
+// with the owner still set): a segment that arrives during one of them
+// (the receive softirq can run inside its transmission) joins the
+// backlog, instead of being processed inside that transmission, before
+// the connection's snd_nxt has moved past the segment being sent.
 func (tp *tcb) unlock() {
 	for len(tp.pending) > 0 {
 		p := tp.pending[0]
 		tp.pending[0] = backlogSeg{}
 		tp.pending = tp.pending[1:]
-		tp.owned = false
 		tp.s.tcpProcess(tp, p.buf, p.info)
-		tp.owned = true
 	}
 	tp.owned = false
 }
@@ -652,12 +680,20 @@ func (s *Stack) Send(t *kernel.Thread, fd int, buf memory.Addr, n int) (sent int
 				tp.sleep(t, 0)
 				continue
 			}
-			m := min(room, n-sent)
-			at := (tp.shead + tp.slen) % tp.scap
-			first := min(m, tp.scap-at)
-			s.k.Bcopy(tp.sbuf+memory.Addr(at), buf+memory.Addr(sent), first)
-			if m > first {
-				s.k.Bcopy(tp.sbuf, buf+memory.Addr(sent+first), m-first)
+			// A segment's worth at a time, each sent as the
+			// window and Nagle allow before the next is copied.
+			m := s.tcpQueue(tp, buf+memory.Addr(sent), min(room, n-sent))
+			if m == 0 {
+				// No buffer to be had: wait for acknowledged data
+				// to free some, as Linux waits for memory
+				// (wait_for_tcp_memory); with nothing queued no
+				// ACK will come.
+				if tp.slen == 0 {
+					err = ENOBUFS
+					return
+				}
+				tp.sleep(t, 0)
+				continue
 			}
 			tp.slen += m
 			sent += m

@@ -449,7 +449,7 @@ func (s *Stack) tcpAck(tp *tcb, g *tcpSeg) bool {
 	tp.cwnd = min(tp.cwnd, tcpMaxWindow)
 	if seqGT(g.ack, tp.sndBase) {
 		n := min(int(g.ack-tp.sndBase), tp.slen)
-		tp.shead = (tp.shead + n) % tp.scap
+		s.tcpCleanRtx(tp, n)
 		tp.slen -= n
 		tp.sndBase += uint32(n)
 		tp.wake()

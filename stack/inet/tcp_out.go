@@ -1,6 +1,8 @@
 package inet
 
 import (
+	"fmt"
+
 	"simkron/memory"
 	"simkron/stack/header"
 	"simkron/stack/kernel"
@@ -28,9 +30,14 @@ func (tp *tcb) synchronized() bool { return tp.state >= tcpEstablished }
 // new or retransmitted data, a SYN or FIN, a window update or an owed
 // ACK. t is the calling thread, nil from the softirq and timers.
 func (s *Stack) tcpOutput(t *kernel.Thread, tp *tcb) {
-	if tp.state == tcpClosed || tp.state == tcpListen || tp.sbuf == 0 {
+	if tp.state == tcpClosed || tp.state == tcpListen || tp.rbuf == 0 {
 		return
 	}
+	if tp.outputting {
+		panic(fmt.Sprintf("inet: %s: tcp_output entered again on %d>%v:%d (%s, snd_nxt %d)", s.k.Name(), tp.lport, tp.raddr, tp.rport, tp.state, tp.sndNxt))
+	}
+	tp.outputting = true
+	defer func() { tp.outputting = false }()
 	c := s.c
 	for {
 		c.Enter(s.tcp.sym.output)
@@ -189,11 +196,13 @@ func (s *Stack) tcpOutputOne(t *kernel.Thread, tp *tcb) bool {
 }
 
 // tcpXmitSeg builds and sends one segment of tp: flags, and length bytes
-// of data from send-ring offset off (relative to sndBase). The data is
-// copied and checksummed into the packet as IP builds it (getfrag); the
-// header goes in last with the finished checksum. It records the ACK and
-// window sent.
+// of data from send-buffer offset off (relative to sndBase), in a clone
+// of the write-queue buffer that holds them (tcpSegment), or a new empty
+// buffer (tcp_transmit_skb): the header is pushed in front of the data,
+// its checksum finished from the data's kept sum, and the segment handed
+// to ip_queue_xmit. It records the ACK and window sent.
 func (s *Stack) tcpXmitSeg(t *kernel.Thread, tp *tcb, seq uint32, flags header.TCPFlags, off, length int) {
+	b, sum, ok := s.tcpSegment(tp, off, length)
 	c := s.c
 	c.Enter(s.tcp.sym.xmit)
 	defer c.Exit(s.tcp.sym.xmit)
@@ -212,24 +221,6 @@ func (s *Stack) tcpXmitSeg(t *kernel.Thread, tp *tcb, seq uint32, flags header.T
 	} else if flags&header.TCPFlagSYN != 0 {
 		win = tp.rcvWindow()
 	}
-	seglen := hlen + length
-	dst := tp.raddr
-	gf := func(to memory.Addr, _, _ int, _ uint32) uint32 {
-		var sum uint32
-		if length > 0 {
-			c.Enter(s.tcp.sym.getfrag)
-			sum = s.ringCsumCopy(to+memory.Addr(hlen), tp, off, length)
-			c.Exit(s.tcp.sym.getfrag)
-		}
-		var h [header.TCPMaximumHeaderSize]byte
-		v := header.TCP(h[:hlen])
-		v.Encode(&header.TCPFields{SrcPort: tp.lport, DstPort: tp.rport, SeqNum: seq, AckNum: ack,
-			Flags: flags, Window: uint16(win), Options: opts})
-		total := header.ChecksumCombine(kernel.Fold(sum), header.PseudoHeaderChecksum(header.IPv4ProtocolTCP, s.addr, dst, uint16(seglen)))
-		v.SetChecksum(^v.HeaderSum(total))
-		s.write(to, h[:hlen])
-		return sum
-	}
 	s.stats.TCPOutSegs++
 	if flags&header.TCPFlagACK != 0 {
 		tp.rcvAcked = tp.rcvNxt
@@ -239,29 +230,20 @@ func (s *Stack) tcpXmitSeg(t *kernel.Thread, tp *tcb, seq uint32, flags header.T
 		tp.ackNow, tp.delAck = false, false
 		s.k.DelTimer(&tp.delack)
 	}
-	if !s.buildXmit(t, dst, header.IPv4ProtocolTCP, seglen, gf) {
+	if !ok {
 		// Lost for want of a buffer: the retransmission timer recovers.
 		return
 	}
-}
-
-// ringCsumCopy copies n bytes of tp's send ring, starting off bytes after
-// sndBase, to dst and returns their one's-complement sum. A slice that
-// wraps is copied in two pieces; when the first is odd in length the
-// second's sum is byte-swapped, since its bytes sit at odd offsets of the
-// segment (RFC 1071 section 2(B)).
-func (s *Stack) ringCsumCopy(dst memory.Addr, tp *tcb, off, n int) uint32 {
-	at := (tp.shead + off) % tp.scap
-	first := min(n, tp.scap-at)
-	sum := s.k.CsumCopy(dst, tp.sbuf+memory.Addr(at), first, 0)
-	if n > first {
-		s2 := kernel.Fold(s.k.CsumCopy(dst+memory.Addr(first), tp.sbuf, n-first, 0))
-		if first%2 == 1 {
-			s2 = s2<<8 | s2>>8
-		}
-		sum += uint32(s2)
-	}
-	return sum
+	b.Push(hlen)
+	var h [header.TCPMaximumHeaderSize]byte
+	v := header.TCP(h[:hlen])
+	v.Encode(&header.TCPFields{SrcPort: tp.lport, DstPort: tp.rport, SeqNum: seq, AckNum: ack,
+		Flags: flags, Window: uint16(win), Options: opts})
+	dst := tp.raddr
+	total := header.ChecksumCombine(kernel.Fold(sum), header.PseudoHeaderChecksum(header.IPv4ProtocolTCP, s.addr, dst, uint16(b.Len)))
+	v.SetChecksum(^v.HeaderSum(total))
+	s.write(b.Addr, h[:hlen])
+	s.ipQueueXmit(t, b, dst, header.IPv4ProtocolTCP)
 }
 
 // tcpSendReset sends a RST (with ACK when ackFlag) from lport to

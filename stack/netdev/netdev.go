@@ -47,6 +47,15 @@ type Buf struct {
 	// neighbour's IPv4 address in the first four octets): the link
 	// source address a link without a MAC header has no room for.
 	Peer [6]byte
+	// DataRef, when not 0, is the address of the block's data reference
+	// count, the 32-bit word that ends a block from AllocShared (Linux's
+	// skb_datarefp, at skb->end): the block is shared by the buffer and
+	// its clones, and goes back to the kernel when the last of them is
+	// freed. The bytes between the data's end and DataRef are tailroom.
+	DataRef memory.Addr
+	// CloneHead is a clone's own head (its struct sk_buff, a block of
+	// SkbHeadSize bytes), freed with it; 0 for a buffer that is no clone.
+	CloneHead memory.Addr
 }
 
 // Alloc returns a buffer of size bytes of data with headroom bytes before
@@ -89,8 +98,16 @@ func (b *Buf) Pull(n int) {
 	b.Len -= n
 }
 
-// Free returns the buffer's block to the kernel.
+// Free returns the buffer's block to the kernel (kfree_skb). A clone
+// frees its head; a shared block (DataRef) goes only with its last holder,
+// whose count is read and written as Linux's atomic_dec_and_test does.
 func (b Buf) Free(k *kernel.Kernel) {
+	if b.CloneHead != 0 {
+		k.Kfree(b.CloneHead)
+	}
+	if b.DataRef != 0 && addDataRef(k, b.DataRef, -1) > 0 {
+		return
+	}
 	if b.Head != 0 {
 		k.Kfree(b.Head)
 	} else {
