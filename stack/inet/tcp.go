@@ -23,7 +23,7 @@ package inet
 //	                                  CLOSED
 //
 // Buffers live in kernel memory. Data to send moves as Linux 2.2 moves
-// it (inet-notes.md sec. 7): send copies the user's bytes into TCP's own
+// it (docs/reference/inet-notes.md sec. 7): send copies the user's bytes into TCP's own
 // buffers on the write queue, checksumming them in the same pass
 // (csum_and_copy_from_user in tcp_do_sendmsg), and keeps each buffer's sum
 // with it; a transmission clones the buffer (skb_clone: the data is not
