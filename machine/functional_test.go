@@ -15,10 +15,10 @@ import (
 )
 
 // functionalConfigs are the UDP/TCP sweeps whose functional-detail error
-// the README states, with the latency sections each reports.
+// docs/detail-modes.md states, with the latency sections each reports.
 // bound is the largest error TestFunctionalError accepts on a size's
 // median send or receive latency: 5%, or where a per-word average cannot
-// meet it, the error measured (rounded up; README, "Detail modes"). The
+// meet it, the error measured (rounded up; docs/detail-modes.md). The
 // round trip is held to 5% on every config.
 var functionalConfigs = []struct {
 	config   string
@@ -174,7 +174,7 @@ func TestFunctionalCalibrated(t *testing.T) {
 // detail (the costs shipped in the machine files) and checks that each
 // size's median send and receive latency and mean round trip stay within
 // 5% of full detail, less the sizes listed in functionalExceptions
-// (README, "Detail modes"); the per-layer errors are logged.
+// (docs/detail-modes.md); the per-layer errors are logged.
 func TestFunctionalError(t *testing.T) {
 	for _, c := range functionalConfigs {
 		full, _ := runSweep(t, loadSweep(t, c.config, memory.DetailFull))

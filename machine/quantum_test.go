@@ -15,10 +15,10 @@ import (
 // round trip.
 const quantumBound = 0.02
 
-// quantumConfigs are the sweeps whose error with a sync quantum the README
-// states, each with the quantum it is measured at: 20 us for the NE2000
-// and ATM hosts, 500 ns for the study's 1 GHz hosts and 1200 MB/s
-// descriptor NIC, whose medians are off by 11% already at 1 us.
+// quantumConfigs are the sweeps whose error with a sync quantum
+// docs/detail-modes.md states, each with the quantum it is measured at:
+// 20 us for the NE2000 and ATM hosts, 500 ns for the study's 1 GHz hosts
+// and 1200 MB/s descriptor NIC (the quantum that doc recommends for them).
 var quantumConfigs = []struct {
 	config   string
 	sections []string
