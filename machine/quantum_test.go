@@ -18,7 +18,7 @@ const quantumBound = 0.02
 // quantumConfigs are the sweeps whose error with a sync quantum
 // docs/detail-modes.md states, each with the quantum it is measured at:
 // 20 us for the NE2000 and ATM hosts, 500 ns for the study's 1 GHz hosts
-// and 1200 MB/s descriptor NIC (the quantum that doc recommends for them).
+// and 1200 MB/s descriptor NIC (the fastest thing their devices do).
 var quantumConfigs = []struct {
 	config   string
 	sections []string
