@@ -113,6 +113,23 @@ func (t *SymbolTable) Define(d Def) *Symbol {
 	return s
 }
 
+// Binding is a modelled function to define and the variable that keeps
+// its symbol, for DefineAll: {&d.sym.output, defOutput}. (An alias of an
+// unnamed struct, so that a package lists its bindings as such pairs.)
+type Binding = struct {
+	To  **Symbol
+	Def Def
+}
+
+// DefineAll defines the functions of bs in order, as Define does one by
+// one (the order places them in the text), and stores each symbol where
+// its binding says.
+func (t *SymbolTable) DefineAll(bs []Binding) {
+	for _, b := range bs {
+		*b.To = t.Define(b.Def)
+	}
+}
+
 // Cost returns the instruction count of a loop body or other per-item cost
 // inside a function (bcopy's per-word loop), under a name the [costs] table
 // can override like a function's. It is listed with the symbols.

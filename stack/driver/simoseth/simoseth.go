@@ -192,16 +192,11 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, base memory.Addr, irq 
 	}
 	d := &Driver{k: k, c: k.CPU(), sys: k.CPU().System(), ns: ns, p: p, base: base, irq: irq, name: name}
 	syms := k.Symbols()
-	for _, x := range []struct {
-		s   **cpu.Symbol
-		def cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&d.sym.open, defOpen}, {&d.sym.startXmit, defStartXmit}, {&d.sym.xmitFrags, defXmitFrags},
 		{&d.sym.interrupt, defInterrupt}, {&d.sym.rx, defRx}, {&d.sym.txClean, defTxClean},
 		{&d.sym.cacheWB, defCacheWB}, {&d.sym.cacheInv, defCacheInv},
-	} {
-		*x.s = syms.Define(x.def)
-	}
+	})
 	d.costRx = syms.Cost(costRxFrame, 70, "per frame: read the status, allocate a replacement buffer, hand the frame up, return the descriptor (tulip_rx)")
 	d.costTx = syms.Cost(costTxDesc, 20, "per handed-back descriptor: read the status, account, free the buffer (tulip_interrupt's transmit loop)")
 	d.costFrag = syms.Cost(costFragDesc, 15, "per piece: fill buffer, length and flags of one descriptor")
