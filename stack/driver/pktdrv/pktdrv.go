@@ -35,12 +35,13 @@ package pktdrv
 
 import (
 	"fmt"
-	"simkron/stack/driver/dp8390"
 
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
 	"simkron/stack/dos"
+	"simkron/stack/driver/dp8390"
+	"simkron/stack/header"
 )
 
 // Params configures the driver.
@@ -189,7 +190,7 @@ const (
 	rxStart  = dp8390.CardMemLo + 6 // one transmit buffer of 6 pages (1536 bytes)
 	rxStop   = dp8390.CardMemHi
 	peekLen  = 16 // frame octets read first, for type matching
-	maxFrame = 1514
+	maxFrame = header.EthernetMaxFrameLen
 )
 
 // New prepares the driver of the card at base (in space) on line irq;

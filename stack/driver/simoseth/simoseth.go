@@ -46,6 +46,7 @@ import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/header"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
 )
@@ -69,7 +70,7 @@ func DefaultParams() Params {
 }
 
 // MaxFrame returns the longest frame the driver sends, FCS included.
-func (p Params) MaxFrame() int { return p.MTU + etherHdr + 4 }
+func (p Params) MaxFrame() int { return p.MTU + header.EthernetOverhead }
 
 // bufSize is one receive buffer: a frame of the MTU without FCS, rounded
 // to 32 bytes (1536 for MTU 1500, Linux's PKT_BUF_SZ).
