@@ -7,7 +7,7 @@ import (
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/latency"
-	"simkron/stack/apps/macbench"
+	macbench "simkron/stack/apps/mac"
 	"simkron/stack/apps/membench"
 	"simkron/stack/apps/ttcp"
 	drvne2000 "simkron/stack/driver/ne2000"

@@ -6,16 +6,16 @@
 package apps
 
 import (
-	// The built-in workloads.
-	_ "simkron/stack/apps/atminterleave" // yesv2-interleave
-	_ "simkron/stack/apps/atmloop"       // yesv2
-	_ "simkron/stack/apps/latency"       // udp, tcp, compare
-	_ "simkron/stack/apps/macbench"      // mac
-	_ "simkron/stack/apps/membench"      // membench
-	_ "simkron/stack/apps/ping"          // ping
-	_ "simkron/stack/apps/serve"         // serve
-	_ "simkron/stack/apps/topbench"      // top
-	_ "simkron/stack/apps/tp4echo"       // tp4
-	_ "simkron/stack/apps/ttcp"          // ttcp
-	_ "simkron/stack/apps/vpingpong"     // via
+	// The built-in workloads, each in the package named as it.
+	_ "simkron/stack/apps/latency" // udp, tcp, compare
+	_ "simkron/stack/apps/mac"
+	_ "simkron/stack/apps/membench"
+	_ "simkron/stack/apps/ping"
+	_ "simkron/stack/apps/serve"
+	_ "simkron/stack/apps/top"
+	_ "simkron/stack/apps/tp4"
+	_ "simkron/stack/apps/ttcp"
+	_ "simkron/stack/apps/via"
+	_ "simkron/stack/apps/yesv2"
+	_ "simkron/stack/apps/yesv2interleave" // yesv2-interleave
 )

@@ -1,11 +1,13 @@
-// Package vpingpong is M-VIA's vpingpong test program — the exchange the
-// Linux/SimOS study measured M-VIA with (docs/reference/via.md secs. 3,
-// 5) — as a transport of the latency sweep (stack/apps/latency), so that
-// one sweep program measures VIA with the same definitions and layer
-// attribution as UDP and TCP; and the workload "via", which runs it, after
-// the UDP and TCP sweeps on the same hosts when asked (compare), with the
-// study's tables: latency by layer side by side, improvement factors below
-// and above the MTU. Layer APPL.
+// Package via is the workload "via": M-VIA's vpingpong test program —
+// the exchange the Linux/SimOS study measured M-VIA with
+// (docs/reference/via.md secs. 3, 5) — as a protocol of the echo latency
+// run (stack/apps/latency), so that one program measures VIA with the
+// same definitions and layer attribution as UDP and TCP. It registers the
+// protocol "via" with the comparison (compare), which runs it after UDP
+// and TCP on the same hosts with the study's tables (latency by layer
+// side by side, improvement factors below and above the MTU), and the
+// study's statements ("linux-simos"). It imports VIA itself, stack/via,
+// as mvia. Layer APPL.
 //
 // Each end opens the VI NIC of its host's M-VIA agent, creates a
 // protection tag, registers its descriptors and its buffers, creates a VI
@@ -34,7 +36,7 @@
 // with an error (a message lost in part on an unreliable connection) are
 // counted, posted again and the wait goes on; completion queues and the
 // polling receive (VipRecvDone in a loop) are not used.
-package vpingpong
+package via
 
 import (
 	"encoding/binary"
@@ -46,7 +48,7 @@ import (
 	"simkron/stack/apps/latency"
 	"simkron/stack/header"
 	"simkron/stack/kernel"
-	"simkron/stack/via"
+	mvia "simkron/stack/via"
 )
 
 // sendSlots is the number of send descriptors each end has: a ping-pong
@@ -61,7 +63,7 @@ const descStride = 64
 // sweep's settings.
 type Transport struct {
 	p      Params
-	agents map[string]*via.Agent // by host name
+	agents map[string]*mvia.Agent // by host name
 	stats  Stats
 }
 
@@ -83,8 +85,8 @@ type SectionValue struct {
 
 // AgentStats are one host's agent counters at the end of the run.
 type AgentStats struct {
-	Host  string    `json:"host"`
-	Stats via.Stats `json:"stats"`
+	Host  string     `json:"host"`
+	Stats mvia.Stats `json:"stats"`
 }
 
 // The program's two measured steps (APPL), defined on each host's kernel
@@ -108,12 +110,12 @@ type end struct {
 	tr    *Transport
 	t     *kernel.Thread
 	c     *cpu.CPU
-	l     *via.VIPL
-	nic   *via.Nic
-	ptag  via.Ptag
-	vi    *via.VI
+	l     *mvia.VIPL
+	nic   *mvia.Nic
+	ptag  mvia.Ptag
+	vi    *mvia.VI
 	descs memory.Addr // slots receive descriptors, then sendSlots send descriptors
-	dmh   via.MemHandle
+	dmh   mvia.MemHandle
 	// regions are the registered data buffers.
 	regions []region
 	buf     memory.Addr // the program's receive buffer
@@ -124,14 +126,14 @@ type end struct {
 	payload   int   // message bytes a frame carries
 	repost    error // why a completed receive descriptor could not be posted again
 	sym       struct{ send, recv *cpu.Symbol }
-	ctl       [via.ControlSegSize]byte
-	desc      [via.ControlSegSize + via.DataSegSize]byte
+	ctl       [mvia.ControlSegSize]byte
+	desc      [mvia.ControlSegSize + mvia.DataSegSize]byte
 }
 
 type region struct {
 	base memory.Addr
 	n    int
-	mh   via.MemHandle
+	mh   mvia.MemHandle
 }
 
 // discriminator is the endpoint name both programs agree on: the
@@ -142,7 +144,7 @@ func (tr *Transport) discriminator() []byte {
 	return d
 }
 
-func (tr *Transport) agent(e *latency.End) (*via.Agent, error) {
+func (tr *Transport) agent(e *latency.End) (*mvia.Agent, error) {
 	a := tr.agents[e.Host.Name]
 	if a == nil || len(a.Nics()) == 0 {
 		return nil, fmt.Errorf("host %q has no VIA agent on a card (machine file: [via] enabled = true)", e.Host.Name)
@@ -161,37 +163,37 @@ func (tr *Transport) open(t *kernel.Thread, e *latency.End) (*end, error) {
 	x := &end{tr: tr, t: t, c: k.CPU(), l: a.NewVIPL(t), buf: e.Buffer(), cap: maxSize(tr.p.Sizes)}
 	x.sym.send, _ = k.Symbols().Lookup(defSend.Name)
 	x.sym.recv, _ = k.Symbols().Lookup(defRecv.Name)
-	var rc via.Return
+	var rc mvia.Return
 	fail := func(call string) error { return fmt.Errorf("%s: %v", call, rc) }
-	if x.nic, rc = x.l.VipOpenNic(a.Nics()[0].Name()); rc != via.Success {
+	if x.nic, rc = x.l.VipOpenNic(a.Nics()[0].Name()); rc != mvia.Success {
 		return nil, fail("VipOpenNic")
 	}
 	attrs, _ := x.l.VipQueryNic(x.nic)
 	x.payload = attrs.NativeMTU
-	if x.ptag, rc = x.l.VipCreatePtag(x.nic); rc != via.Success {
+	if x.ptag, rc = x.l.VipCreatePtag(x.nic); rc != mvia.Success {
 		return nil, fail("VipCreatePtag")
 	}
 	n := (tr.p.Slots + sendSlots) * descStride
-	if x.descs = k.Kmalloc(n); x.descs == 0 || x.descs%via.DescAlign != 0 {
+	if x.descs = k.Kmalloc(n); x.descs == 0 || x.descs%mvia.DescAlign != 0 {
 		return nil, fmt.Errorf("no aligned memory for %d descriptors", tr.p.Slots+sendSlots)
 	}
-	if x.dmh, rc = x.l.VipRegisterMem(x.nic, x.descs, uint64(n), via.MemAttributes{Ptag: x.ptag}); rc != via.Success {
+	if x.dmh, rc = x.l.VipRegisterMem(x.nic, x.descs, uint64(n), mvia.MemAttributes{Ptag: x.ptag}); rc != mvia.Success {
 		return nil, fail("VipRegisterMem (descriptors)")
 	}
 	if _, err := x.register(x.buf); err != nil {
 		return nil, err
 	}
-	rel := via.Unreliable
+	rel := mvia.Unreliable
 	if tr.p.Reliability == "reliable" {
-		rel = via.ReliableDelivery
+		rel = mvia.ReliableDelivery
 	}
-	if x.vi, rc = x.l.VipCreateVi(x.nic, via.ViAttributes{ReliabilityLevel: rel, Ptag: x.ptag}, nil, nil); rc != via.Success {
+	if x.vi, rc = x.l.VipCreateVi(x.nic, mvia.ViAttributes{ReliabilityLevel: rel, Ptag: x.ptag}, nil, nil); rc != mvia.Success {
 		return nil, fail("VipCreateVi")
 	}
 	for i := range tr.p.Slots {
 		d := x.descs + memory.Addr(i*descStride)
 		x.write(d, x.buf, x.cap)
-		if rc = x.l.VipPostRecv(x.vi, d, x.dmh); rc != via.Success {
+		if rc = x.l.VipPostRecv(x.vi, d, x.dmh); rc != mvia.Success {
 			return nil, fail("VipPostRecv")
 		}
 	}
@@ -200,14 +202,14 @@ func (tr *Transport) open(t *kernel.Thread, e *latency.End) (*end, error) {
 
 // register returns the handle of the registered buffer holding a, the
 // first call for a buffer registering the sweep's largest message there.
-func (x *end) register(a memory.Addr) (via.MemHandle, error) {
+func (x *end) register(a memory.Addr) (mvia.MemHandle, error) {
 	for _, r := range x.regions {
 		if a >= r.base && a < r.base+memory.Addr(r.n) {
 			return r.mh, nil
 		}
 	}
-	mh, rc := x.l.VipRegisterMem(x.nic, a, uint64(x.cap), via.MemAttributes{Ptag: x.ptag})
-	if rc != via.Success {
+	mh, rc := x.l.VipRegisterMem(x.nic, a, uint64(x.cap), mvia.MemAttributes{Ptag: x.ptag})
+	if rc != mvia.Success {
 		return 0, fmt.Errorf("VipRegisterMem: %v", rc)
 	}
 	x.regions = append(x.regions, region{base: a, n: x.cap, mh: mh})
@@ -218,7 +220,7 @@ func (x *end) register(a memory.Addr) (via.MemHandle, error) {
 // with the program's stores.
 func (x *end) write(d, buf memory.Addr, n int) {
 	mh, _ := x.register(buf)
-	dd := via.Descriptor{Segs: []via.Segment{{Addr: uint64(buf), Handle: mh, Length: uint32(n)}}}
+	dd := mvia.Descriptor{Segs: []mvia.Segment{{Addr: uint64(buf), Handle: mh, Length: uint32(n)}}}
 	dd.Encode(x.desc[:])
 	x.c.Write(d, x.desc[:])
 }
@@ -229,11 +231,11 @@ func (tr *Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, err
 	if err != nil {
 		return nil, err
 	}
-	conn, _, _, rc := x.l.VipConnectWait(x.nic, via.NetAddress{Host: x.nic.MAC(), Discriminator: tr.discriminator()}, 0)
-	if rc != via.Success {
+	conn, _, _, rc := x.l.VipConnectWait(x.nic, mvia.NetAddress{Host: x.nic.MAC(), Discriminator: tr.discriminator()}, 0)
+	if rc != mvia.Success {
 		return nil, fmt.Errorf("VipConnectWait: %v", rc)
 	}
-	if rc := x.l.VipConnectAccept(conn, x.vi); rc != via.Success {
+	if rc := x.l.VipConnectAccept(conn, x.vi); rc != mvia.Success {
 		return nil, fmt.Errorf("VipConnectAccept: %v", rc)
 	}
 	return x, nil
@@ -249,8 +251,8 @@ func (tr *Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error
 	if err != nil {
 		return nil, err
 	}
-	remote := via.NetAddress{Host: peer.Nics()[0].MAC(), Discriminator: tr.discriminator()}
-	if _, rc := x.l.VipConnectRequest(x.vi, via.NetAddress{Host: x.nic.MAC()}, remote, tr.p.Timeout); rc != via.Success {
+	remote := mvia.NetAddress{Host: peer.Nics()[0].MAC(), Discriminator: tr.discriminator()}
+	if _, rc := x.l.VipConnectRequest(x.vi, mvia.NetAddress{Host: x.nic.MAC()}, remote, tr.p.Timeout); rc != mvia.Success {
 		return nil, fmt.Errorf("VipConnectRequest: %v", rc)
 	}
 	return x, nil
@@ -259,7 +261,7 @@ func (tr *Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error
 // Send posts the n bytes at buf as one message.
 func (x *end) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 	for x.out >= sendSlots {
-		if _, rc := x.l.VipSendWait(x.vi, x.tr.p.Timeout); rc != via.Success {
+		if _, rc := x.l.VipSendWait(x.vi, x.tr.p.Timeout); rc != mvia.Success {
 			return fmt.Errorf("VipSendWait: %v", rc)
 		}
 		x.out--
@@ -269,12 +271,12 @@ func (x *end) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 	}
 	d := x.descs + memory.Addr((x.tr.p.Slots+x.next)*descStride)
 	x.next = (x.next + 1) % sendSlots
-	rc := via.Success
+	rc := mvia.Success
 	x.c.Call(x.sym.send, func() {
 		x.write(d, buf, n)
 		rc = x.l.VipPostSend(x.vi, d, x.dmh)
 	})
-	if rc != via.Success {
+	if rc != mvia.Success {
 		return fmt.Errorf("VipPostSend: %v", rc)
 	}
 	x.out++
@@ -282,7 +284,7 @@ func (x *end) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 	// completes a descriptor after the post), or this one when the post
 	// was synchronous.
 	for x.out > 0 {
-		if _, rc := x.l.VipSendDone(x.vi); rc != via.Success {
+		if _, rc := x.l.VipSendDone(x.vi); rc != mvia.Success {
 			break
 		}
 		x.out--
@@ -307,36 +309,36 @@ func (x *end) Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Time) (
 		if left <= 0 {
 			return 0, latency.ErrTimeout
 		}
-		var cs via.Descriptor
-		rc := via.Success
+		var cs mvia.Descriptor
+		rc := mvia.Success
 		x.c.Call(x.sym.recv, func() {
 			var d memory.Addr
-			if d, rc = x.l.VipRecvWait(x.vi, left); rc != via.Success {
+			if d, rc = x.l.VipRecvWait(x.vi, left); rc != mvia.Success {
 				return
 			}
 			x.c.Read(d, x.ctl[:])
-			cs, _ = via.DecodeControl(x.ctl[:])
+			cs, _ = mvia.DecodeControl(x.ctl[:])
 			// Posted again at once, as vpingpong does. A peer that has
 			// disconnected since the message came (the server after the
 			// last echo) leaves the VI unable to take it: the message is
 			// still the program's, and the next receive says so.
-			if rc := x.l.VipPostRecv(x.vi, d, x.dmh); rc != via.Success {
+			if rc := x.l.VipPostRecv(x.vi, d, x.dmh); rc != mvia.Success {
 				if x.repost == nil {
 					x.repost = fmt.Errorf("VipPostRecv: %v", rc)
 				}
 			}
 		})
 		switch rc {
-		case via.Success:
-		case via.Timeout:
+		case mvia.Success:
+		case mvia.Timeout:
 			return 0, latency.ErrTimeout
 		default:
 			return 0, fmt.Errorf("VipRecvWait: %v", rc)
 		}
 		switch {
-		case cs.Status&via.StatusFlushed != 0:
+		case cs.Status&mvia.StatusFlushed != 0:
 			return 0, fmt.Errorf("the connection is closed (descriptor flushed, status %#x)", cs.Status)
-		case cs.Status&via.StatusErrorMask != 0:
+		case cs.Status&mvia.StatusErrorMask != 0:
 			x.tr.stats.RecvErrors++
 			continue
 		}

@@ -1,4 +1,4 @@
-package vpingpong_test
+package via_test
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 
 	"simkron/machine"
 	"simkron/stack/apps/latency"
-	"simkron/stack/apps/vpingpong"
+	"simkron/stack/apps/via"
 )
 
 // studyWith writes the study's experiment with old replaced by new beside
@@ -110,7 +110,7 @@ func TestReliable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := exp.Workload.Params["via"].(*vpingpong.Params)
+	p := exp.Workload.Params["via"].(*via.Params)
 	p.Sizes, p.Messages = []int{4, 4096}, 3
 	r, err := machine.New(exp, machine.Options{})
 	if err != nil {

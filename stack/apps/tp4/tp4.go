@@ -1,8 +1,9 @@
-// Package tp4echo is TP4's transport of the latency sweep (package
-// latency): the echo exchange over ISO sockets of the simulated kernel
-// (stack/osi/netiso), so that TP4 is measured on the same kernel, hosts
-// and cards as UDP and TCP. It registers the protocol path "tp4" with the
-// comparison and the workload "tp4", the sweep alone. Layer APPL.
+// Package tp4 is the workload "tp4": TP4 as a protocol of the echo
+// latency run (package latency), the echo exchange over ISO sockets of
+// the simulated kernel (stack/osi/netiso), so that TP4 is measured on the
+// same kernel, hosts and cards as UDP and TCP. It registers the protocol
+// "tp4" with the comparison and the workload "tp4", its run alone. (It
+// imports the protocol machine, stack/osi/tp4, as isotp4.) Layer APPL.
 //
 // The client connects a SOCK_SEQPACKET socket to the server's TSAP (the
 // sweep's port as two octets); each message is one TSDU, sent with one
@@ -27,7 +28,7 @@
 // exchange sends; DTs CLNP segments are followed by their first segment
 // only; over ATM one VC brings the peer's PDUs, so the first cell noted
 // is that of the PDU completed next.
-package tp4echo
+package tp4
 
 import (
 	"encoding/binary"
@@ -44,7 +45,7 @@ import (
 	"simkron/stack/osi/clnp"
 	"simkron/stack/osi/llc"
 	"simkron/stack/osi/netiso"
-	"simkron/stack/osi/tp4"
+	isotp4 "simkron/stack/osi/tp4"
 	"simkron/workload"
 )
 
@@ -283,7 +284,7 @@ func (tr *Transport) Section() workload.Section {
 type FamilyStats struct {
 	Host   string
 	Family netiso.Stats
-	TP4    tp4.Stats
+	TP4    isotp4.Stats
 	CLNP   clnp.Stats
 	LLC    *llc.Stats `json:",omitempty"`
 }

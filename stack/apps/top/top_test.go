@@ -1,4 +1,4 @@
-package topbench_test
+package top_test
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package tp4echo_test
+package tp4_test
 
 import (
 	"encoding/json"

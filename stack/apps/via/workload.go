@@ -1,4 +1,4 @@
-package vpingpong
+package via
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"simkron/sim"
 	"simkron/stack/apps/latency"
-	"simkron/stack/via"
+	mvia "simkron/stack/via"
 	"simkron/workload"
 )
 
@@ -66,13 +66,13 @@ func (p Params) Validate() error {
 // its first card, its Internet protocols when it has them) and its VIA
 // agent; a host without an agent is an error wrapping
 // latency.ErrUnsupported.
-func findHost(env workload.Env, role, name string) (*latency.Host, *via.Agent, error) {
+func findHost(env workload.Env, role, name string) (*latency.Host, *mvia.Agent, error) {
 	h, err := latency.FindCardHost(env, role, name)
 	if err != nil {
 		return nil, nil, err
 	}
 	wh, _ := env.Host(name)
-	a, ok := workload.Find[*via.Agent](wh)
+	a, ok := workload.Find[*mvia.Agent](wh)
 	if !ok {
 		return nil, nil, fmt.Errorf("%s: %w: host %q runs no VIA agent on a card (its machine file needs [via] enabled = true)", role, latency.ErrUnsupported, name)
 	}
@@ -96,7 +96,7 @@ func newTransport(env workload.Env, p Params) (tr *Transport, client, server *la
 		h.Kernel.Symbols().Define(defSend)
 		h.Kernel.Symbols().Define(defRecv)
 	}
-	return &Transport{p: p, agents: map[string]*via.Agent{client.Name: ca, server.Name: sa}}, client, server, nil
+	return &Transport{p: p, agents: map[string]*mvia.Agent{client.Name: ca, server.Name: sa}}, client, server, nil
 }
 
 func newWorkload(env workload.Env, params any) (workload.Workload, error) {

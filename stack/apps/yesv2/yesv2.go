@@ -1,5 +1,5 @@
-// Package atmloop is the Yes V2 loop-back test of the seed
-// (docs/reference/atm-taxi.md sec. 5) as a workload, "yesv2": on a host whose
+// Package yesv2 is the Yes V2 loop-back test of the seed
+// (docs/reference/atm-taxi.md sec. 5) as the workload "yesv2": on a host whose
 // ATM card's transmitter is cabled to its own receiver, a sender process
 // sends a PDU (70 cells) through a raw ATM socket, a receiver process
 // takes it and answers with a one-cell ACK on another VC, repeated. Each
@@ -48,7 +48,7 @@
 // the host's driver settings (machine file and [host.atm.driver]); the
 // programs are the measuring loop and nothing else; a case whose PDUs do
 // not all arrive is reported incomplete rather than retried.
-package atmloop
+package yesv2
 
 import (
 	"fmt"

@@ -1,6 +1,7 @@
-// Package topbench is the TOP study's layer-user throughput measurements
-// (docs/reference/osi-top.md, sec. 9) as a workload, "top": on TOP
-// hosts (stack/top stations, machine files with [top] enabled), a
+// Package top is the TOP study's layer-user throughput measurements
+// (docs/reference/osi-top.md, sec. 9) as the workload "top" (it imports
+// the TOP host, stack/top, as tophost): on TOP hosts (stack/top
+// stations, machine files with [top] enabled), a
 // specialised user at a layer — the packet driver itself, MAC, LLC,
 // CLNS, TP4, session or presentation — sends a number of messages of a
 // size as fast as the layer takes them, and the recipient echoes the
@@ -23,12 +24,12 @@
 // split into the study's categories (memory copy, checksum, memory
 // management, task scheduling, others) by the category each function is
 // filed under (package osi's Catalog).
-package topbench
+package top
 
 import (
 	"fmt"
 
-	"simkron/stack/top"
+	tophost "simkron/stack/top"
 	"simkron/workload"
 )
 
@@ -52,12 +53,12 @@ func init() {
 }
 
 // station finds the TOP station of the host name names, for the key role.
-func station(env workload.Env, role, name string) (*top.Station, error) {
+func station(env workload.Env, role, name string) (*tophost.Station, error) {
 	h, err := env.Host(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
-	st, ok := workload.Find[*top.Station](h)
+	st, ok := workload.Find[*tophost.Station](h)
 	if !ok {
 		return nil, fmt.Errorf("%s: host %q does not run the TOP environment ([top] enabled in its machine file)", role, name)
 	}
@@ -73,7 +74,7 @@ func newBench(env workload.Env, params any) (workload.Workload, error) {
 		return nil, err
 	}
 	b := &bench{p: p}
-	need := func(role, name string) (*top.Station, error) {
+	need := func(role, name string) (*tophost.Station, error) {
 		if name == "" {
 			return nil, nil
 		}
@@ -91,7 +92,7 @@ func newBench(env workload.Env, params any) (workload.Workload, error) {
 	}
 	for _, x := range []struct {
 		role string
-		st   *top.Station
+		st   *tophost.Station
 		loop bool
 	}{{"originator", b.orig, false}, {"recipient", b.recp, false}, {"loopback", b.loop, true}} {
 		if x.st != nil && x.st.Drivers()[0].Loopback() != x.loop {

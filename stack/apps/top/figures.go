@@ -1,4 +1,4 @@
-package topbench
+package top
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"simkron/report/shape"
 	"simkron/stack/osi"
-	"simkron/stack/top"
+	tophost "simkron/stack/top"
 	"simkron/workload"
 )
 
@@ -21,7 +21,7 @@ type Section struct {
 // StationCounters are one station's programs and ticks.
 type StationCounters struct {
 	Host string `json:"host"`
-	top.StationStats
+	tophost.StationStats
 }
 
 // Result returns the points, their tables, the throughput charts and the
@@ -29,7 +29,7 @@ type StationCounters struct {
 func (b *bench) Result() (workload.Result, error) {
 	all := append(slices.Clone(b.remote), b.loops...)
 	sec := Section{Points: all}
-	for _, st := range []*top.Station{b.orig, b.recp, b.loop} {
+	for _, st := range []*tophost.Station{b.orig, b.recp, b.loop} {
 		if st != nil {
 			sec.Stations = append(sec.Stations, StationCounters{Host: st.Name(), StationStats: st.Stats()})
 		}
@@ -141,7 +141,7 @@ func (pt *point) copyMS() float64 {
 func calibrationTable(pts []*point) (shape.Table, bool) {
 	mac := map[string]*point{}
 	for _, pt := range pts {
-		if pt.lv == top.LevelMAC && pt.Size == 1024 {
+		if pt.lv == tophost.LevelMAC && pt.Size == 1024 {
 			mac[pt.Where] = pt
 		}
 	}
@@ -173,7 +173,7 @@ func (b *bench) charts() []string {
 // has one level, both otherwise.
 func (b *bench) chartLines(chart, where string) ([]caseLine, []string) {
 	var ls []caseLine
-	cases, levels := map[int]bool{}, map[top.Level]bool{}
+	cases, levels := map[int]bool{}, map[tophost.Level]bool{}
 	for _, l := range b.lines {
 		if b.p.Cases[l.c].Chart == chart {
 			cases[l.c], levels[l.lv] = true, true

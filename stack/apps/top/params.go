@@ -1,4 +1,4 @@
-package topbench
+package top
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"simkron/stack/osi/pres"
 	"simkron/stack/osi/session"
 	"simkron/stack/osi/tp4"
-	"simkron/stack/top"
+	tophost "simkron/stack/top"
 )
 
 // Params configures the measurements: [workload.top].
@@ -58,7 +58,7 @@ func (c Case) Validate() error {
 		return fmt.Errorf("levels: name at least one layer user")
 	}
 	for _, l := range c.Levels {
-		if _, err := top.ParseLevel(l); err != nil {
+		if _, err := tophost.ParseLevel(l); err != nil {
 			return fmt.Errorf("levels: %v", err)
 		}
 	}
@@ -74,10 +74,10 @@ func (c Case) Validate() error {
 }
 
 // levels returns the case's levels, parsed.
-func (c Case) levels() []top.Level {
-	var out []top.Level
+func (c Case) levels() []tophost.Level {
+	var out []tophost.Level
 	for _, l := range c.Levels {
-		lv, _ := top.ParseLevel(l)
+		lv, _ := tophost.ParseLevel(l)
 		out = append(out, lv)
 	}
 	return out
@@ -145,11 +145,11 @@ func (p Params) Validate() error {
 }
 
 // maxSize is the largest message a level's user sends.
-func maxSize(lv top.Level) int {
+func maxSize(lv tophost.Level) int {
 	switch lv {
-	case top.LevelPktDrv, top.LevelMAC:
+	case tophost.LevelPktDrv, tophost.LevelMAC:
 		return header.IEEE8023MaxLength
-	case top.LevelLLC:
+	case tophost.LevelLLC:
 		return header.IEEE8023MaxLength - header.LLCHeaderLen
 	}
 	return 65535

@@ -1,4 +1,4 @@
-// Package macbench is the MAC-level workload: a program on one host sends
+// Package mac is the MAC-level workload, "mac": a program on one host sends
 // frames of a given payload size straight to a network device (no
 // protocol above the link), a program on another host receives them, and
 // the simulator reports throughput of user data, frames per second, and
@@ -12,7 +12,7 @@
 // Frames carry EtherType 0x88B5 (IEEE 802 local experimental). Each
 // payload starts with the size index and a sequence number; the rest is a
 // pattern the receiver checks. Layer APPL.
-package macbench
+package mac
 
 import (
 	"encoding/binary"

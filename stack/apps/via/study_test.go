@@ -1,4 +1,4 @@
-package vpingpong_test
+package via_test
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/latency"
-	"simkron/stack/apps/vpingpong"
+	"simkron/stack/apps/via"
 )
 
 const studyConfig = "../../../configs/simos-study.toml"
@@ -72,7 +72,7 @@ func sweepParams(exp *machine.Experiment, name string) *latency.Params {
 		return &p.Params
 	case *latency.TCPParams:
 		return &p.Params
-	case *vpingpong.Params:
+	case *via.Params:
 		return &p.Params
 	}
 	panic("no sweep " + name)

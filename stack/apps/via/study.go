@@ -1,4 +1,4 @@
-package vpingpong
+package via
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package macbench
+package mac
 
 import (
 	"fmt"

@@ -1,6 +1,7 @@
-// Package atminterleave is the variant of the Yes V2 test the seed's
+// Package yesv2interleave is the variant of the Yes V2 test the seed's
 // VCI-sorting proposal needs (docs/reference/atm-taxi.md sec. 6.4), as
-// the workload "yesv2-interleave": several senders, each on its own link
+// the workload "yesv2-interleave" (a Go name has no hyphen): several
+// senders, each on its own link
 // into an ATM switch, send an AAL5 PDU at the same instant to one
 // receiver, whose link then carries their cells interleaved; the receiver
 // takes each on a raw socket of its own VC. The receive time of a round
@@ -18,7 +19,7 @@
 // for a round to end before the next; the measurement is the simulator's
 // (an observer on the receiver's card and the receive calls' return
 // times), never the programs'.
-package atminterleave
+package yesv2interleave
 
 import (
 	"fmt"
@@ -27,7 +28,7 @@ import (
 	"simkron/memory"
 	"simkron/report/shape"
 	"simkron/sim"
-	"simkron/stack/apps/atmloop"
+	"simkron/stack/apps/yesv2"
 	atm "simkron/stack/driver/atmtaxi"
 	"simkron/stack/kernel"
 	"simkron/workload"
@@ -134,8 +135,8 @@ type run struct {
 	t      *Test
 	c      Case
 	index  int
-	rx     *atmloop.Host
-	tx     []*atmloop.Host
+	rx     *yesv2.Host
+	tx     []*yesv2.Host
 	cells  int // per sender
 	first  []sim.Time
 	done   []sim.Time
@@ -154,14 +155,14 @@ func New(env workload.Env, p Params) (*Test, error) {
 	for i, c := range p.Cases {
 		r := &run{t: t, c: c, index: i, cells: p.PDUCells / len(c.Senders)}
 		var err error
-		if r.rx, err = atmloop.FindHost(env, fmt.Sprintf("case[%d].receiver", i), c.Receiver); err != nil {
+		if r.rx, err = yesv2.FindHost(env, fmt.Sprintf("case[%d].receiver", i), c.Receiver); err != nil {
 			return nil, err
 		}
 		if r.rx.Observe == nil {
 			return nil, fmt.Errorf("case[%d].receiver: host %q's ATM card cannot be observed", i, c.Receiver)
 		}
 		for j, s := range c.Senders {
-			h, err := atmloop.FindHost(env, fmt.Sprintf("case[%d].senders[%d]", i, j), s)
+			h, err := yesv2.FindHost(env, fmt.Sprintf("case[%d].senders[%d]", i, j), s)
 			if err != nil {
 				return nil, err
 			}

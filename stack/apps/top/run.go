@@ -1,4 +1,4 @@
-package topbench
+package top
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"simkron/sim"
 	"simkron/stack/osi"
 	"simkron/stack/osi/tp4"
-	"simkron/stack/top"
+	tophost "simkron/stack/top"
 )
 
 // Where a point runs.
@@ -26,8 +26,8 @@ const (
 )
 
 var (
-	origEnd = top.ConnEnd{TSAP: []byte("orig"), SSAP: []byte{0, 1}, PSAP: []byte{0, 0, 0, 1}}
-	recpEnd = top.ConnEnd{TSAP: []byte("recp"), SSAP: []byte{0, 2}, PSAP: []byte{0, 0, 0, 2}}
+	origEnd = tophost.ConnEnd{TSAP: []byte("orig"), SSAP: []byte{0, 1}, PSAP: []byte{0, 0, 0, 1}}
+	recpEnd = tophost.ConnEnd{TSAP: []byte("recp"), SSAP: []byte{0, 2}, PSAP: []byte{0, 0, 0, 2}}
 )
 
 // Roles of a program in a point.
@@ -40,7 +40,7 @@ const (
 // bench is the workload: the points, in the order they run.
 type bench struct {
 	p                Params
-	orig, recp, loop *top.Station
+	orig, recp, loop *tophost.Station
 	remote, loops    []*point
 	ri, li           int
 	lines            []caseLine
@@ -50,7 +50,7 @@ type bench struct {
 // caseLine is one case's level at one place: its points by size.
 type caseLine struct {
 	c      int // index of the case
-	lv     top.Level
+	lv     tophost.Level
 	where  string
 	points []*point
 }
@@ -77,7 +77,7 @@ type point struct {
 	TsendUS float64 `json:"tsend_us,omitempty"`
 	CopyUS  float64 `json:"copy_us,omitempty"`
 	// Received is what the recipient counted.
-	Received top.RecvStats `json:"received"`
+	Received tophost.RecvStats `json:"received"`
 	// Lost counts the messages a connectionless user's recipient never
 	// got (its receive buffers overran: nothing below TP4 controls the
 	// flow); the throughput counts the useful bytes that arrived.
@@ -88,9 +88,9 @@ type point struct {
 	Recipient  []LayerSplit `json:"recipient,omitempty"`
 	Error      string       `json:"error,omitempty"`
 
-	lv     top.Level
+	lv     tophost.Level
 	tp     tp4.Params
-	res    top.Result
+	res    tophost.Result
 	exited int
 	// Readings of the cores at the first send and the last reply, the
 	// catalogs of the programs' symbols, and the originator's packet
@@ -120,17 +120,17 @@ type Category struct {
 
 // layerOf is the layer a level's user measures: the packet driver counts
 // as MAC in the study.
-func layerOf(lv top.Level) cpu.Layer {
+func layerOf(lv tophost.Level) cpu.Layer {
 	switch lv {
-	case top.LevelPktDrv, top.LevelMAC:
+	case tophost.LevelPktDrv, tophost.LevelMAC:
 		return cpu.LayerMAC
-	case top.LevelLLC:
+	case tophost.LevelLLC:
 		return cpu.LayerLLC
-	case top.LevelCLNS:
+	case tophost.LevelCLNS:
 		return cpu.LayerCLNS
-	case top.LevelTP4:
+	case tophost.LevelTP4:
 		return cpu.LayerTP4
-	case top.LevelSession:
+	case tophost.LevelSession:
 		return cpu.LayerSES
 	}
 	return cpu.LayerPRES
@@ -154,13 +154,13 @@ func (b *bench) plan() {
 				line := caseLine{c: ci, lv: lv, where: where}
 				for _, n := range b.p.Sizes {
 					key := fmt.Sprintf("%v/%s/%d", lv, where, n)
-					if lv >= top.LevelTP4 {
+					if lv >= tophost.LevelTP4 {
 						key += fmt.Sprintf("/%+v", tp)
 					}
 					pt, ok := byKey[key]
 					if !ok {
 						pt = &point{Level: lv.String(), Where: where, Size: n, Messages: b.p.Messages, lv: lv, tp: tp}
-						if lv >= top.LevelTP4 {
+						if lv >= tophost.LevelTP4 {
 							pt.AckStep, pt.Credit = tp.AckStep, tp.Credit
 							ck := tp.Checksum
 							pt.Checksum = &ck
@@ -201,16 +201,16 @@ func (b *bench) startLoop() {
 }
 
 // program is one end's program of a point.
-func (b *bench) program(pt *point, self, peer *top.Station, role int) top.Program {
-	return top.Program{
+func (b *bench) program(pt *point, self, peer *tophost.Station, role int) tophost.Program {
+	return tophost.Program{
 		Name: fmt.Sprintf("%v-%s-%d", pt.lv, pt.Where, pt.Size),
-		Load: func(h *top.Host) error { return b.load(pt, h, self, peer, role) },
-		Started: func(*top.Host) {
+		Load: func(h *tophost.Host) error { return b.load(pt, h, self, peer, role) },
+		Started: func(*tophost.Host) {
 			if role == roleRecipient {
 				b.orig.Exec(b.program(pt, b.orig, b.recp, roleOriginator))
 			}
 		},
-		Exited: func(_ *top.Host, err error) {
+		Exited: func(_ *tophost.Host, err error) {
 			if err != nil && b.err == nil {
 				b.err = err
 				pt.Error = err.Error()
@@ -230,8 +230,8 @@ func (b *bench) program(pt *point, self, peer *top.Station, role int) top.Progra
 
 // load builds one end's program of a point: the layer entities its user
 // needs, the user(s), and the measurement's hooks.
-func (b *bench) load(pt *point, h *top.Host, self, peer *top.Station, role int) error {
-	prot := top.Protocols{CLNP: b.p.CLNP, TP4: pt.tp, Session: b.p.Session, Pres: b.p.Pres, TP4Selector: tp4Sel}
+func (b *bench) load(pt *point, h *tophost.Host, self, peer *tophost.Station, role int) error {
+	prot := tophost.Protocols{CLNP: b.p.CLNP, TP4: pt.tp, Session: b.p.Session, Pres: b.p.Pres, TP4Selector: tp4Sel}
 	drv := self.Drivers()[0]
 	l, err := h.BuildLayers(pt.lv, drv, self.NSAP(), prot)
 	if err != nil {
@@ -245,7 +245,7 @@ func (b *bench) load(pt *point, h *top.Host, self, peer *top.Station, role int) 
 		end = 1
 	}
 	pt.cat[end], pt.cpus[end] = h.Catalog(), self.CPU()
-	up := top.UserParams{Level: pt.lv, Size: pt.Size, Messages: b.p.Messages, EchoEvery: b.p.EchoEvery, Buffers: b.p.Buffers,
+	up := tophost.UserParams{Level: pt.lv, Size: pt.Size, Messages: b.p.Messages, EchoEvery: b.p.EchoEvery, Buffers: b.p.Buffers,
 		SAP: userSAP, Selector: userSel, Peer: peer.Address(), PeerNSAP: peer.NSAP().WithSelector(userSel)}
 	orig, recp := role != roleRecipient, role != roleOriginator
 	first := func() {
@@ -257,7 +257,7 @@ func (b *bench) load(pt *point, h *top.Host, self, peer *top.Station, role int) 
 		s := drv.Stats()
 		pt.tx0.time, pt.tx0.count = s.TxTime, s.TxTimed
 	}
-	last := func(r top.Result) {
+	last := func(r tophost.Result) {
 		for i, c := range pt.cpus {
 			if c != nil {
 				pt.end[i] = osi.Read(c)
@@ -267,7 +267,7 @@ func (b *bench) load(pt *point, h *top.Host, self, peer *top.Station, role int) 
 		pt.tx1.time, pt.tx1.count = s.TxTime, s.TxTimed
 		pt.res = r
 	}
-	if pt.lv < top.LevelTP4 {
+	if pt.lv < tophost.LevelTP4 {
 		u, err := h.NewUser(up, drv, l.MAC, l.LLC, l.CLNS)
 		if err != nil {
 			return err
@@ -288,8 +288,8 @@ func (b *bench) load(pt *point, h *top.Host, self, peer *top.Station, role int) 
 		}
 		return nil
 	}
-	var uo, ur *top.ConnUser
-	mk := func(me, other top.ConnEnd) (*top.ConnUser, error) {
+	var uo, ur *tophost.ConnUser
+	mk := func(me, other tophost.ConnEnd) (*tophost.ConnUser, error) {
 		u, err := h.NewConnUser(up)
 		if err != nil {
 			return nil, err
@@ -333,7 +333,7 @@ func (b *bench) load(pt *point, h *top.Host, self, peer *top.Station, role int) 
 		}
 		h.Exit()
 	}
-	for _, u := range []*top.ConnUser{uo, ur} {
+	for _, u := range []*tophost.ConnUser{uo, ur} {
 		if u != nil {
 			u.OnReleased, u.OnAborted = released, aborted
 		}
@@ -354,7 +354,7 @@ func (pt *point) finish() {
 	pt.Seconds, pt.Ticks = r.Duration().Seconds(), r.TickEnd-r.TickStart
 	got := pt.Received
 	switch {
-	case got.Corrupt != 0 || got.Messages > uint64(pt.Messages) || got.Messages < uint64(pt.Messages) && pt.lv >= top.LevelTP4:
+	case got.Corrupt != 0 || got.Messages > uint64(pt.Messages) || got.Messages < uint64(pt.Messages) && pt.lv >= tophost.LevelTP4:
 		pt.Error = fmt.Sprintf("the recipient counted %d messages (%d corrupt), want %d intact", got.Messages, got.Corrupt, pt.Messages)
 	case got.Messages < uint64(pt.Messages):
 		// A connectionless user's recipient slower than its originator
@@ -401,11 +401,11 @@ func (pt *point) finish() {
 
 // covers reports whether a user of level lv runs layer (its own and the
 // ones below it, and the user itself).
-func covers(lv top.Level, layer cpu.Layer) bool {
+func covers(lv tophost.Level, layer cpu.Layer) bool {
 	if layer == cpu.LayerAPPL {
 		return true
 	}
-	for l := lv; l >= top.LevelPktDrv; l-- {
+	for l := lv; l >= tophost.LevelPktDrv; l-- {
 		if layerOf(l) == layer {
 			return true
 		}

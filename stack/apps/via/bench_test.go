@@ -1,4 +1,4 @@
-package vpingpong_test
+package via_test
 
 import (
 	"testing"
