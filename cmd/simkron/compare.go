@@ -10,7 +10,7 @@ import (
 	"simkron/config"
 	"simkron/machine"
 	"simkron/sim"
-	"simkron/stack/apps/latency"
+	"simkron/stack/apps/compare"
 	"simkron/workload"
 )
 
@@ -42,11 +42,11 @@ repeats.
   simkron compare configs/machines/r4000.toml --protocols udp,tcp --sizes 4B-32KiB
   simkron compare configs/udp-ne2000.toml --sizes 64,1KiB,8KiB --baseline tcp --out out/cmp
 
-Protocols: `+strings.Join(latency.Transports(), ", "))
-	protocols := fs.String("protocols", strings.Join(latency.Transports(), ","), "protocol paths to run, in order, `LIST` separated by commas")
+Protocols: `+strings.Join(compare.Transports(), ", "))
+	protocols := fs.String("protocols", strings.Join(compare.Transports(), ","), "protocol paths to run, in order, `LIST` separated by commas")
 	sizesText := fs.String("sizes", "", "message sizes: `LO-HI` (powers of two from LO, and HI) or a list (4,1KiB,8192); default the Linux/SimOS study's 4 B to 32 KiB")
 	baseline := fs.String("baseline", "", "the protocol the factors are against (default: VIA when it runs, as the study gives VIA's factors; otherwise the first)")
-	def := latency.DefaultCompareParams()
+	def := compare.DefaultParams()
 	messages := fs.Int("messages", def.Messages, "measured round trips per size and protocol")
 	warmup := fs.Int("warmup", def.Warmup, "round trips per size before measuring")
 	var sets listFlag
@@ -70,7 +70,7 @@ Protocols: `+strings.Join(latency.Transports(), ", "))
 	case "sizes":
 		return bad("--sizes '': no sizes (give a list such as 64,1KiB,8KiB or a range such as 4B-32KiB; leave --sizes out for 4 B to 32 KiB)")
 	case "protocols":
-		return bad("--protocols '': no protocols (leave --protocols out for all of them: %s)", strings.Join(latency.Transports(), ", "))
+		return bad("--protocols '': no protocols (leave --protocols out for all of them: %s)", strings.Join(compare.Transports(), ", "))
 	case "baseline":
 		return bad("--baseline '': no protocol (leave --baseline out for the first of --protocols)")
 	}

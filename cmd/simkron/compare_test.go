@@ -11,15 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
 	"simkron/workload"
 )
 
 // A protocol path no host supports, for the tests of leaving one out.
 func init() {
-	latency.RegisterTransport(latency.TransportType{Name: "nothing", Help: "a path of the tests that no host has",
+	compare.RegisterTransport(compare.TransportType{Name: "nothing", Help: "a path of the tests that no host has",
 		New: func(_ workload.Env, p latency.Params) (latency.Transport, latency.Params, error) {
-			return nil, p, fmt.Errorf("%w: no card for it", latency.ErrUnsupported)
+			return nil, p, fmt.Errorf("%w: no card for it", compare.ErrUnsupported)
 		}})
 }
 

@@ -3,11 +3,10 @@
 // messages of each size to an echo server on another host and waits for
 // each to come back, and the simulator measures, per size, the send and
 // the receive latency of every message at both hosts, each split by
-// layer, and the client's round trip. UDP (sendto/recvfrom) and TCP
-// (send/recv) implement the transport here; other protocol paths join by
-// implementing Transport (VIA's is in stack/apps/vpingpong, TP4's in
-// stack/apps/tp4echo), and compare.go sets several sweeps' results side
-// by side. Layer APPL.
+// layer, and the client's round trip. Each protocol path implements
+// Transport in the package of its workload (udp: sendto/recvfrom; tcp:
+// send/recv; via; tp4), and package compare sets several sweeps' results
+// side by side. The package registers no workload. Layer APPL.
 //
 // The measurement is the simulator's: hooks on the measured calls'
 // kernel symbols, on the cores' interrupts and on each card; the programs

@@ -61,8 +61,8 @@ func (p Params) dmaSend() bool { return p.SendSpan == SpanDMA }
 // (the study's definition).
 func (p Params) dmaReceive() bool { return p.ReceiveSpan == SpanDMA }
 
-// maxSize is the largest message.
-func (p Params) maxSize() int { return slices.Max(p.Sizes) }
+// MaxSize is the largest message.
+func (p Params) MaxSize() int { return slices.Max(p.Sizes) }
 
 // Transport is a protocol path the sweep runs over: the calls its two
 // programs make, and the simulator's view of its packets. Its methods
@@ -100,6 +100,9 @@ type Info struct {
 	// NoIP says that the transport runs without the Internet protocols
 	// (VIA): its hosts need no IP address.
 	NoIP bool
+	// Compat is what the transport's program did differently before it
+	// became this one; a new transport leaves it zero.
+	Compat Compat
 }
 
 // Conn is one end of an open transport.
@@ -164,25 +167,24 @@ type Message struct {
 	measured bool
 }
 
-// compat holds what the UDP and TCP sweeps did differently before they
+// Compat holds what the UDP and TCP sweeps did differently before they
 // became this one program, kept so that their results and captures stay
 // byte-identical with earlier releases. A new transport leaves it zero.
-type compat struct {
-	// stampOrigin is the first message's stamp: the UDP sweep numbered
+type Compat struct {
+	// StampOrigin is the first message's stamp: the UDP sweep numbered
 	// its messages from 1.
-	stampOrigin uint32
-	// restoreStamp rewrites the pattern's first word after each size,
+	StampOrigin uint32
+	// RestoreStamp rewrites the pattern's first word after each size,
 	// as the UDP client did.
-	restoreStamp bool
+	RestoreStamp bool
 }
 
 // Sweep is the latency sweep over one transport between two hosts.
 type Sweep struct {
-	p      Params
-	tr     Transport
-	info   Info
-	compat compat
-	ends   [2]*End // client, server
+	p    Params
+	tr   Transport
+	info Info
+	ends [2]*End // client, server
 	// The schedule is worked out message by message (msg): a million
 	// messages of each size take no memory before they are sent.
 	perSize  int      // messages of each size, warm-up ones included
@@ -305,10 +307,6 @@ type recvSample struct {
 // measurement. Start (or Serve and Client on threads of one's own)
 // runs it.
 func NewSweep(p Params, tr Transport, client, server *Host) (*Sweep, error) {
-	return newSweep(p, tr, compat{}, client, server)
-}
-
-func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, error) {
 	info := tr.Info()
 	if !info.NoIP && (client.Inet == nil || server.Inet == nil) {
 		return nil, fmt.Errorf("both hosts need an IP address on a card")
@@ -316,7 +314,7 @@ func newSweep(p Params, tr Transport, cp compat, client, server *Host) (*Sweep, 
 	n := len(p.Sizes)
 	// What is kept per size is allocated here; what is kept per message
 	// grows as messages are measured.
-	s := &Sweep{p: p, tr: tr, info: info, compat: cp, rows: make([]Row, n), samples: newSamples(n),
+	s := &Sweep{p: p, tr: tr, info: info, rows: make([]Row, n), samples: newSamples(n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
 		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n), sent: make([]int, n),
 		slotOf:  map[cpu.Layer]int{},
@@ -348,6 +346,15 @@ func (s *Sweep) Transport() Transport { return s.tr }
 
 // Params returns the sweep's settings.
 func (s *Sweep) Params() Params { return s.p }
+
+// Hosts returns the sweep's client and server.
+func (s *Sweep) Hosts() (client, server *Host) { return s.ends[0].Host, s.ends[1].Host }
+
+// Total returns the messages of the schedule, warm-up ones included.
+func (s *Sweep) Total() int { return s.total }
+
+// Message returns round trip i of the schedule (0 <= i < Total).
+func (s *Sweep) Message(i int) Message { return s.msg(i) }
 
 // msg returns round trip i of the schedule: each size in turn, its
 // warm-up round trips first.
@@ -428,7 +435,7 @@ func (e *End) Conn() Conn { return e.conn }
 // unless the transport asks for it earlier.
 func (e *End) Buffer() memory.Addr {
 	if e.buf == 0 {
-		e.buf = e.Host.Kernel.Kmalloc(e.s.p.maxSize())
+		e.buf = e.Host.Kernel.Kmalloc(e.s.p.MaxSize())
 	}
 	return e.buf
 }
@@ -436,7 +443,7 @@ func (e *End) Buffer() memory.Addr {
 // stamp returns the schedule index a message's stamp names, -1 when it
 // names none.
 func (s *Sweep) index(stamp uint32) int {
-	i := int(int64(stamp) - int64(s.compat.stampOrigin))
+	i := int(int64(stamp) - int64(s.info.Compat.StampOrigin))
 	if i < 0 || i >= s.total {
 		return -1
 	}
@@ -504,7 +511,7 @@ func (s *Sweep) Client(t *kernel.Thread) {
 	c.Enter(e.main)
 	defer c.Exit(e.main)
 	defer func() { s.done = true; s.finish() }()
-	size := s.p.maxSize()
+	size := s.p.MaxSize()
 	out := k.Kmalloc(size)
 	in := k.Kmalloc(size)
 	e.buf = in
@@ -527,7 +534,7 @@ func (s *Sweep) Client(t *kernel.Thread) {
 		if !s.exchange(t, c, conn, i, out, in, got, pattern) {
 			break
 		}
-		if s.compat.restoreStamp && (i+1 == s.total || s.msg(i+1).sizeIdx != s.msg(i).sizeIdx) {
+		if s.info.Compat.RestoreStamp && (i+1 == s.total || s.msg(i+1).sizeIdx != s.msg(i).sizeIdx) {
 			c.Write(out, pattern[:4])
 		}
 	}
@@ -543,7 +550,7 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 	m := s.msg(i)
 	e := s.ends[0]
 	var stamp [4]byte
-	seq := uint32(i) + s.compat.stampOrigin
+	seq := uint32(i) + s.info.Compat.StampOrigin
 	binary.BigEndian.PutUint32(stamp[:], seq)
 	c.Write(out, stamp[:])
 	c.Sync()
@@ -925,9 +932,9 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 	var out []shape.Breakdown
 	for _, dir := range []string{shape.Send, shape.Receive} {
 		b := shape.Breakdown{Protocol: s.info.Name, Direction: dir, SizeName: "size", Unit: "message",
-			What: s.sendWhat()}
+			What: s.SendWhat()}
 		if dir == shape.Receive {
-			b.What = s.recvWhat()
+			b.What = s.RecvWhat()
 		}
 		for _, r := range s.rows {
 			ls, sum := r.SendLayers, r.Send
@@ -1083,4 +1090,47 @@ func Beside(a, b *Sweep) shape.Table {
 		}
 	}
 	return t
+}
+
+// SendWhat says what the send latency counts, for titles.
+func (s *Sweep) SendWhat() string {
+	if s.p.dmaSend() {
+		return "all of the sending host's cycles from " + s.info.Send + "'s entry until the message has left host memory (its last DMA done and that interrupt handled), the wait for the card as DMA" + note(s.info.SendNote)
+	}
+	return "the sending thread's cycles inside " + s.info.Send + note(s.info.SendNote)
+}
+
+// RecvWhat says what the receive latency counts, for titles.
+func (s *Sweep) RecvWhat() string {
+	if s.p.dmaReceive() {
+		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data" + note(s.info.RecvNote)
+	}
+	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, the wait for the rest of the message (the wire and the card) as DMA" + note(s.info.RecvNote)
+}
+
+// Name returns the sweep's name in lower case ("udp"): its result
+// section's name and the prefix of its threads' names.
+func (s *Sweep) Name() string { return s.name() }
+
+// Info returns the description of the sweep's transport.
+func (s *Sweep) Info() Info { return s.info }
+
+// Index returns the schedule index a message's stamp (its first four
+// bytes, big-endian) names, -1 when it names none: for a transport's
+// Tracker that reads the stamp.
+func (s *Sweep) Index(stamp uint32) int { return s.index(stamp) }
+
+// KeepSamples makes the sweep keep every measured message's split by
+// layer, which costs an allocation a message: for the medians by layer
+// (LayerMedians). Call it before the sweep starts.
+func (s *Sweep) KeepSamples() { s.samples.keep = true }
+
+// Sampled returns, per size of the schedule, how many messages' splits by
+// layer the sweep kept in direction dir (shape.Send or shape.Receive).
+func (s *Sweep) Sampled(dir string) []int {
+	var n []int
+	for _, ms := range s.samples.of(dir) {
+		n = append(n, len(ms))
+	}
+	return n
 }

@@ -38,6 +38,7 @@ import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
 	"simkron/stack/header"
 	"simkron/stack/kernel"
@@ -57,7 +58,7 @@ func init() {
 		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
 		New:    newWorkload,
 	})
-	latency.RegisterTransport(latency.TransportType{Name: "tp4", Help: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
+	compare.RegisterTransport(compare.TransportType{Name: "tp4", Help: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
 		New: func(env workload.Env, common latency.Params) (latency.Transport, latency.Params, error) {
 			p := *env.Params("tp4").(*Params)
 			p.Params = common.WithOwn(p.Params)
@@ -95,7 +96,7 @@ var (
 )
 
 // findHost returns the host called name as the sweep sees it and its ISO
-// family; a host without one is an error wrapping latency.ErrUnsupported.
+// family; a host without one is an error wrapping compare.ErrUnsupported.
 func findHost(env workload.Env, role, name string) (*latency.Host, *netiso.Family, error) {
 	h, err := latency.FindCardHost(env, role, name)
 	if err != nil {
@@ -104,7 +105,7 @@ func findHost(env workload.Env, role, name string) (*latency.Host, *netiso.Famil
 	wh, _ := env.Host(name)
 	f, ok := workload.Find[*netiso.Family](wh)
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: host %q has no ISO socket family ([iso] in its machine file)", latency.ErrUnsupported, name)
+		return nil, nil, fmt.Errorf("%w: host %q has no ISO socket family ([iso] in its machine file)", compare.ErrUnsupported, name)
 	}
 	return h, f, nil
 }

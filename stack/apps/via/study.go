@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
 )
 
@@ -15,7 +16,7 @@ import (
 // improvement factors are a validation set that none of them names. Each
 // check says exactly what it takes the words to mean.
 func init() {
-	latency.RegisterStudy(latency.Study{
+	compare.RegisterStudy(compare.Study{
 		Name:   "linux-simos",
 		Source: "Won et al., J. High Speed Networks 13 (2004), sec. 4 (docs/reference/inet-notes.md sec. 8, docs/reference/via.md sec. 6)",
 		Check:  linuxSimOS,
@@ -64,11 +65,11 @@ func lay(ls []latency.LayerCost, name string) float64 {
 // share is part of whole in percent.
 func share(part, whole float64) float64 { return 100 * part / max(whole, 1) }
 
-func linuxSimOS(all map[string][]latency.Row, split int) []latency.Statement {
+func linuxSimOS(all map[string][]latency.Row, split int) []compare.Statement {
 	rs := studyRows(all)
-	var out []latency.Statement
+	var out []compare.Statement
 	add := func(claim string, holds bool, model string, args ...any) {
-		out = append(out, latency.Statement{Claim: claim, Holds: holds, Model: fmt.Sprintf(model, args...)})
+		out = append(out, compare.Statement{Claim: claim, Holds: holds, Model: fmt.Sprintf(model, args...)})
 	}
 	if sz := rs.sizes("udp"); len(sz) >= 2 {
 		lo, hi := sz[0], sz[len(sz)-1]

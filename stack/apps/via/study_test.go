@@ -12,7 +12,10 @@ import (
 	"simkron/devices/simoseth"
 	"simkron/machine"
 	"simkron/report"
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
+	"simkron/stack/apps/tcp"
+	"simkron/stack/apps/udp"
 	"simkron/stack/apps/via"
 )
 
@@ -32,7 +35,7 @@ func loadStudy(t testing.TB, path string, n int, edit func(*machine.Experiment))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, ok := exp.Workload.Params[exp.Workload.Type].(*latency.CompareParams); ok {
+	if p, ok := exp.Workload.Params[exp.Workload.Type].(*compare.Params); ok {
 		p.Messages, p.Warmup = n, 1
 	} else {
 		p := sweepParams(exp, exp.Workload.Type)
@@ -61,16 +64,16 @@ func loadStudy(t testing.TB, path string, n int, edit func(*machine.Experiment))
 }
 
 // compareParams returns the settings of exp's comparison.
-func compareParams(exp *machine.Experiment) *latency.CompareParams {
-	return exp.Workload.Params["compare"].(*latency.CompareParams)
+func compareParams(exp *machine.Experiment) *compare.Params {
+	return exp.Workload.Params["compare"].(*compare.Params)
 }
 
 // sweepParams returns the sweep settings of workload name in exp.
 func sweepParams(exp *machine.Experiment, name string) *latency.Params {
 	switch p := exp.Workload.Params[name].(type) {
-	case *latency.UDPParams:
+	case *udp.Params:
 		return &p.Params
-	case *latency.TCPParams:
+	case *tcp.Params:
 		return &p.Params
 	case *via.Params:
 		return &p.Params

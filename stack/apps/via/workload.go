@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"simkron/sim"
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
 	mvia "simkron/stack/via"
 	"simkron/workload"
@@ -18,7 +19,7 @@ func init() {
 		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
 		New:    newWorkload,
 	})
-	latency.RegisterTransport(latency.TransportType{Name: "via", Help: "VIA through the VIPL (VipPostSend/VipRecvWait), M-VIA's agent on the hosts' cards ([workload.via]'s slots, reliability)",
+	compare.RegisterTransport(compare.TransportType{Name: "via", Help: "VIA through the VIPL (VipPostSend/VipRecvWait), M-VIA's agent on the hosts' cards ([workload.via]'s slots, reliability)",
 		New: func(env workload.Env, common latency.Params) (latency.Transport, latency.Params, error) {
 			p := *env.Params("via").(*Params)
 			p.Params = common.WithOwn(p.Params)
@@ -65,7 +66,7 @@ func (p Params) Validate() error {
 // findHost returns the host called name as the sweep sees it (its kernel,
 // its first card, its Internet protocols when it has them) and its VIA
 // agent; a host without an agent is an error wrapping
-// latency.ErrUnsupported.
+// compare.ErrUnsupported.
 func findHost(env workload.Env, role, name string) (*latency.Host, *mvia.Agent, error) {
 	h, err := latency.FindCardHost(env, role, name)
 	if err != nil {
@@ -74,7 +75,7 @@ func findHost(env workload.Env, role, name string) (*latency.Host, *mvia.Agent, 
 	wh, _ := env.Host(name)
 	a, ok := workload.Find[*mvia.Agent](wh)
 	if !ok {
-		return nil, nil, fmt.Errorf("%s: %w: host %q runs no VIA agent on a card (its machine file needs [via] enabled = true)", role, latency.ErrUnsupported, name)
+		return nil, nil, fmt.Errorf("%s: %w: host %q runs no VIA agent on a card (its machine file needs [via] enabled = true)", role, compare.ErrUnsupported, name)
 	}
 	return h, a, nil
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"simkron/machine"
-	"simkron/stack/apps/latency"
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/via"
 )
 
@@ -84,7 +84,7 @@ func TestNoAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp.Hosts[1].Machine.VIA.Enabled = false
-	p := exp.Workload.Params["compare"].(*latency.CompareParams)
+	p := exp.Workload.Params["compare"].(*compare.Params)
 	p.Sizes, p.Messages = []int{64}, 2
 	r, err := machine.New(exp, machine.Options{})
 	if err != nil {

@@ -1,4 +1,9 @@
-package latency
+// Package udp is the workload "udp": the echo latency sweep (package
+// latency) over UDP, sendto() and recvfrom() on datagram sockets of the
+// simulated kernel's Internet stack, a message per datagram, IP fragments
+// on the wire. It registers the workload and the protocol path "udp" of
+// the comparison (package compare). Layer APPL.
+package udp
 
 import (
 	"encoding/binary"
@@ -7,27 +12,61 @@ import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/apps/compare"
+	"simkron/stack/apps/latency"
 	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
+	"simkron/workload"
 )
 
-// UDPParams configures the UDP sweep: [workload.udp].
-type UDPParams struct {
-	Params
+func init() {
+	workload.Register(workload.Type{
+		Name:   "udp",
+		Help:   "UDP echo latency sweep through sockets: send and receive cycles by layer per message size",
+		Params: func() any { p := DefaultParams(); return &p },
+		Hosts:  func(p any) []workload.HostRef { return latency.Routed(p.(*Params).HostRefs()) },
+		New: func(env workload.Env, p any) (workload.Workload, error) {
+			s, err := New(env, *p.(*Params))
+			if err != nil {
+				return nil, err
+			}
+			return &latency.Runs{Sweeps: []*latency.Sweep{s}}, nil
+		},
+	})
+	compare.RegisterTransport(compare.TransportType{Name: "udp", Help: "UDP/IP through sendto/recvfrom",
+		New: func(env workload.Env, p latency.Params) (latency.Transport, latency.Params, error) {
+			u := *env.Params("udp").(*Params)
+			u.Params = p.WithOwn(u.Params)
+			return Transport{u}, u.Params, u.Validate()
+		}})
 }
 
-// DefaultUDPParams sweeps the sizes of the Linux/SimOS study with the MTU
+// New prepares the UDP sweep of p on its hosts.
+func New(env workload.Env, p Params) (*latency.Sweep, error) {
+	hs, err := latency.Pair(env, [2]string{"client", "server"}, [2]string{p.Client, p.Server})
+	if err != nil {
+		return nil, err
+	}
+	return latency.NewSweep(p.Params, Transport{p}, hs[0], hs[1])
+}
+
+// Params configures the UDP sweep: [workload.udp].
+type Params struct {
+	latency.Params
+}
+
+// DefaultParams sweeps the sizes of the Linux/SimOS study with the MTU
 // at 1500.
-func DefaultUDPParams() UDPParams {
-	return UDPParams{Params{
+func DefaultParams() Params {
+	return Params{latency.Params{
 		Sizes:    []int{4, 16, 64, 256, 1024, 1472, 2048, 4096, 8192, 16384, 32768},
-		Messages: 20, Warmup: 2, Port: 7, Timeout: sim.Second, SendSpan: SpanThread,
+		Messages: 20, Warmup: 2, Port: 7, Timeout: sim.Second, SendSpan: latency.SpanThread,
 	}}
 }
 
 // Validate checks what the field bounds cannot.
-func (p UDPParams) Validate() error {
+func (p Params) Validate() error {
 	if err := p.Params.Validate(); err != nil {
 		return err
 	}
@@ -39,23 +78,21 @@ func (p UDPParams) Validate() error {
 	return nil
 }
 
-// UDP is the transport of the UDP sweep: sendto() and recvfrom() on a
-// datagram socket, a message per datagram, IP fragments on the wire.
-type UDP struct {
-	p UDPParams
+// Transport is the transport of the UDP sweep: sendto() and recvfrom() on
+// a datagram socket, a message per datagram, IP fragments on the wire.
+type Transport struct {
+	p Params
 }
 
-var _ Transport = UDP{}
+var _ latency.Transport = Transport{}
 
-// Info describes the UDP sweep.
-func (UDP) Info() Info {
-	return Info{Name: "UDP", Send: "sendto", Recv: "recvfrom", SendSymbol: "sys_sendto", RecvSymbol: "sys_recvfrom", Unit: "frags",
-		Main: cpu.Def{Name: "udpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number"}}
+// Info describes the UDP sweep. Its Compat is how the UDP sweep always
+// numbered and stamped its messages.
+func (Transport) Info() latency.Info {
+	return latency.Info{Name: "UDP", Send: "sendto", Recv: "recvfrom", SendSymbol: "sys_sendto", RecvSymbol: "sys_recvfrom", Unit: "frags",
+		Main:   cpu.Def{Name: "udpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number"},
+		Compat: latency.Compat{StampOrigin: 1, RestoreStamp: true}}
 }
-
-// udpCompat is how the UDP sweep always numbered and stamped its
-// messages.
-var udpCompat = compat{stampOrigin: 1, restoreStamp: true}
 
 // udpConn is one end's datagram socket; the server answers whoever sent
 // the last datagram.
@@ -69,18 +106,18 @@ type udpConn struct {
 	maxfrag int
 }
 
-func (u UDP) open(t *kernel.Thread, e *End) (*udpConn, error) {
+func (u Transport) open(t *kernel.Thread, e *latency.End) (*udpConn, error) {
 	s := e.Host.Inet
 	fd, err := s.Socket(t, inet.SockDgram)
 	if err != 0 {
 		return nil, fmt.Errorf("socket: %v", err)
 	}
-	return &udpConn{s: s, fd: fd, cap: u.p.maxSize(), timeout: u.p.Timeout,
+	return &udpConn{s: s, fd: fd, cap: u.p.MaxSize(), timeout: u.p.Timeout,
 		maxfrag: (s.Params().MTU - header.IPv4MinimumSize) &^ 7}, nil
 }
 
 // Listen allocates the server's buffer, then opens and binds its socket.
-func (u UDP) Listen(t *kernel.Thread, e *End) (Conn, error) {
+func (u Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	e.Buffer()
 	c, err := u.open(t, e)
 	if err != nil {
@@ -93,7 +130,7 @@ func (u UDP) Listen(t *kernel.Thread, e *End) (Conn, error) {
 }
 
 // Dial opens the client's socket, addressed to the server.
-func (u UDP) Dial(t *kernel.Thread, e *End) (Conn, error) {
+func (u Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	c, err := u.open(t, e)
 	if err != nil {
 		return nil, err
@@ -113,7 +150,7 @@ func (c *udpConn) Recv(t *kernel.Thread, buf memory.Addr, _ int, timeout sim.Tim
 	n, from, port, err := c.s.RecvFrom(t, c.fd, buf, c.cap, timeout)
 	switch {
 	case err == inet.ETIMEDOUT:
-		return 0, ErrTimeout
+		return 0, latency.ErrTimeout
 	case err != 0:
 		return 0, fmt.Errorf("recvfrom: %v", err)
 	}
@@ -129,17 +166,17 @@ func (c *udpConn) Close(t *kernel.Thread) { c.s.Close(t, c.fd) }
 
 // Tracker follows UDP datagrams to or from the sweep's port at e's host,
 // fragments included.
-func (u UDP) Tracker(e *End) Tracker {
+func (u Transport) Tracker(e *latency.End) latency.Tracker {
 	return &udpTracker{e: e, port: u.p.Port, arrivals: map[udpKey]*udpArrival{}, bySeq: map[uint32]*udpArrival{}}
 }
 
 type udpTracker struct {
-	e        *End
+	e        *latency.End
 	port     uint16
 	arrivals map[udpKey]*udpArrival // by datagram, until its first fragment is in
 	bySeq    map[uint32]*udpArrival // by stamp, until a recvfrom returns it
 	free     []*udpArrival          // arrivals to reuse
-	out      [1]Arrival
+	out      [1]latency.Arrival
 }
 
 type udpKey struct {
@@ -195,7 +232,7 @@ func (u *udpTracker) Frame(f []byte, now func(*cpu.Account)) {
 
 // Completed reads the stamp of the datagram recvfrom put in the program's
 // buffer.
-func (u *udpTracker) Completed(c *cpu.CPU, buf memory.Addr) []Arrival {
+func (u *udpTracker) Completed(c *cpu.CPU, buf memory.Addr) []latency.Arrival {
 	if buf == 0 {
 		return nil
 	}
@@ -208,6 +245,6 @@ func (u *udpTracker) Completed(c *cpu.CPU, buf memory.Addr) []Arrival {
 	delete(u.bySeq, a.seq)
 	// Back to the pool: the caller copies Start before any frame comes.
 	u.free = append(u.free, a)
-	u.out[0] = Arrival{Msg: u.e.s.index(a.seq), Start: a.start}
+	u.out[0] = latency.Arrival{Msg: u.e.Sweep().Index(a.seq), Start: a.start}
 	return u.out[:]
 }

@@ -1,4 +1,10 @@
-package latency
+// Package tcp is the workload "tcp": the echo latency sweep (package
+// latency) over TCP, send() and recv() on one connection of stream
+// sockets of the simulated kernel's Internet stack, optionally after the
+// UDP sweep on the same hosts (compare_udp). It registers the workload
+// and the protocol path "tcp" of the comparison (package compare). Layer
+// APPL.
+package tcp
 
 import (
 	"fmt"
@@ -6,14 +12,65 @@ import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/apps/compare"
+	"simkron/stack/apps/latency"
+	"simkron/stack/apps/udp"
 	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
+	"simkron/workload"
 )
 
-// TCPParams configures the TCP sweep: [workload.tcp].
-type TCPParams struct {
-	Params
+func init() {
+	workload.Register(workload.Type{
+		Name:   "tcp",
+		Help:   "TCP echo latency sweep through stream sockets, optionally after the UDP sweep on the same hosts (compare_udp)",
+		Params: func() any { p := DefaultParams(); return &p },
+		Hosts:  func(p any) []workload.HostRef { return latency.Routed(p.(*Params).HostRefs()) },
+		Reads: func(p any) []string {
+			if p.(*Params).CompareUDP {
+				return []string{"udp"}
+			}
+			return nil
+		},
+		New: newWorkload,
+	})
+	compare.RegisterTransport(compare.TransportType{Name: "tcp", Help: "TCP/IP through send/recv ([workload.tcp]'s nodelay, sndbuf, rcvbuf)",
+		New: func(env workload.Env, p latency.Params) (latency.Transport, latency.Params, error) {
+			t := *env.Params("tcp").(*Params)
+			t.Params, t.CompareUDP = p.WithOwn(t.Params), false
+			return Transport{t}, t.Params, t.Validate()
+		}})
+}
+
+// newWorkload prepares the TCP sweep and, when it asks for the
+// comparison, the UDP sweep of [workload.udp] between the same hosts, run
+// first on the client's one thread.
+func newWorkload(env workload.Env, params any) (workload.Workload, error) {
+	p := *params.(*Params)
+	hs, err := latency.Pair(env, [2]string{"client", "server"}, [2]string{p.Client, p.Server})
+	if err != nil {
+		return nil, err
+	}
+	tcp, err := latency.NewSweep(p.Params, Transport{p}, hs[0], hs[1])
+	if err != nil {
+		return nil, err
+	}
+	if !p.CompareUDP {
+		return &latency.Runs{Sweeps: []*latency.Sweep{tcp}}, nil
+	}
+	u := *env.Params("udp").(*udp.Params)
+	u.Client, u.Server = p.Client, p.Server
+	us, err := udp.New(env, u)
+	if err != nil {
+		return nil, fmt.Errorf("compare_udp: %w", err)
+	}
+	return latency.InTurn(us, tcp), nil
+}
+
+// Params configures the TCP sweep: [workload.tcp].
+type Params struct {
+	latency.Params
 	NoDelay bool     `toml:"nodelay" help:"TCP_NODELAY on both sockets, as request/response programs set it: with Nagle on, a message's last partial segment waits for the ACK of the one before, which the peer delays"`
 	SndBuf  sim.Size `toml:"sndbuf" max:"1MiB" help:"SO_SNDBUF of both sockets (0: the stack's tcp_sndbuf)"`
 	RcvBuf  sim.Size `toml:"rcvbuf" max:"64KiB" help:"SO_RCVBUF of both sockets (0: the stack's tcp_rcvbuf)"`
@@ -21,19 +78,19 @@ type TCPParams struct {
 	CompareUDP bool `toml:"compare_udp" help:"first run the UDP sweep of [workload.udp] between the same hosts, for a table of TCP beside UDP"`
 }
 
-// DefaultTCPParams sweeps the sizes of the Linux/SimOS study.
-func DefaultTCPParams() TCPParams {
-	return TCPParams{
-		Params: Params{
+// DefaultParams sweeps the sizes of the Linux/SimOS study.
+func DefaultParams() Params {
+	return Params{
+		Params: latency.Params{
 			Sizes:    []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768},
-			Messages: 20, Warmup: 2, Port: 5001, Timeout: 5 * sim.Second, SendSpan: SpanThread,
+			Messages: 20, Warmup: 2, Port: 5001, Timeout: 5 * sim.Second, SendSpan: latency.SpanThread,
 		},
 		NoDelay: true,
 	}
 }
 
 // Validate checks what the field bounds cannot.
-func (p TCPParams) Validate() error {
+func (p Params) Validate() error {
 	if err := p.Params.Validate(); err != nil {
 		return err
 	}
@@ -43,20 +100,20 @@ func (p TCPParams) Validate() error {
 	return nil
 }
 
-// TCP is the transport of the TCP sweep: send() and recv() on one
+// Transport is the transport of the TCP sweep: send() and recv() on one
 // connection. Both programs know the schedule of sizes, so the server
 // reads exactly one message before echoing it: the message boundaries
 // are the same in both directions of the stream, and the tracker finds
 // a message's first byte by its offset in the stream.
-type TCP struct {
-	p TCPParams
+type Transport struct {
+	p Params
 }
 
-var _ Transport = TCP{}
+var _ latency.Transport = Transport{}
 
 // Info describes the TCP sweep.
-func (TCP) Info() Info {
-	return Info{Name: "TCP", Send: "send", Recv: "recv", SendSymbol: "sys_send", RecvSymbol: "sys_recv", Unit: "segs",
+func (Transport) Info() latency.Info {
+	return latency.Info{Name: "TCP", Send: "send", Recv: "recv", SendSymbol: "sys_send", RecvSymbol: "sys_recv", Unit: "segs",
 		Main: cpu.Def{Name: "tcpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number, count received bytes"}}
 }
 
@@ -67,7 +124,7 @@ type tcpConn struct {
 }
 
 // socket opens a stream socket with the sweep's options.
-func (tr TCP) socket(t *kernel.Thread, s *inet.Stack) (int, inet.Errno) {
+func (tr Transport) socket(t *kernel.Thread, s *inet.Stack) (int, inet.Errno) {
 	fd, err := s.Socket(t, inet.SockStream)
 	if err != 0 {
 		return fd, err
@@ -85,7 +142,7 @@ func (tr TCP) socket(t *kernel.Thread, s *inet.Stack) (int, inet.Errno) {
 }
 
 // Listen listens on the sweep's port and accepts one connection.
-func (tr TCP) Listen(t *kernel.Thread, e *End) (Conn, error) {
+func (tr Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	s := e.Host.Inet
 	lfd, err := tr.socket(t, s)
 	if err == 0 {
@@ -105,7 +162,7 @@ func (tr TCP) Listen(t *kernel.Thread, e *End) (Conn, error) {
 }
 
 // Dial connects to the server.
-func (tr TCP) Dial(t *kernel.Thread, e *End) (Conn, error) {
+func (tr Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	s := e.Host.Inet
 	fd, err := tr.socket(t, s)
 	if err == 0 {
@@ -127,7 +184,7 @@ func (c *tcpConn) Send(t *kernel.Thread, buf memory.Addr, n int) error {
 // Recv reads n bytes, as many recv calls as it takes.
 func (c *tcpConn) Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Time) (int, error) {
 	if n == 0 {
-		return 0, ErrEnd
+		return 0, latency.ErrEnd
 	}
 	for got := 0; got < n; {
 		m, err := c.s.Recv(t, c.fd, buf+memory.Addr(got), n-got, timeout)
@@ -171,17 +228,19 @@ func (c *tcpConn) Close(t *kernel.Thread) {
 // gives the stream's origin, the first segment carrying a message's first
 // byte starts its receive latency, and a recv returning completes every
 // message the program now has whole.
-func (tr TCP) Tracker(e *End) Tracker { return &tcpTracker{e: e, port: tr.p.Port} }
+func (tr Transport) Tracker(e *latency.End) latency.Tracker {
+	return &tcpTracker{e: e, port: tr.p.Port}
+}
 
 type tcpTracker struct {
-	e       *End
+	e       *latency.End
 	port    uint16
 	irs     uint32 // the peer's initial sequence number
 	synSeen bool
 	next    int // the message whose first byte is awaited
 	started bool
 	start   cpu.Account
-	out     []Arrival
+	out     []latency.Arrival
 }
 
 func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
@@ -193,7 +252,7 @@ func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 	// An ATM card's frame may end inside the TCP options (a SYN's MSS,
 	// timestamps: 8 + 20 + 20 bytes fill the first cell); the fields used
 	// here are in the fixed 20 bytes.
-	cut := k.e.Host.Link == LinkLLCSNAP && len(seg) >= header.TCPMinimumSize && seg.DataOffset() >= header.TCPMinimumSize
+	cut := k.e.Host.Link == latency.LinkLLCSNAP && len(seg) >= header.TCPMinimumSize && seg.DataOffset() >= header.TCPMinimumSize
 	if !seg.IsValid() && !cut {
 		return
 	}
@@ -205,12 +264,12 @@ func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 		return
 	}
 	n := ip.PayloadLength() - seg.DataOffset()
-	s := k.e.s
-	if !k.synSeen || n == 0 || k.started || k.next >= s.total {
+	s := k.e.Sweep()
+	if !k.synSeen || n == 0 || k.started || k.next >= s.Total() {
 		return
 	}
 	first := uint64(seg.SeqNum() - k.irs - 1)
-	if m := s.msg(k.next); first <= m.Offset && m.Offset < first+uint64(n) {
+	if m := s.Message(k.next); first <= m.Offset && m.Offset < first+uint64(n) {
 		k.started = true
 		now(&k.start)
 	}
@@ -218,8 +277,8 @@ func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 
 // Completed ends every message whose last byte the stream delivered to
 // the program reaches.
-func (k *tcpTracker) Completed(c *cpu.CPU, _ memory.Addr) []Arrival {
-	conn, ok := k.e.conn.(*tcpConn)
+func (k *tcpTracker) Completed(c *cpu.CPU, _ memory.Addr) []latency.Arrival {
+	conn, ok := k.e.Conn().(*tcpConn)
 	if !ok {
 		return nil
 	}
@@ -228,14 +287,14 @@ func (k *tcpTracker) Completed(c *cpu.CPU, _ memory.Addr) []Arrival {
 		return nil
 	}
 	delivered := uint64(info.RcvNxt - uint32(info.Unread) - info.IRS - 1)
-	s := k.e.s
+	s := k.e.Sweep()
 	k.out = k.out[:0]
-	for k.next < s.total && k.started {
-		m := s.msg(k.next)
+	for k.next < s.Total() && k.started {
+		m := s.Message(k.next)
 		if m.Offset+uint64(m.Size) > delivered {
 			break
 		}
-		k.out = append(k.out, Arrival{Msg: k.next, Start: k.start})
+		k.out = append(k.out, latency.Arrival{Msg: k.next, Start: k.start})
 		k.next++
 		k.started = false
 	}

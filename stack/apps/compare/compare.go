@@ -1,4 +1,11 @@
-package latency
+// Package compare is the workload "compare": the echo latency sweep
+// (package latency) over several protocol paths between the same two
+// hosts, one after another, set side by side: the latencies' medians by
+// layer, factors against a baseline, and a published study's statements
+// checked against the results. A protocol's package registers its path
+// (RegisterTransport), and a study's its statements (RegisterStudy), in
+// an init function. Layer APPL.
+package compare
 
 import (
 	"errors"
@@ -8,6 +15,7 @@ import (
 	"strings"
 
 	"simkron/report/shape"
+	"simkron/stack/apps/latency"
 	"simkron/workload"
 )
 
@@ -24,8 +32,7 @@ type TransportType struct {
 	// defaults otherwise. It returns the Transport and the sweep's
 	// Params: p with the path's port and timeout. An error wrapping
 	// ErrUnsupported says the hosts cannot run the path.
-	New    func(env workload.Env, p Params) (Transport, Params, error)
-	compat compat
+	New func(env workload.Env, p latency.Params) (latency.Transport, latency.Params, error)
 }
 
 // ErrUnsupported, wrapped with the reason, is what a TransportType's New
@@ -39,7 +46,7 @@ var transports = map[string]*TransportType{}
 // simulator bug.
 func RegisterTransport(t TransportType) {
 	if _, dup := transports[t.Name]; dup {
-		panic(fmt.Sprintf("latency: transport %q registered twice", t.Name))
+		panic(fmt.Sprintf("compare: transport %q registered twice", t.Name))
 	}
 	transports[t.Name] = &t
 }
@@ -73,42 +80,26 @@ func Transports() []string {
 
 // WithOwn returns the comparison's settings p with the port and timeout
 // of a path's own section: the Params a TransportType's New returns.
-func (p Params) WithOwn(own Params) Params {
-	p.Port, p.Timeout = own.Port, own.Timeout
-	return p
-}
 
 func init() {
-	RegisterTransport(TransportType{Name: "udp", Help: "UDP/IP through sendto/recvfrom", compat: udpCompat,
-		New: func(env workload.Env, p Params) (Transport, Params, error) {
-			u := *env.Params("udp").(*UDPParams)
-			u.Params = p.WithOwn(u.Params)
-			return UDP{u}, u.Params, u.Validate()
-		}})
-	RegisterTransport(TransportType{Name: "tcp", Help: "TCP/IP through send/recv ([workload.tcp]'s nodelay, sndbuf, rcvbuf)",
-		New: func(env workload.Env, p Params) (Transport, Params, error) {
-			t := *env.Params("tcp").(*TCPParams)
-			t.Params, t.CompareUDP = p.WithOwn(t.Params), false
-			return TCP{t}, t.Params, t.Validate()
-		}})
 	workload.Register(workload.Type{
 		Name:   "compare",
 		Help:   "the request/response sweep over several protocol paths on the same hosts, side by side: medians by layer, factors against a baseline",
-		Params: func() any { p := DefaultCompareParams(); return &p },
+		Params: func() any { p := DefaultParams(); return &p },
 		Hosts: func(params any) []workload.HostRef {
-			p := params.(*CompareParams)
+			p := params.(*Params)
 			// The paths over IP need the route when both hosts have
 			// addresses; those without run only the others.
-			return routed(clientServer(p.Client, p.Server))
+			return latency.Routed(latency.Params{Client: p.Client, Server: p.Server}.HostRefs())
 		},
 		// Each path's own settings are its workload's section.
-		Reads: func(params any) []string { return params.(*CompareParams).Protocols },
+		Reads: func(params any) []string { return params.(*Params).Protocols },
 		New:   newCompare,
 	})
 }
 
-// CompareParams configures the compare workload: [workload.compare].
-type CompareParams struct {
+// Params configures the compare workload: [workload.compare].
+type Params struct {
 	Client      string   `toml:"client" help:"host that sends each message and waits for its echo"`
 	Server      string   `toml:"server" help:"host that echoes each message"`
 	Protocols   []string `toml:"protocols" nonempty:"true" help:"protocol paths, run in order on the same hosts (default: every registered one, those the hosts cannot run left out with the reason); each path's own settings are its [workload.NAME]'s"`
@@ -133,7 +124,7 @@ type Study struct {
 	// rows by protocol path ("udp", "tcp", "via"), any of which may be
 	// missing, with the comparison's split between small and large
 	// messages.
-	Check func(rows map[string][]Row, split int) []Statement
+	Check func(rows map[string][]latency.Row, split int) []Statement
 }
 
 // Statement is one published statement and what the model gives.
@@ -148,7 +139,7 @@ var studies = map[string]*Study{}
 // RegisterStudy adds a study; a name taken twice is a simulator bug.
 func RegisterStudy(s Study) {
 	if _, dup := studies[s.Name]; dup {
-		panic(fmt.Sprintf("latency: study %q registered twice", s.Name))
+		panic(fmt.Sprintf("compare: study %q registered twice", s.Name))
 	}
 	studies[s.Name] = &s
 }
@@ -156,16 +147,16 @@ func RegisterStudy(s Study) {
 // StudySizes are the Linux/SimOS study's message sizes.
 var StudySizes = []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768}
 
-// DefaultCompareParams compares every registered path over the study's
+// DefaultParams compares every registered path over the study's
 // sizes, with the study's definitions of the latencies.
-func DefaultCompareParams() CompareParams {
-	return CompareParams{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2,
-		SendSpan: SpanDMA, ReceiveSpan: SpanDMA}
+func DefaultParams() Params {
+	return Params{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2,
+		SendSpan: latency.SpanDMA, ReceiveSpan: latency.SpanDMA}
 }
 
 // Validate checks the protocols.
-func (p CompareParams) Validate() error {
-	if err := (Params{SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}).Validate(); err != nil {
+func (p Params) Validate() error {
+	if err := (latency.Params{SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}).Validate(); err != nil {
 		return err
 	}
 	if len(p.Protocols) == 0 {
@@ -196,10 +187,10 @@ func (p CompareParams) Validate() error {
 }
 
 func newCompare(env workload.Env, params any) (workload.Workload, error) {
-	p := *params.(*CompareParams)
-	var hs [2]*Host
+	p := *params.(*Params)
+	var hs [2]*latency.Host
 	for i, r := range [2]struct{ role, name string }{{"client", p.Client}, {"server", p.Server}} {
-		h, err := FindCardHost(env, r.role, r.name)
+		h, err := latency.FindCardHost(env, r.role, r.name)
 		if err != nil {
 			return nil, err
 		}
@@ -208,14 +199,14 @@ func newCompare(env workload.Env, params any) (workload.Workload, error) {
 	if hs[0].Name == hs[1].Name {
 		return nil, fmt.Errorf("server: the client and the server must be different hosts")
 	}
-	w := &compare{p: p, sweeps: sweeps{oneThread: true}, split: p.Split}
+	w := &compare{p: p, Runs: latency.Runs{OneThread: true}, split: p.Split}
 	if w.split == 0 {
 		w.split = 1500
 		if hs[0].Inet != nil {
 			w.split = hs[0].Inet.Params().MTU
 		}
 	}
-	common := Params{Client: p.Client, Server: p.Server, Sizes: p.Sizes, Messages: p.Messages, Warmup: p.Warmup,
+	common := latency.Params{Client: p.Client, Server: p.Server, Sizes: p.Sizes, Messages: p.Messages, Warmup: p.Warmup,
 		SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}
 	for _, name := range p.Protocols {
 		tt := transports[name]
@@ -235,15 +226,15 @@ func newCompare(env workload.Env, params any) (workload.Workload, error) {
 		if err != nil {
 			return nil, fmt.Errorf("protocols: %s: %w", name, err)
 		}
-		s, err := newSweep(sp, tr, tt.compat, hs[0], hs[1])
+		s, err := latency.NewSweep(sp, tr, hs[0], hs[1])
 		if err != nil {
 			return nil, fmt.Errorf("protocols: %s: %w", name, err)
 		}
-		s.samples.keep = true // for the medians by layer
-		w.runs = append(w.runs, s)
+		s.KeepSamples() // for the medians by layer
+		w.Sweeps = append(w.Sweeps, s)
 		w.names = append(w.names, name)
 	}
-	if len(w.runs) == 0 {
+	if len(w.Sweeps) == 0 {
 		return nil, fmt.Errorf("protocols: the hosts support none of them (%s)", strings.Join(w.skipped, "; "))
 	}
 	return w, nil
@@ -252,8 +243,8 @@ func newCompare(env workload.Env, params any) (workload.Workload, error) {
 // compare is the compare workload: the sweeps, one after another on the
 // client's thread, and their comparison.
 type compare struct {
-	p CompareParams
-	sweeps
+	p Params
+	latency.Runs
 	split   int      // bytes: the factors' means below and above
 	names   []string // of the paths run, as registered
 	skipped []string // the paths left out, each with why
@@ -261,24 +252,24 @@ type compare struct {
 
 var _ workload.Workload = (*compare)(nil)
 
-func (w *compare) Start() { w.sweeps.Start() }
+func (w *compare) Start() { w.Runs.Start() }
 
 func (w *compare) Result() (workload.Result, error) {
-	res := w.sections()
+	res := w.Sections()
 	f := &res.Figures
 	f.Tables = append(f.Tables, w.settings())
-	for _, s := range w.runs {
+	for _, s := range w.Sweeps {
 		f.Tables = append(f.Tables, s.Table())
 	}
 	for _, dir := range w.dirs() {
-		f.Tables = append(f.Tables, MedianTable(dir, w.runs...))
+		f.Tables = append(f.Tables, MedianTable(dir, w.Sweeps...))
 	}
 	f.Tables = append(f.Tables, w.factors(), w.factorMeans())
 	if st := studies[w.p.Study]; st != nil {
 		f.Tables = append(f.Tables, w.statements(st))
 	}
 	f.Bars = append(f.Bars, w.bars())
-	f.Charts = append(f.Charts, MedianChart("medians", w.runs...))
+	f.Charts = append(f.Charts, MedianChart("medians", w.Sweeps...))
 	if len(w.skipped) > 0 {
 		f.Text = "Not run, the hosts cannot:\n  " + strings.Join(w.skipped, "\n  ") + "\n"
 	}
@@ -288,29 +279,30 @@ func (w *compare) Result() (workload.Result, error) {
 // settings says what the comparison measured and on what: the definitions
 // of its latencies and the network between its hosts, defaults included.
 func (w *compare) settings() shape.Table {
-	s := w.runs[0]
+	s := w.Sweeps[0]
 	t := shape.Table{Title: "compare: what the latencies are and where they were measured", Columns: shape.Cols("what", "used"), Prose: true}
 	send, recv := "thread", "arrival"
-	if s.p.dmaSend() {
+	if s.Params().SendSpan == latency.SpanDMA {
 		send = "dma"
 	}
-	if s.p.dmaReceive() {
+	if s.Params().ReceiveSpan == latency.SpanDMA {
 		recv = "dma"
 	}
+	client, server := s.Hosts()
 	t.Rows = append(t.Rows,
-		[]string{"send", fmt.Sprintf("send_span = %q: %s", send, s.sendWhat())},
-		[]string{"receive", fmt.Sprintf("receive_span = %q: %s", recv, s.recvWhat())},
+		[]string{"send", fmt.Sprintf("send_span = %q: %s", send, s.SendWhat())},
+		[]string{"receive", fmt.Sprintf("receive_span = %q: %s", recv, s.RecvWhat())},
 		[]string{"round trip", "the client's time from entering the send call to the return of the receive call bringing the echo"},
-		[]string{"baseline", w.baseline().info.Name},
-		[]string{"client", w.label(s.ends[0].Host)},
-		[]string{"server", w.label(s.ends[1].Host)},
+		[]string{"baseline", w.baseline().Info().Name},
+		[]string{"client", w.label(client)},
+		[]string{"server", w.label(server)},
 	)
 	return t
 }
 
 // label names a host of the comparison with what its card is plugged
 // into.
-func (w *compare) label(h *Host) string {
+func (w *compare) label(h *latency.Host) string {
 	if h.Network == nil || h.Network() == "" {
 		return h.Name
 	}
@@ -319,9 +311,9 @@ func (w *compare) label(h *Host) string {
 
 // statements checks a study's statements against the sweeps' rows.
 func (w *compare) statements(st *Study) shape.Table {
-	rows := map[string][]Row{}
-	for i, s := range w.runs {
-		rows[w.names[i]] = s.rows
+	rows := map[string][]latency.Row{}
+	for i, s := range w.Sweeps {
+		rows[w.names[i]] = s.Rows()
 	}
 	t := shape.Table{Title: "the study's statements against the model (published: " + st.Source + ")",
 		Columns: shape.Cols("statement", "holds", "the model"), Prose: true}
@@ -343,36 +335,36 @@ func (w *compare) dirs() []string { return []string{shape.Send, shape.Receive} }
 const defaultBaseline = "via"
 
 // baseline returns the sweep the factors are against.
-func (w *compare) baseline() *Sweep {
+func (w *compare) baseline() *latency.Sweep {
 	b := w.p.Baseline
 	if b == "" {
 		b = defaultBaseline
 	}
 	if i := slices.Index(w.names, b); i >= 0 {
-		return w.runs[i]
+		return w.Sweeps[i]
 	}
-	return w.runs[0]
+	return w.Sweeps[0]
 }
 
 // metric is a latency the tables compare: a row's median send or
 // receive, or its mean round trip.
 type metric struct {
 	name string
-	get  func(r Row) (float64, bool)
+	get  func(r latency.Row) (float64, bool)
 }
 
 var metrics = []metric{
-	{"send", func(r Row) (float64, bool) { return r.Send.Median, r.Send.N > 0 }},
-	{"receive", func(r Row) (float64, bool) { return r.Receive.Median, r.Receive.N > 0 }},
+	{"send", func(r latency.Row) (float64, bool) { return r.Send.Median, r.Send.N > 0 }},
+	{"receive", func(r latency.Row) (float64, bool) { return r.Receive.Median, r.Receive.N > 0 }},
 }
 
-var rtt = metric{"rtt", func(r Row) (float64, bool) { return r.RTTMicros, r.Messages > 0 }}
+var rtt = metric{"rtt", func(r latency.Row) (float64, bool) { return r.RTTMicros, r.Messages > 0 }}
 
 // compared returns the metrics the factors use.
 func (w *compare) compared() []metric { return append(slices.Clone(metrics), rtt) }
 
 // factor returns a's value over b's, false when either is missing.
-func factor(m metric, a, b Row) (float64, bool) {
+func factor(m metric, a, b latency.Row) (float64, bool) {
 	x, ok := m.get(a)
 	y, okb := m.get(b)
 	if !ok || !okb || y <= 0 {
@@ -388,7 +380,7 @@ func (w *compare) factors() shape.Table {
 	base := w.baseline()
 	ms := w.compared()
 	t := shape.Table{
-		Title:   fmt.Sprintf("protocols side by side (median cycles; round trip in us; factor = protocol / %s: below 1 when faster)", base.info.Name),
+		Title:   fmt.Sprintf("protocols side by side (median cycles; round trip in us; factor = protocol / %s: below 1 when faster)", base.Info().Name),
 		Columns: shape.Cols("size", "protocol"),
 	}
 	for _, m := range ms {
@@ -399,14 +391,14 @@ func (w *compare) factors() shape.Table {
 		t.Columns = append(t.Columns, c)
 	}
 	for _, m := range ms {
-		t.Columns = append(t.Columns, shape.Column{Name: m.name + " factor", Group: "factor = protocol / " + base.info.Name})
+		t.Columns = append(t.Columns, shape.Column{Name: m.name + " factor", Group: "factor = protocol / " + base.Info().Name})
 	}
 	t.Columns[2].Doc = "send and receive: the median latency in cycles as the table \"compare: what the latencies are\" defines them; rtt: the mean round trip"
 	for i, size := range w.p.Sizes {
-		b := base.rows[i]
-		for _, s := range w.runs {
-			r := s.rows[i]
-			row := []string{fmt.Sprint(size), s.info.Name}
+		b := base.Rows()[i]
+		for _, s := range w.Sweeps {
+			r := s.Rows()[i]
+			row := []string{fmt.Sprint(size), s.Info().Name}
 			for _, m := range ms {
 				v, _ := m.get(r)
 				if m.name == "rtt" {
@@ -439,12 +431,12 @@ func formatFactor(f float64, ok bool) string {
 func (w *compare) factorMeans() shape.Table {
 	base := w.baseline()
 	t := shape.Table{
-		Title: fmt.Sprintf("factors against %s (protocol / %s), mean over the sizes up to %d B and above", base.info.Name, base.info.Name, w.split),
+		Title: fmt.Sprintf("factors against %s (protocol / %s), mean over the sizes up to %d B and above", base.Info().Name, base.Info().Name, w.split),
 		Columns: []shape.Column{{Name: "protocol"}, {Name: "latency"},
 			{Name: fmt.Sprintf("<= %d B", w.split)}, {Name: fmt.Sprintf("> %d B", w.split)}},
 		Prose: true,
 	}
-	for _, s := range w.runs {
+	for _, s := range w.Sweeps {
 		if s == base {
 			continue
 		}
@@ -452,7 +444,7 @@ func (w *compare) factorMeans() shape.Table {
 			var sum [2]float64
 			var n [2]int
 			for i, size := range w.p.Sizes {
-				f, ok := factor(m, s.rows[i], base.rows[i])
+				f, ok := factor(m, s.Rows()[i], base.Rows()[i])
 				if !ok {
 					continue
 				}
@@ -463,7 +455,7 @@ func (w *compare) factorMeans() shape.Table {
 				sum[k] += f
 				n[k]++
 			}
-			row := []string{s.info.Name, m.name}
+			row := []string{s.Info().Name, m.name}
 			for k := range 2 {
 				row = append(row, formatFactor(sum[k]/float64(max(n[k], 1)), n[k] > 0))
 			}
@@ -478,13 +470,15 @@ func (w *compare) factorMeans() shape.Table {
 // and sweep, a column per layer any of them has, in stack order ("-"
 // where a sweep never has the layer), and the median total. The sweeps
 // must keep their samples.
-func MedianTable(dir string, runs ...*Sweep) shape.Table {
-	meds := make([][][]LayerCost, len(runs))
+func MedianTable(dir string, runs ...*latency.Sweep) shape.Table {
+	meds := make([][][]latency.LayerCost, len(runs))
 	tots := make([][]float64, len(runs))
+	sampled := make([][]int, len(runs))
 	has := make([][]string, len(runs))
 	var layers []string
 	for i, s := range runs {
 		meds[i], tots[i] = s.LayerMedians(dir)
+		sampled[i] = s.Sampled(dir)
 		for _, row := range meds[i] {
 			for _, l := range row {
 				if !slices.Contains(has[i], l.Layer) {
@@ -499,21 +493,21 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 		}
 	}
 	shape.SortLayers(layers)
-	what := "send: " + runs[0].sendWhat()
+	what := "send: " + runs[0].SendWhat()
 	if dir == shape.Receive {
-		what = "receive: " + runs[0].recvWhat()
+		what = "receive: " + runs[0].RecvWhat()
 	}
 	t := shape.Table{
 		Title:   fmt.Sprintf("%s by layer, protocols side by side (median cycles per message; %s; each layer's median, and the median total, which they need not add up to)", dir, what),
 		Columns: shape.Cols(append(append([]string{"size", "protocol"}, layers...), "total")...),
 	}
 	t.Columns[len(t.Columns)-1].Doc = "the median of the total latency (\"-\": no message of the size measured)"
-	for si, size := range runs[0].p.Sizes {
+	for si, size := range runs[0].Params().Sizes {
 		for i, s := range runs {
 			if si >= len(meds[i]) {
 				continue
 			}
-			row := []string{fmt.Sprint(size), s.info.Name}
+			row := []string{fmt.Sprint(size), s.Info().Name}
 			for _, l := range layers {
 				if !slices.Contains(has[i], l) {
 					row = append(row, "-")
@@ -528,7 +522,7 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 				row = append(row, fmt.Sprintf("%.0f", c))
 			}
 			total := "-" // no message of the size measured: the run stopped first
-			if len(s.samples.of(dir)[si]) > 0 {
+			if sampled[i][si] > 0 {
 				total = fmt.Sprintf("%.0f", tots[i][si])
 			}
 			t.Rows = append(t.Rows, append(row, total))
@@ -538,8 +532,8 @@ func MedianTable(dir string, runs ...*Sweep) shape.Table {
 }
 
 // has reports whether s measured metric m at any size.
-func has(s *Sweep, m metric) bool {
-	for _, r := range s.rows {
+func has(s *latency.Sweep, m metric) bool {
+	for _, r := range s.Rows() {
 		if _, ok := m.get(r); ok {
 			return true
 		}
@@ -550,7 +544,7 @@ func has(s *Sweep, m metric) bool {
 // MedianChart draws the sweeps' median latencies against message size:
 // a plot per direction a sweep measured (send, receive), a line per
 // sweep; its caption names the plots drawn.
-func MedianChart(name string, runs ...*Sweep) shape.Chart {
+func MedianChart(name string, runs ...*latency.Sweep) shape.Chart {
 	ch := shape.Chart{Name: name}
 	var drawn []string
 	for _, m := range metrics {
@@ -559,8 +553,8 @@ func MedianChart(name string, runs ...*Sweep) shape.Chart {
 			if !has(s, m) {
 				continue
 			}
-			l := shape.Line{Label: s.info.Name, Marks: true}
-			for _, r := range s.rows {
+			l := shape.Line{Label: s.Info().Name, Marks: true}
+			for _, r := range s.Rows() {
 				if v, ok := m.get(r); ok {
 					l.Points = append(l.Points, shape.XY{X: float64(r.Size), Y: v})
 				}
@@ -569,9 +563,9 @@ func MedianChart(name string, runs ...*Sweep) shape.Chart {
 		}
 		if len(p.Lines) > 0 {
 			ch.Plots = append(ch.Plots, p)
-			what := runs[0].sendWhat()
+			what := runs[0].SendWhat()
 			if m.name == "receive" {
-				what = runs[0].recvWhat()
+				what = runs[0].RecvWhat()
 			}
 			drawn = append(drawn, fmt.Sprintf("%s (%s)", m.name, what))
 		}
@@ -594,8 +588,8 @@ func plural(n int, one, many string) string {
 // (a protocol) per size.
 func (w *compare) bars() shape.Bars {
 	var names []string
-	for _, s := range w.runs {
-		names = append(names, s.info.Name)
+	for _, s := range w.Sweeps {
+		names = append(names, s.Info().Name)
 	}
 	c := shape.Bars{Name: "compare",
 		Caption: "Mean cycles per message of each layer, stacked, for each message size: the protocols' bars side by side (left to right " +
@@ -605,8 +599,8 @@ func (w *compare) bars() shape.Bars {
 		for _, size := range w.p.Sizes {
 			bp.Categories = append(bp.Categories, shape.SizeLabel(size))
 		}
-		for _, s := range w.runs {
-			g := shape.BarGroup{Label: s.info.Name}
+		for _, s := range w.Sweeps {
+			g := shape.BarGroup{Label: s.Info().Name}
 			for _, b := range s.Breakdowns() {
 				if b.Direction != dir {
 					continue
@@ -632,37 +626,3 @@ func (w *compare) bars() shape.Bars {
 	}
 	return c
 }
-
-// sendWhat says what the send latency counts, for titles.
-func (s *Sweep) sendWhat() string {
-	if s.p.dmaSend() {
-		return "all of the sending host's cycles from " + s.info.Send + "'s entry until the message has left host memory (its last DMA done and that interrupt handled), the wait for the card as DMA" + note(s.info.SendNote)
-	}
-	return "the sending thread's cycles inside " + s.info.Send + note(s.info.SendNote)
-}
-
-// recvWhat says what the receive latency counts, for titles.
-func (s *Sweep) recvWhat() string {
-	if s.p.dmaReceive() {
-		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data" + note(s.info.RecvNote)
-	}
-	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, the wait for the rest of the message (the wire and the card) as DMA" + note(s.info.RecvNote)
-}
-
-// Name returns the sweep's name in lower case ("udp"): its result
-// section's name and the prefix of its threads' names.
-func (s *Sweep) Name() string { return s.name() }
-
-// Info returns the description of the sweep's transport.
-func (s *Sweep) Info() Info { return s.info }
-
-// InTurn returns a workload that runs the sweeps between the same two
-// hosts one after another, each client in turn on one thread of the
-// client host (each server on a thread of its own from the start), and
-// reports each sweep's section, tables and breakdowns in that order.
-func InTurn(runs ...*Sweep) workload.Workload { return &sweeps{runs: runs, oneThread: true} }
-
-// Index returns the schedule index a message's stamp (its first four
-// bytes, big-endian) names, -1 when it names none: for a transport's
-// Tracker that reads the stamp.
-func (s *Sweep) Index(stamp uint32) int { return s.index(stamp) }
