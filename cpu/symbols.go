@@ -13,7 +13,7 @@ import (
 // copy or a checksum count towards whichever layer called them.
 type Layer string
 
-// Layers of the Internet, OSI TOP and VIA paths (docs/design.md). Their
+// Layers of the Internet, OSI TOP and VIA protocols (docs/design.md). Their
 // order in reports, colours and meaning are report/shape's table of
 // layers (shape.Layers), the one table of them; cpu, which may not import
 // it, names the same layers, and TestLayersAgreeWithReportTable holds the

@@ -9,8 +9,8 @@
 // "yesv2-interleave", a Go name having no hyphen), so that a reader who
 // knows the workload finds its code by its name. What several of them
 // share is a package that registers no workload: latency, the echo
-// latency sweep that udp, tcp, via and tp4 run over their protocols and
-// compare sets side by side.
+// latency over a series of message sizes that udp, tcp, via and tp4 run
+// over their protocols and compare sets side by side.
 package apps
 
 import (

@@ -1,9 +1,9 @@
-// Package compare is the workload "compare": the echo latency sweep
-// (package latency) over several protocol paths between the same two
+// Package compare is the workload "compare": the echo latency series
+// (package latency) over several protocols between the same two
 // hosts, one after another, set side by side: the latencies' medians by
 // layer, factors against a baseline, and a published study's statements
-// checked against the results. A protocol's package registers its path
-// (RegisterTransport), and a study's its statements (RegisterStudy), in
+// checked against the results. A protocol's package registers its protocol
+// (RegisterProtocol), and a study's its statements (RegisterStudy), in
 // an init function. Layer APPL.
 package compare
 
@@ -19,55 +19,55 @@ import (
 	"simkron/workload"
 )
 
-// TransportType is a protocol path the compare workload can run. A
-// protocol package registers its type with RegisterTransport in an init
+// ProtocolType is a protocol the compare workload can run. A
+// protocol package registers its type with RegisterProtocol in an init
 // function.
-type TransportType struct {
+type ProtocolType struct {
 	Name string // "udp": in protocols lists and [workload.NAME]
 	Help string
-	// New makes the path's Transport for a sweep with the comparison's
+	// New makes the protocol's latency.Protocol for a series with the comparison's
 	// settings p (hosts, sizes, counts, what the latencies count); the
-	// path's own settings (its port, timeout and the rest) are those of
+	// protocol's own settings (its port, timeout and the rest) are those of
 	// its workload's section [workload.NAME] when it has one, its
-	// defaults otherwise. It returns the Transport and the sweep's
-	// Params: p with the path's port and timeout. An error wrapping
-	// ErrUnsupported says the hosts cannot run the path.
-	New func(env workload.Env, p latency.Params) (latency.Transport, latency.Params, error)
+	// defaults otherwise. It returns the latency.Protocol and the series'
+	// Params: p with the protocol's port and timeout. An error wrapping
+	// ErrUnsupported says the hosts cannot run the protocol.
+	New func(env workload.Env, p latency.Params) (latency.Protocol, latency.Params, error)
 }
 
-// ErrUnsupported, wrapped with the reason, is what a TransportType's New
-// returns when the hosts cannot run its path (no such card, agent or
-// socket family): compare leaves the path out and says why.
+// ErrUnsupported, wrapped with the reason, is what a ProtocolType's New
+// returns when the hosts cannot run its protocol (no such card, agent or
+// socket family): compare leaves the protocol out and says why.
 var ErrUnsupported = errors.New("not supported by these hosts")
 
-var transports = map[string]*TransportType{}
+var protocols = map[string]*ProtocolType{}
 
-// RegisterTransport adds a protocol path; a name taken twice is a
+// RegisterProtocol adds a protocol; a name taken twice is a
 // simulator bug.
-func RegisterTransport(t TransportType) {
-	if _, dup := transports[t.Name]; dup {
-		panic(fmt.Sprintf("compare: transport %q registered twice", t.Name))
+func RegisterProtocol(t ProtocolType) {
+	if _, dup := protocols[t.Name]; dup {
+		panic(fmt.Sprintf("compare: protocol %q registered twice", t.Name))
 	}
-	transports[t.Name] = &t
+	protocols[t.Name] = &t
 }
 
-// PathOrder is the order of the protocol paths the comparison runs by
+// ProtocolOrder is the order of the protocols the comparison runs by
 // default: the Linux/SimOS study's three as it sets them, then TP4 (so
-// that running it changes none of the study's figures); paths not listed
+// that running it changes none of the study's figures); protocols not listed
 // follow, sorted by name.
-var PathOrder = []string{"udp", "tcp", "via", "tp4"}
+var ProtocolOrder = []string{"udp", "tcp", "via", "tp4"}
 
-// Transports returns the registered protocol paths' names, in PathOrder.
-func Transports() []string {
+// Protocols returns the registered protocols' names, in ProtocolOrder.
+func Protocols() []string {
 	var out []string
-	for n := range transports {
+	for n := range protocols {
 		out = append(out, n)
 	}
 	rank := func(n string) int {
-		if i := slices.Index(PathOrder, n); i >= 0 {
+		if i := slices.Index(ProtocolOrder, n); i >= 0 {
 			return i
 		}
-		return len(PathOrder)
+		return len(ProtocolOrder)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
@@ -78,21 +78,18 @@ func Transports() []string {
 	return out
 }
 
-// WithOwn returns the comparison's settings p with the port and timeout
-// of a path's own section: the Params a TransportType's New returns.
-
 func init() {
 	workload.Register(workload.Type{
 		Name:   "compare",
-		Help:   "the request/response sweep over several protocol paths on the same hosts, side by side: medians by layer, factors against a baseline",
+		Help:   "the request/response echo latency over a series of message sizes for several protocols on the same hosts, side by side: medians by layer, factors against a baseline",
 		Params: func() any { p := DefaultParams(); return &p },
 		Hosts: func(params any) []workload.HostRef {
 			p := params.(*Params)
-			// The paths over IP need the route when both hosts have
+			// The protocols over IP need the route when both hosts have
 			// addresses; those without run only the others.
 			return latency.Routed(latency.Params{Client: p.Client, Server: p.Server}.HostRefs())
 		},
-		// Each path's own settings are its workload's section.
+		// Each protocol's own settings are its workload's section.
 		Reads: func(params any) []string { return params.(*Params).Protocols },
 		New:   newCompare,
 	})
@@ -102,26 +99,26 @@ func init() {
 type Params struct {
 	Client      string   `toml:"client" help:"host that sends each message and waits for its echo"`
 	Server      string   `toml:"server" help:"host that echoes each message"`
-	Protocols   []string `toml:"protocols" nonempty:"true" help:"protocol paths, run in order on the same hosts (default: every registered one, those the hosts cannot run left out with the reason); each path's own settings are its [workload.NAME]'s"`
+	Protocols   []string `toml:"protocols" nonempty:"true" help:"protocols, run in order on the same hosts (default: every registered one, those the hosts cannot run left out with the reason); each protocol's own settings are its [workload.NAME]'s"`
 	Baseline    string   `toml:"baseline" help:"the protocol the factors are against (default: VIA when it runs, as the Linux/SimOS study gives VIA's improvement factors over the others; otherwise the first)"`
 	Sizes       []int    `toml:"sizes" nonempty:"true" min:"4" max:"1048576" help:"message sizes in bytes"`
 	Messages    int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
 	Warmup      int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring"`
-	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: until the message has left host memory) or \"thread\" (the call's own cycles); see [workload.udp] send_span"`
-	ReceiveSpan string   `toml:"receive_span" help:"what a receive's latency counts, for every path: \"dma\" (the Linux/SimOS study's, the default: without the wait for the wire) or \"arrival\" (from the first frame's arrival, every cycle); see [workload.udp] receive_span"`
+	SendSpan    string   `toml:"send_span" help:"what a send's latency counts, for every protocol: \"dma\" (the Linux/SimOS study's, the default: until the message has left host memory) or \"thread\" (the call's own cycles); see [workload.udp] send_span"`
+	ReceiveSpan string   `toml:"receive_span" help:"what a receive's latency counts, for every protocol: \"dma\" (the Linux/SimOS study's, the default: without the wait for the wire) or \"arrival\" (from the first frame's arrival, every cycle); see [workload.udp] receive_span"`
 	Split       int      `toml:"split" min:"0" max:"1048576" help:"the factors' means are over the sizes up to split bytes and over those above it (0: the client's IP MTU, 1500 without IP)"`
 	Study       string   `toml:"study" help:"a published study whose statements about these results the report checks against them, each said to hold or not (\"linux-simos\": the Linux/SimOS study's; \"\": none)"`
 }
 
 // Study is a published study's statements about the results of a
 // comparison (its layer shapes, which protocol is faster where), each
-// checked against what the sweeps measured. A protocol package registers
+// checked against what the series measured. A protocol package registers
 // its study with RegisterStudy.
 type Study struct {
 	Name   string // "linux-simos": the value of [workload.compare] study
 	Source string // where the statements come from, for the report
-	// Check returns the statements, each checked against rows: the sweeps'
-	// rows by protocol path ("udp", "tcp", "via"), any of which may be
+	// Check returns the statements, each checked against rows: the series'
+	// rows by protocol ("udp", "tcp", "via"), any of which may be
 	// missing, with the comparison's split between small and large
 	// messages.
 	Check func(rows map[string][]latency.Row, split int) []Statement
@@ -147,10 +144,10 @@ func RegisterStudy(s Study) {
 // StudySizes are the Linux/SimOS study's message sizes.
 var StudySizes = []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768}
 
-// DefaultParams compares every registered path over the study's
+// DefaultParams compares every registered protocol over the study's
 // sizes, with the study's definitions of the latencies.
 func DefaultParams() Params {
-	return Params{Protocols: Transports(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2,
+	return Params{Protocols: Protocols(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2,
 		SendSpan: latency.SpanDMA, ReceiveSpan: latency.SpanDMA}
 }
 
@@ -164,8 +161,8 @@ func (p Params) Validate() error {
 	}
 	seen := map[string]bool{}
 	for _, name := range p.Protocols {
-		if transports[name] == nil {
-			return fmt.Errorf("protocols: %q is not a protocol path (known: %s)", name, strings.Join(Transports(), ", "))
+		if protocols[name] == nil {
+			return fmt.Errorf("protocols: %q is not a protocol (known: %s)", name, strings.Join(Protocols(), ", "))
 		}
 		if seen[name] {
 			return fmt.Errorf("protocols: %q twice", name)
@@ -209,7 +206,7 @@ func newCompare(env workload.Env, params any) (workload.Workload, error) {
 	common := latency.Params{Client: p.Client, Server: p.Server, Sizes: p.Sizes, Messages: p.Messages, Warmup: p.Warmup,
 		SendSpan: p.SendSpan, ReceiveSpan: p.ReceiveSpan}
 	for _, name := range p.Protocols {
-		tt := transports[name]
+		tt := protocols[name]
 		tr, sp, err := tt.New(env, common)
 		if err == nil && !tr.Info().NoIP {
 			for _, h := range hs {
@@ -226,21 +223,21 @@ func newCompare(env workload.Env, params any) (workload.Workload, error) {
 		if err != nil {
 			return nil, fmt.Errorf("protocols: %s: %w", name, err)
 		}
-		s, err := latency.NewSweep(sp, tr, hs[0], hs[1])
+		s, err := latency.NewSeries(sp, tr, hs[0], hs[1])
 		if err != nil {
 			return nil, fmt.Errorf("protocols: %s: %w", name, err)
 		}
 		s.KeepSamples() // for the medians by layer
-		w.Sweeps = append(w.Sweeps, s)
+		w.Series = append(w.Series, s)
 		w.names = append(w.names, name)
 	}
-	if len(w.Sweeps) == 0 {
+	if len(w.Series) == 0 {
 		return nil, fmt.Errorf("protocols: the hosts support none of them (%s)", strings.Join(w.skipped, "; "))
 	}
 	return w, nil
 }
 
-// compare is the compare workload: the sweeps, one after another on the
+// compare is the compare workload: the series, one after another on the
 // client's thread, and their comparison.
 type compare struct {
 	p Params
@@ -258,18 +255,18 @@ func (w *compare) Result() (workload.Result, error) {
 	res := w.Sections()
 	f := &res.Figures
 	f.Tables = append(f.Tables, w.settings())
-	for _, s := range w.Sweeps {
+	for _, s := range w.Series {
 		f.Tables = append(f.Tables, s.Table())
 	}
 	for _, dir := range w.dirs() {
-		f.Tables = append(f.Tables, MedianTable(dir, w.Sweeps...))
+		f.Tables = append(f.Tables, MedianTable(dir, w.Series...))
 	}
 	f.Tables = append(f.Tables, w.factors(), w.factorMeans())
 	if st := studies[w.p.Study]; st != nil {
 		f.Tables = append(f.Tables, w.statements(st))
 	}
 	f.Bars = append(f.Bars, w.bars())
-	f.Charts = append(f.Charts, MedianChart("medians", w.Sweeps...))
+	f.Charts = append(f.Charts, MedianChart("medians", w.Series...))
 	if len(w.skipped) > 0 {
 		f.Text = "Not run, the hosts cannot:\n  " + strings.Join(w.skipped, "\n  ") + "\n"
 	}
@@ -279,7 +276,7 @@ func (w *compare) Result() (workload.Result, error) {
 // settings says what the comparison measured and on what: the definitions
 // of its latencies and the network between its hosts, defaults included.
 func (w *compare) settings() shape.Table {
-	s := w.Sweeps[0]
+	s := w.Series[0]
 	t := shape.Table{Title: "compare: what the latencies are and where they were measured", Columns: shape.Cols("what", "used"), Prose: true}
 	send, recv := "thread", "arrival"
 	if s.Params().SendSpan == latency.SpanDMA {
@@ -309,10 +306,10 @@ func (w *compare) label(h *latency.Host) string {
 	return h.Name + " on " + h.Network()
 }
 
-// statements checks a study's statements against the sweeps' rows.
+// statements checks a study's statements against the series' rows.
 func (w *compare) statements(st *Study) shape.Table {
 	rows := map[string][]latency.Row{}
-	for i, s := range w.Sweeps {
+	for i, s := range w.Series {
 		rows[w.names[i]] = s.Rows()
 	}
 	t := shape.Table{Title: "the study's statements against the model (published: " + st.Source + ")",
@@ -327,23 +324,23 @@ func (w *compare) statements(st *Study) shape.Table {
 	return t
 }
 
-// dirs are the directions the sweeps measured.
+// dirs are the directions the series measured.
 func (w *compare) dirs() []string { return []string{shape.Send, shape.Receive} }
 
 // defaultBaseline is the baseline when none is given and it runs: the
 // study's improvement factors are VIA's over the other protocols.
 const defaultBaseline = "via"
 
-// baseline returns the sweep the factors are against.
-func (w *compare) baseline() *latency.Sweep {
+// baseline returns the series the factors are against.
+func (w *compare) baseline() *latency.Series {
 	b := w.p.Baseline
 	if b == "" {
 		b = defaultBaseline
 	}
 	if i := slices.Index(w.names, b); i >= 0 {
-		return w.Sweeps[i]
+		return w.Series[i]
 	}
-	return w.Sweeps[0]
+	return w.Series[0]
 }
 
 // metric is a latency the tables compare: a row's median send or
@@ -396,7 +393,7 @@ func (w *compare) factors() shape.Table {
 	t.Columns[2].Doc = "send and receive: the median latency in cycles as the table \"compare: what the latencies are\" defines them; rtt: the mean round trip"
 	for i, size := range w.p.Sizes {
 		b := base.Rows()[i]
-		for _, s := range w.Sweeps {
+		for _, s := range w.Series {
 			r := s.Rows()[i]
 			row := []string{fmt.Sprint(size), s.Info().Name}
 			for _, m := range ms {
@@ -426,7 +423,7 @@ func formatFactor(f float64, ok bool) string {
 
 // factorMeans gives each protocol's factors against the baseline as
 // means over the sizes up to the split and over those above it: with a
-// fast path as the baseline, the other paths' factors are its
+// fast protocol as the baseline, the other protocols' factors are its
 // improvement over them, as the Linux/SimOS study gives VIA's.
 func (w *compare) factorMeans() shape.Table {
 	base := w.baseline()
@@ -436,7 +433,7 @@ func (w *compare) factorMeans() shape.Table {
 			{Name: fmt.Sprintf("<= %d B", w.split)}, {Name: fmt.Sprintf("> %d B", w.split)}},
 		Prose: true,
 	}
-	for _, s := range w.Sweeps {
+	for _, s := range w.Series {
 		if s == base {
 			continue
 		}
@@ -465,12 +462,12 @@ func (w *compare) factorMeans() shape.Table {
 	return t
 }
 
-// MedianTable sets the medians by layer of several sweeps side by side in
+// MedianTable sets the medians by layer of several series side by side in
 // one direction (shape.Send or shape.Receive): a row per size
-// and sweep, a column per layer any of them has, in stack order ("-"
-// where a sweep never has the layer), and the median total. The sweeps
+// and series, a column per layer any of them has, in stack order ("-"
+// where a series never has the layer), and the median total. The series
 // must keep their samples.
-func MedianTable(dir string, runs ...*latency.Sweep) shape.Table {
+func MedianTable(dir string, runs ...*latency.Series) shape.Table {
 	meds := make([][][]latency.LayerCost, len(runs))
 	tots := make([][]float64, len(runs))
 	sampled := make([][]int, len(runs))
@@ -532,7 +529,7 @@ func MedianTable(dir string, runs ...*latency.Sweep) shape.Table {
 }
 
 // has reports whether s measured metric m at any size.
-func has(s *latency.Sweep, m metric) bool {
+func has(s *latency.Series, m metric) bool {
 	for _, r := range s.Rows() {
 		if _, ok := m.get(r); ok {
 			return true
@@ -541,10 +538,10 @@ func has(s *latency.Sweep, m metric) bool {
 	return false
 }
 
-// MedianChart draws the sweeps' median latencies against message size:
-// a plot per direction a sweep measured (send, receive), a line per
-// sweep; its caption names the plots drawn.
-func MedianChart(name string, runs ...*latency.Sweep) shape.Chart {
+// MedianChart draws the series' median latencies against message size:
+// a plot per direction a series measured (send, receive), a line per
+// series; its caption names the plots drawn.
+func MedianChart(name string, runs ...*latency.Series) shape.Chart {
 	ch := shape.Chart{Name: name}
 	var drawn []string
 	for _, m := range metrics {
@@ -588,7 +585,7 @@ func plural(n int, one, many string) string {
 // (a protocol) per size.
 func (w *compare) bars() shape.Bars {
 	var names []string
-	for _, s := range w.Sweeps {
+	for _, s := range w.Series {
 		names = append(names, s.Info().Name)
 	}
 	c := shape.Bars{Name: "compare",
@@ -599,7 +596,7 @@ func (w *compare) bars() shape.Bars {
 		for _, size := range w.p.Sizes {
 			bp.Categories = append(bp.Categories, shape.SizeLabel(size))
 		}
-		for _, s := range w.Sweeps {
+		for _, s := range w.Series {
 			g := shape.BarGroup{Label: s.Info().Name}
 			for _, b := range s.Breakdowns() {
 				if b.Direction != dir {

@@ -1,8 +1,8 @@
-// Package tcp is the workload "tcp": the echo latency sweep (package
+// Package tcp is the workload "tcp": the echo latency series (package
 // latency) over TCP, send() and recv() on one connection of stream
 // sockets of the simulated kernel's Internet stack, optionally after the
-// UDP sweep on the same hosts (compare_udp). It registers the workload
-// and the protocol path "tcp" of the comparison (package compare). Layer
+// UDP series on the same hosts (compare_udp). It registers the workload
+// and the protocol "tcp" of the comparison (package compare). Layer
 // APPL.
 package tcp
 
@@ -24,7 +24,7 @@ import (
 func init() {
 	workload.Register(workload.Type{
 		Name:   "tcp",
-		Help:   "TCP echo latency sweep through stream sockets, optionally after the UDP sweep on the same hosts (compare_udp)",
+		Help:   "TCP echo latency through stream sockets over a series of message sizes, optionally after the UDP series on the same hosts (compare_udp)",
 		Params: func() any { p := DefaultParams(); return &p },
 		Hosts:  func(p any) []workload.HostRef { return latency.Routed(p.(*Params).HostRefs()) },
 		Reads: func(p any) []string {
@@ -35,16 +35,16 @@ func init() {
 		},
 		New: newWorkload,
 	})
-	compare.RegisterTransport(compare.TransportType{Name: "tcp", Help: "TCP/IP through send/recv ([workload.tcp]'s nodelay, sndbuf, rcvbuf)",
-		New: func(env workload.Env, p latency.Params) (latency.Transport, latency.Params, error) {
+	compare.RegisterProtocol(compare.ProtocolType{Name: "tcp", Help: "TCP/IP through send/recv ([workload.tcp]'s nodelay, sndbuf, rcvbuf)",
+		New: func(env workload.Env, p latency.Params) (latency.Protocol, latency.Params, error) {
 			t := *env.Params("tcp").(*Params)
 			t.Params, t.CompareUDP = p.WithOwn(t.Params), false
-			return Transport{t}, t.Params, t.Validate()
+			return Protocol{t}, t.Params, t.Validate()
 		}})
 }
 
-// newWorkload prepares the TCP sweep and, when it asks for the
-// comparison, the UDP sweep of [workload.udp] between the same hosts, run
+// newWorkload prepares the TCP series and, when it asks for the
+// comparison, the UDP series of [workload.udp] between the same hosts, run
 // first on the client's one thread.
 func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 	p := *params.(*Params)
@@ -52,12 +52,12 @@ func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	tcp, err := latency.NewSweep(p.Params, Transport{p}, hs[0], hs[1])
+	tcp, err := latency.NewSeries(p.Params, Protocol{p}, hs[0], hs[1])
 	if err != nil {
 		return nil, err
 	}
 	if !p.CompareUDP {
-		return &latency.Runs{Sweeps: []*latency.Sweep{tcp}}, nil
+		return &latency.Runs{Series: []*latency.Series{tcp}}, nil
 	}
 	u := *env.Params("udp").(*udp.Params)
 	u.Client, u.Server = p.Client, p.Server
@@ -68,17 +68,17 @@ func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 	return latency.InTurn(us, tcp), nil
 }
 
-// Params configures the TCP sweep: [workload.tcp].
+// Params configures the TCP series: [workload.tcp].
 type Params struct {
 	latency.Params
 	NoDelay bool     `toml:"nodelay" help:"TCP_NODELAY on both sockets, as request/response programs set it: with Nagle on, a message's last partial segment waits for the ACK of the one before, which the peer delays"`
 	SndBuf  sim.Size `toml:"sndbuf" max:"1MiB" help:"SO_SNDBUF of both sockets (0: the stack's tcp_sndbuf)"`
 	RcvBuf  sim.Size `toml:"rcvbuf" max:"64KiB" help:"SO_RCVBUF of both sockets (0: the stack's tcp_rcvbuf)"`
-	// CompareUDP runs the UDP sweep first on the same hosts.
-	CompareUDP bool `toml:"compare_udp" help:"first run the UDP sweep of [workload.udp] between the same hosts, for a table of TCP beside UDP"`
+	// CompareUDP runs the UDP series first on the same hosts.
+	CompareUDP bool `toml:"compare_udp" help:"first run the UDP series of [workload.udp] between the same hosts, for a table of TCP beside UDP"`
 }
 
-// DefaultParams sweeps the sizes of the Linux/SimOS study.
+// DefaultParams measures the sizes of the Linux/SimOS study.
 func DefaultParams() Params {
 	return Params{
 		Params: latency.Params{
@@ -100,19 +100,19 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// Transport is the transport of the TCP sweep: send() and recv() on one
+// Protocol is TCP as a series runs over it: send() and recv() on one
 // connection. Both programs know the schedule of sizes, so the server
 // reads exactly one message before echoing it: the message boundaries
 // are the same in both directions of the stream, and the tracker finds
 // a message's first byte by its offset in the stream.
-type Transport struct {
+type Protocol struct {
 	p Params
 }
 
-var _ latency.Transport = Transport{}
+var _ latency.Protocol = Protocol{}
 
-// Info describes the TCP sweep.
-func (Transport) Info() latency.Info {
+// Info describes the TCP series.
+func (Protocol) Info() latency.Info {
 	return latency.Info{Name: "TCP", Send: "send", Recv: "recv", SendSymbol: "sys_send", RecvSymbol: "sys_recv", Unit: "segs",
 		Main: cpu.Def{Name: "tcpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number, count received bytes"}}
 }
@@ -123,8 +123,8 @@ type tcpConn struct {
 	timeout sim.Time
 }
 
-// socket opens a stream socket with the sweep's options.
-func (tr Transport) socket(t *kernel.Thread, s *inet.Stack) (int, inet.Errno) {
+// socket opens a stream socket with the series' options.
+func (tr Protocol) socket(t *kernel.Thread, s *inet.Stack) (int, inet.Errno) {
 	fd, err := s.Socket(t, inet.SockStream)
 	if err != 0 {
 		return fd, err
@@ -141,8 +141,8 @@ func (tr Transport) socket(t *kernel.Thread, s *inet.Stack) (int, inet.Errno) {
 	return fd, err
 }
 
-// Listen listens on the sweep's port and accepts one connection.
-func (tr Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+// Listen listens on the series' port and accepts one connection.
+func (tr Protocol) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	s := e.Host.Inet
 	lfd, err := tr.socket(t, s)
 	if err == 0 {
@@ -162,7 +162,7 @@ func (tr Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, erro
 }
 
 // Dial connects to the server.
-func (tr Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+func (tr Protocol) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	s := e.Host.Inet
 	fd, err := tr.socket(t, s)
 	if err == 0 {
@@ -224,11 +224,11 @@ func (c *tcpConn) Close(t *kernel.Thread) {
 	}
 }
 
-// Tracker follows the sweep's connection at e's host: the peer's SYN
+// Tracker follows the series' connection at e's host: the peer's SYN
 // gives the stream's origin, the first segment carrying a message's first
 // byte starts its receive latency, and a recv returning completes every
 // message the program now has whole.
-func (tr Transport) Tracker(e *latency.End) latency.Tracker {
+func (tr Protocol) Tracker(e *latency.End) latency.Tracker {
 	return &tcpTracker{e: e, port: tr.p.Port}
 }
 
@@ -264,7 +264,7 @@ func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 		return
 	}
 	n := ip.PayloadLength() - seg.DataOffset()
-	s := k.e.Sweep()
+	s := k.e.Series()
 	if !k.synSeen || n == 0 || k.started || k.next >= s.Total() {
 		return
 	}
@@ -287,7 +287,7 @@ func (k *tcpTracker) Completed(c *cpu.CPU, _ memory.Addr) []latency.Arrival {
 		return nil
 	}
 	delivered := uint64(info.RcvNxt - uint32(info.Unread) - info.IRS - 1)
-	s := k.e.Sweep()
+	s := k.e.Series()
 	k.out = k.out[:0]
 	for k.next < s.Total() && k.started {
 		m := s.Message(k.next)

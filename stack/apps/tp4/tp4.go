@@ -6,11 +6,11 @@
 // imports the protocol machine, stack/osi/tp4, as isotp4.) Layer APPL.
 //
 // The client connects a SOCK_SEQPACKET socket to the server's TSAP (the
-// sweep's port as two octets); each message is one TSDU, sent with one
+// series' port as two octets); each message is one TSDU, sent with one
 // sendmsg (EOT) and received whole (recvmsg until EOT), echoed back the
 // same way. The measured calls are the system calls iso_sendmsg and
 // iso_recvmsg. The tracker follows the connection's DTs at each host's
-// card (802.3, LLC, CLNP, TP4, the DT's data starting with the sweep's
+// card (802.3, LLC, CLNP, TP4, the DT's data starting with the series'
 // stamp in the first 4 octets of each message) so that the receive
 // latency runs, as UDP's and TCP's do, from the arrival of the frame
 // carrying the message's first octets.
@@ -53,49 +53,49 @@ import (
 func init() {
 	workload.Register(workload.Type{
 		Name:   "tp4",
-		Help:   "TP4 echo latency sweep through the kernel's ISO sockets (LLC, CLNP, TP4 class 4): send and receive cycles by layer per message size; the compare workload sets it beside UDP and TCP",
+		Help:   "TP4 echo latency through the kernel's ISO sockets (LLC, CLNP, TP4 class 4) over a series of message sizes: send and receive cycles by layer per size; the compare workload sets it beside UDP and TCP",
 		Params: func() any { p := DefaultParams(); return &p },
 		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
 		New:    newWorkload,
 	})
-	compare.RegisterTransport(compare.TransportType{Name: "tp4", Help: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
-		New: func(env workload.Env, common latency.Params) (latency.Transport, latency.Params, error) {
+	compare.RegisterProtocol(compare.ProtocolType{Name: "tp4", Help: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
+		New: func(env workload.Env, common latency.Params) (latency.Protocol, latency.Params, error) {
 			p := *env.Params("tp4").(*Params)
 			p.Params = common.WithOwn(p.Params)
 			if err := p.Validate(); err != nil {
 				return nil, p.Params, err
 			}
-			tr, _, _, err := newTransport(env, p)
+			tr, _, _, err := newProtocol(env, p)
 			return tr, p.Params, err
 		}})
 }
 
-// Params configures the TP4 sweep: [workload.tp4]. The port is the
+// Params configures the TP4 series: [workload.tp4]. The port is the
 // server's TSAP selector, as two octets.
 type Params struct {
 	latency.Params
 }
 
-// DefaultParams sweeps the Linux/SimOS study's sizes, TSAP 7.
+// DefaultParams measures the Linux/SimOS study's sizes, TSAP 7.
 func DefaultParams() Params {
 	return Params{latency.Params{Sizes: []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768},
 		Messages: 20, Warmup: 2, Port: 7, Timeout: 5 * sim.Second, SendSpan: latency.SpanThread}}
 }
 
-// Transport is the TP4 path: the two hosts' ISO families.
-type Transport struct {
+// Protocol is TP4 as a series runs over it: the two hosts' ISO families.
+type Protocol struct {
 	p        Params
 	families map[string]*netiso.Family
 	order    []string
 }
 
 var (
-	_ latency.Transport    = (*Transport)(nil)
-	_ latency.Sectioner    = (*Transport)(nil)
+	_ latency.Protocol     = (*Protocol)(nil)
+	_ latency.Sectioner    = (*Protocol)(nil)
 	_ latency.WholeTracker = (*tracker)(nil)
 )
 
-// findHost returns the host called name as the sweep sees it and its ISO
+// findHost returns the host called name as the series sees it and its ISO
 // family; a host without one is an error wrapping compare.ErrUnsupported.
 func findHost(env workload.Env, role, name string) (*latency.Host, *netiso.Family, error) {
 	h, err := latency.FindCardHost(env, role, name)
@@ -110,9 +110,9 @@ func findHost(env workload.Env, role, name string) (*latency.Host, *netiso.Famil
 	return h, f, nil
 }
 
-// newTransport finds the hosts of p and their families, and places the
-// families' functions so that the sweep can watch its calls.
-func newTransport(env workload.Env, p Params) (tr *Transport, client, server *latency.Host, err error) {
+// newProtocol finds the hosts of p and their families, and places the
+// families' functions so that the series can watch its calls.
+func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Host, err error) {
 	client, cf, err := findHost(env, "client", p.Client)
 	if err != nil {
 		return nil, nil, nil, err
@@ -126,7 +126,7 @@ func newTransport(env workload.Env, p Params) (tr *Transport, client, server *la
 	}
 	cf.Define()
 	sf.Define()
-	return &Transport{p: p, families: map[string]*netiso.Family{client.Name: cf, server.Name: sf}, order: []string{client.Name, server.Name}}, client, server, nil
+	return &Protocol{p: p, families: map[string]*netiso.Family{client.Name: cf, server.Name: sf}, order: []string{client.Name, server.Name}}, client, server, nil
 }
 
 func newWorkload(env workload.Env, params any) (workload.Workload, error) {
@@ -134,19 +134,19 @@ func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	tr, client, server, err := newTransport(env, p)
+	tr, client, server, err := newProtocol(env, p)
 	if err != nil {
 		return nil, err
 	}
-	s, err := latency.NewSweep(p.Params, tr, client, server)
+	s, err := latency.NewSeries(p.Params, tr, client, server)
 	if err != nil {
 		return nil, err
 	}
 	return latency.InTurn(s), nil
 }
 
-// Info describes the TP4 sweep.
-func (tr *Transport) Info() latency.Info {
+// Info describes the TP4 series.
+func (tr *Protocol) Info() latency.Info {
 	return latency.Info{Name: "TP4", Send: "sendmsg", Recv: "recvmsg", SendSymbol: netiso.SendSymbol, RecvSymbol: netiso.RecvSymbol, Unit: "DTs", NoIP: true,
 		Main: cpu.Def{Name: "tp4bench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number"}}
 }
@@ -158,17 +158,17 @@ type conn struct {
 	cap     int
 }
 
-func (tr *Transport) tsap() []byte {
+func (tr *Protocol) tsap() []byte {
 	var b [2]byte
 	binary.BigEndian.PutUint16(b[:], tr.p.Port)
 	return b[:]
 }
 
 // Listen binds the server's TSAP, listens and accepts one connection.
-// The server's buffer is taken after the accept, at the sweep's turn, so
-// that the sweeps run before it in a comparison find the kernel's heap as
+// The server's buffer is taken after the accept, at the series' turn, so
+// that the series run before it in a comparison find the kernel's heap as
 // they would without it.
-func (tr *Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+func (tr *Protocol) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	f := tr.families[e.Host.Name]
 	lfd, err := f.Socket(t)
 	if err == 0 {
@@ -188,7 +188,7 @@ func (tr *Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, err
 }
 
 // Dial connects to the server's TSAP.
-func (tr *Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+func (tr *Protocol) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	f := tr.families[e.Host.Name]
 	peer := tr.families[e.Peer().Host.Name]
 	fd, err := f.Socket(t)
@@ -261,9 +261,9 @@ func (c *conn) Close(t *kernel.Thread) {
 	}
 }
 
-// Section is the families' counters beside the sweep's rows, under the
+// Section is the families' counters beside the series' rows, under the
 // name "netiso".
-func (tr *Transport) Section() workload.Section {
+func (tr *Protocol) Section() workload.Section {
 	var out []FamilyStats
 	for _, h := range tr.order {
 		f := tr.families[h]
@@ -291,7 +291,7 @@ type FamilyStats struct {
 }
 
 // Tracker follows the connection's DTs at e's host.
-func (tr *Transport) Tracker(e *latency.End) latency.Tracker {
+func (tr *Protocol) Tracker(e *latency.End) latency.Tracker {
 	f := tr.families[e.Host.Name]
 	return &tracker{e: e, nsap: f.NSAP(), ext: f.Params().TP4.Extended, arrivals: map[uint32]cpu.Account{}}
 }

@@ -46,7 +46,7 @@ func run(t testing.TB, exp *machine.Experiment) *report.Result {
 	return res
 }
 
-// row is a sweep row as the result has it.
+// row is a series row as the result has it.
 type row struct {
 	Size, Packets, Messages, Lost, Corrupt int
 	Send                                   struct{ N int }          `json:"send_cycles"`
@@ -70,12 +70,12 @@ func section(t testing.TB, res *report.Result, name string) json.RawMessage {
 	return nil
 }
 
-// The TP4 sweep between two 486DX-33 PCs: every message echoed, none lost
+// The TP4 series between two 486DX-33 PCs: every message echoed, none lost
 // or corrupt, each measured once each way at both hosts, a message of n
 // octets in ceil(n / 1015) DTs (a 1 KiB TPDU less the DT's header and
 // checksum parameter), and its send and receive split over the ISO
 // layers.
-func TestSweep(t *testing.T) {
+func TestSeries(t *testing.T) {
 	res := run(t, pair(t, "../../../configs/machines/i486dx33.toml", `[workload]
 type = "tp4"
 [workload.tp4]
@@ -113,7 +113,7 @@ warmup = 1
 // without it: TP4's server waits for its connection from the start (its
 // socket, bind, listen and accept run as the comparison starts, on the
 // server), which leaves that host's caches a little different for the
-// paths before it, and may move their mean round trips by a few cycles;
+// protocols before it, and may move their mean round trips by a few cycles;
 // its buffer is taken at its turn.
 func TestCompare(t *testing.T) {
 	wl := func(protocols string) string {

@@ -1,7 +1,7 @@
-// Package udp is the workload "udp": the echo latency sweep (package
+// Package udp is the workload "udp": the echo latency series (package
 // latency) over UDP, sendto() and recvfrom() on datagram sockets of the
 // simulated kernel's Internet stack, a message per datagram, IP fragments
-// on the wire. It registers the workload and the protocol path "udp" of
+// on the wire. It registers the workload and the protocol "udp" of
 // the comparison (package compare). Layer APPL.
 package udp
 
@@ -23,7 +23,7 @@ import (
 func init() {
 	workload.Register(workload.Type{
 		Name:   "udp",
-		Help:   "UDP echo latency sweep through sockets: send and receive cycles by layer per message size",
+		Help:   "UDP echo latency through sockets over a series of message sizes: send and receive cycles by layer per size",
 		Params: func() any { p := DefaultParams(); return &p },
 		Hosts:  func(p any) []workload.HostRef { return latency.Routed(p.(*Params).HostRefs()) },
 		New: func(env workload.Env, p any) (workload.Workload, error) {
@@ -31,32 +31,32 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return &latency.Runs{Sweeps: []*latency.Sweep{s}}, nil
+			return &latency.Runs{Series: []*latency.Series{s}}, nil
 		},
 	})
-	compare.RegisterTransport(compare.TransportType{Name: "udp", Help: "UDP/IP through sendto/recvfrom",
-		New: func(env workload.Env, p latency.Params) (latency.Transport, latency.Params, error) {
+	compare.RegisterProtocol(compare.ProtocolType{Name: "udp", Help: "UDP/IP through sendto/recvfrom",
+		New: func(env workload.Env, p latency.Params) (latency.Protocol, latency.Params, error) {
 			u := *env.Params("udp").(*Params)
 			u.Params = p.WithOwn(u.Params)
-			return Transport{u}, u.Params, u.Validate()
+			return Protocol{u}, u.Params, u.Validate()
 		}})
 }
 
-// New prepares the UDP sweep of p on its hosts.
-func New(env workload.Env, p Params) (*latency.Sweep, error) {
+// New prepares the UDP series of p on its hosts.
+func New(env workload.Env, p Params) (*latency.Series, error) {
 	hs, err := latency.Pair(env, [2]string{"client", "server"}, [2]string{p.Client, p.Server})
 	if err != nil {
 		return nil, err
 	}
-	return latency.NewSweep(p.Params, Transport{p}, hs[0], hs[1])
+	return latency.NewSeries(p.Params, Protocol{p}, hs[0], hs[1])
 }
 
-// Params configures the UDP sweep: [workload.udp].
+// Params configures the UDP series: [workload.udp].
 type Params struct {
 	latency.Params
 }
 
-// DefaultParams sweeps the sizes of the Linux/SimOS study with the MTU
+// DefaultParams measures the sizes of the Linux/SimOS study with the MTU
 // at 1500.
 func DefaultParams() Params {
 	return Params{latency.Params{
@@ -78,17 +78,17 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// Transport is the transport of the UDP sweep: sendto() and recvfrom() on
+// Protocol is UDP as a series runs over it: sendto() and recvfrom() on
 // a datagram socket, a message per datagram, IP fragments on the wire.
-type Transport struct {
+type Protocol struct {
 	p Params
 }
 
-var _ latency.Transport = Transport{}
+var _ latency.Protocol = Protocol{}
 
-// Info describes the UDP sweep. Its Compat is how the UDP sweep always
+// Info describes the UDP series. Its Compat is how the UDP series always
 // numbered and stamped its messages.
-func (Transport) Info() latency.Info {
+func (Protocol) Info() latency.Info {
 	return latency.Info{Name: "UDP", Send: "sendto", Recv: "recvfrom", SendSymbol: "sys_sendto", RecvSymbol: "sys_recvfrom", Unit: "frags",
 		Main:   cpu.Def{Name: "udpbench_main", Layer: cpu.LayerAPPL, Instructions: 40, CodeBytes: 256, Why: "loop over sizes and messages, stamp the sequence number"},
 		Compat: latency.Compat{StampOrigin: 1, RestoreStamp: true}}
@@ -106,7 +106,7 @@ type udpConn struct {
 	maxfrag int
 }
 
-func (u Transport) open(t *kernel.Thread, e *latency.End) (*udpConn, error) {
+func (u Protocol) open(t *kernel.Thread, e *latency.End) (*udpConn, error) {
 	s := e.Host.Inet
 	fd, err := s.Socket(t, inet.SockDgram)
 	if err != 0 {
@@ -117,7 +117,7 @@ func (u Transport) open(t *kernel.Thread, e *latency.End) (*udpConn, error) {
 }
 
 // Listen allocates the server's buffer, then opens and binds its socket.
-func (u Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+func (u Protocol) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	e.Buffer()
 	c, err := u.open(t, e)
 	if err != nil {
@@ -130,7 +130,7 @@ func (u Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error
 }
 
 // Dial opens the client's socket, addressed to the server.
-func (u Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+func (u Protocol) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	c, err := u.open(t, e)
 	if err != nil {
 		return nil, err
@@ -164,9 +164,9 @@ func (c *udpConn) Packets(n int) int {
 
 func (c *udpConn) Close(t *kernel.Thread) { c.s.Close(t, c.fd) }
 
-// Tracker follows UDP datagrams to or from the sweep's port at e's host,
+// Tracker follows UDP datagrams to or from the series' port at e's host,
 // fragments included.
-func (u Transport) Tracker(e *latency.End) latency.Tracker {
+func (u Protocol) Tracker(e *latency.End) latency.Tracker {
 	return &udpTracker{e: e, port: u.p.Port, arrivals: map[udpKey]*udpArrival{}, bySeq: map[uint32]*udpArrival{}}
 }
 
@@ -245,6 +245,6 @@ func (u *udpTracker) Completed(c *cpu.CPU, buf memory.Addr) []latency.Arrival {
 	delete(u.bySeq, a.seq)
 	// Back to the pool: the caller copies Start before any frame comes.
 	u.free = append(u.free, a)
-	u.out[0] = latency.Arrival{Msg: u.e.Sweep().Index(a.seq), Start: a.start}
+	u.out[0] = latency.Arrival{Msg: u.e.Series().Index(a.seq), Start: a.start}
 	return u.out[:]
 }

@@ -20,7 +20,7 @@ func BenchmarkVIARoundTrip1KiB(b *testing.B) {
 		exp.Segments[i].Pcap = false
 	}
 	exp.Workload.Type = "via"
-	p := sweepParams(exp, "via")
+	p := seriesParams(exp, "via")
 	p.Client, p.Server = "mipsA", "mipsB"
 	p.Sizes, p.Messages, p.Warmup = []int{1024}, b.N, 1
 	exp.Info.StopAt = sim.Time(b.N+100) * sim.Millisecond

@@ -11,7 +11,7 @@ import (
 // The Linux/SimOS study's statements about its results (Won et al., J.
 // High Speed Networks 13, 2004, sec. 4;
 // docs/reference/inet-notes.md sec. 8 and docs/reference/via.md sec. 6), checked by compare against
-// what the sweeps measured when [workload.compare] study =
+// what the series measured when [workload.compare] study =
 // "linux-simos". They are the study's words, its figures' shapes; its
 // improvement factors are a validation set that none of them names. Each
 // check says exactly what it takes the words to mean.

@@ -38,7 +38,7 @@ func loadStudy(t testing.TB, path string, n int, edit func(*machine.Experiment))
 	if p, ok := exp.Workload.Params[exp.Workload.Type].(*compare.Params); ok {
 		p.Messages, p.Warmup = n, 1
 	} else {
-		p := sweepParams(exp, exp.Workload.Type)
+		p := seriesParams(exp, exp.Workload.Type)
 		p.Messages, p.Warmup = n, 1
 	}
 	for i := range exp.Segments {
@@ -68,8 +68,8 @@ func compareParams(exp *machine.Experiment) *compare.Params {
 	return exp.Workload.Params["compare"].(*compare.Params)
 }
 
-// sweepParams returns the sweep settings of workload name in exp.
-func sweepParams(exp *machine.Experiment, name string) *latency.Params {
+// seriesParams returns the series settings of workload name in exp.
+func seriesParams(exp *machine.Experiment, name string) *latency.Params {
 	switch p := exp.Workload.Params[name].(type) {
 	case *udp.Params:
 		return &p.Params
@@ -78,7 +78,7 @@ func sweepParams(exp *machine.Experiment, name string) *latency.Params {
 	case *via.Params:
 		return &p.Params
 	}
-	panic("no sweep " + name)
+	panic("no series " + name)
 }
 
 func (s study) rows(t testing.TB, name string) []latency.Row {
@@ -325,7 +325,7 @@ func nil2exp(t testing.TB) *machine.Experiment {
 }
 
 // TestStudyMechanisms changes the machine file's DMA rate and memory
-// latency and checks that each path's latencies and layers move as the
+// latency and checks that each protocol's latencies and layers move as the
 // mechanisms say: a quarter of the DMA rate adds three times the DMA
 // engine's time to a VIA send (bound by the engine: the NIC reads the
 // message from registered memory) and to every receive's last frame (the
@@ -491,7 +491,7 @@ receive_span = "dma"
 			t.Fatalf("%d B: %d messages, %d sends, %d receives", r.Size, r.Messages, r.Send.N, r.Receive.N)
 		}
 	}
-	// Hosts without IP addresses: the VIA sweep needs none.
+	// Hosts without IP addresses: the VIA series needs none.
 	if s.run.Hosts[0].Inet != nil {
 		t.Error("host a has the Internet protocols")
 	}

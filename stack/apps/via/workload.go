@@ -14,31 +14,31 @@ import (
 func init() {
 	workload.Register(workload.Type{
 		Name:   "via",
-		Help:   "VIA latency sweep (M-VIA's vpingpong over the VIPL): send and receive cycles by layer per message size; the compare workload sets it beside UDP and TCP",
+		Help:   "VIA echo latency over a series of message sizes (M-VIA's vpingpong over the VIPL): send and receive cycles by layer per size; the compare workload sets it beside UDP and TCP",
 		Params: func() any { p := DefaultParams(); return &p },
 		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
 		New:    newWorkload,
 	})
-	compare.RegisterTransport(compare.TransportType{Name: "via", Help: "VIA through the VIPL (VipPostSend/VipRecvWait), M-VIA's agent on the hosts' cards ([workload.via]'s slots, reliability)",
-		New: func(env workload.Env, common latency.Params) (latency.Transport, latency.Params, error) {
+	compare.RegisterProtocol(compare.ProtocolType{Name: "via", Help: "VIA through the VIPL (VipPostSend/VipRecvWait), M-VIA's agent on the hosts' cards ([workload.via]'s slots, reliability)",
+		New: func(env workload.Env, common latency.Params) (latency.Protocol, latency.Params, error) {
 			p := *env.Params("via").(*Params)
 			p.Params = common.WithOwn(p.Params)
 			if err := p.Validate(); err != nil {
 				return nil, p.Params, err
 			}
-			tr, _, _, err := newTransport(env, p)
+			tr, _, _, err := newProtocol(env, p)
 			return tr, p.Params, err
 		}})
 }
 
-// Params configures the VIA sweep: [workload.via].
+// Params configures the VIA series: [workload.via].
 type Params struct {
 	latency.Params
 	Slots       int    `toml:"slots" min:"1" max:"256" help:"receive descriptors each program keeps posted (vpingpong pre-posts its receives; a message that finds none is dropped, or breaks a reliable connection)"`
 	Reliability string `toml:"reliability" help:"the VIs' reliability level: \"unreliable\" (VIA's native level on Ethernet) or \"reliable\" (reliable delivery: a lost or unexpected message breaks the connection)"`
 }
 
-// DefaultParams sweeps the Linux/SimOS study's sizes (docs/reference/via.md sec. 5: up
+// DefaultParams measures the Linux/SimOS study's sizes (docs/reference/via.md sec. 5: up
 // to 32 KB, M-VIA's data buffer) with four receives posted.
 func DefaultParams() Params {
 	return Params{
@@ -63,7 +63,7 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// findHost returns the host called name as the sweep sees it (its kernel,
+// findHost returns the host called name as the series sees it (its kernel,
 // its first card, its Internet protocols when it has them) and its VIA
 // agent; a host without an agent is an error wrapping
 // compare.ErrUnsupported.
@@ -80,8 +80,8 @@ func findHost(env workload.Env, role, name string) (*latency.Host, *mvia.Agent, 
 	return h, a, nil
 }
 
-// newTransport finds the hosts of p and their agents.
-func newTransport(env workload.Env, p Params) (tr *Transport, client, server *latency.Host, err error) {
+// newProtocol finds the hosts of p and their agents.
+func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Host, err error) {
 	client, ca, err := findHost(env, "client", p.Client)
 	if err != nil {
 		return nil, nil, nil, err
@@ -97,26 +97,26 @@ func newTransport(env workload.Env, p Params) (tr *Transport, client, server *la
 		h.Kernel.Symbols().Define(defSend)
 		h.Kernel.Symbols().Define(defRecv)
 	}
-	return &Transport{p: p, agents: map[string]*mvia.Agent{client.Name: ca, server.Name: sa}}, client, server, nil
+	return &Protocol{p: p, agents: map[string]*mvia.Agent{client.Name: ca, server.Name: sa}}, client, server, nil
 }
 
 func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 	p := *params.(*Params)
-	tr, client, server, err := newTransport(env, p)
+	tr, client, server, err := newProtocol(env, p)
 	if err != nil {
 		return nil, err
 	}
-	s, err := latency.NewSweep(p.Params, tr, client, server)
+	s, err := latency.NewSeries(p.Params, tr, client, server)
 	if err != nil {
 		return nil, err
 	}
 	return latency.InTurn(s), nil
 }
 
-// Section is the transport's result beside the sweep's rows, under the
+// Section is the protocol's result beside the series' rows, under the
 // name "vpingpong": what the programs counted and each host's agent
 // counters.
-func (tr *Transport) Section() workload.Section {
+func (tr *Protocol) Section() workload.Section {
 	sec := SectionValue{Programs: tr.stats}
 	var hosts []string
 	for h := range tr.agents {

@@ -51,7 +51,7 @@ func TestParamsChecked(t *testing.T) {
 		{"warmup = 2\nsend_span = \"dma\"", "warmup = 2\nsend_span = \"host\"", `workload.compare.send_span: "host" is neither "thread" nor "dma"`},
 		{"\nreceive_span = \"dma\"", "\nreceive_span = \"busy\"", `workload.compare.receive_span: "busy" is neither "arrival" nor "dma"`},
 		{`slots = 4`, "slots = 4\nsend_span = \"all\"", `workload.via.send_span: "all" is neither "thread" nor "dma"`},
-		{`protocols = ["udp", "tcp", "via"]`, `protocols = ["udp", "tp5"]`, `protocols: "tp5" is not a protocol path`},
+		{`protocols = ["udp", "tcp", "via"]`, `protocols = ["udp", "tp5"]`, `protocols: "tp5" is not a protocol`},
 		{`study = "linux-simos"`, `study = "linux-mips"`, `workload.compare.study: "linux-mips" is not a study simkron knows (known: linux-simos)`},
 		{`protocols = ["udp", "tcp", "via"]`, `protocols = ["udp", "udp"]`, `protocols: "udp" twice`},
 		{`reliability = "unreliable"`, `reliability = "sometimes"`, `reliability: "sometimes" is neither`},
@@ -140,12 +140,12 @@ func TestReliable(t *testing.T) {
 	}
 	for _, tb := range res.Figures.Tables {
 		if strings.HasPrefix(tb.Title, "factors") {
-			t.Errorf("factors without a sweep to compare with")
+			t.Errorf("factors without a series to compare with")
 		}
 	}
 }
 
-// The UDP and TCP sweeps check send_span too.
+// The UDP and TCP series check send_span too.
 func TestSendSpanChecked(t *testing.T) {
 	_, err := studyWith(t, "nodelay = true", "nodelay = true\nsend_span = \"all\"")
 	if err == nil || !strings.Contains(err.Error(), `workload.tcp.send_span: "all" is neither`) {

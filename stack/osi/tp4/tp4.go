@@ -106,7 +106,7 @@ type Params struct {
 
 // DefaultParams returns the TOP study's settings: credit 8, an AK for
 // every DT, the checksum on, normal formats, a 2 KiB TPDU (every message
-// of the study's sweep fits one DT; a larger TPDU would be segmented by
+// of the study's series fits one DT; a larger TPDU would be segmented by
 // CLNP on 802.3).
 func DefaultParams() Params {
 	return Params{

@@ -13,7 +13,7 @@
 // protection tag, registers its descriptors and its buffers, creates a VI
 // and pre-posts its receives, then connects (client: VipConnectRequest;
 // server: VipConnectWait and VipConnectAccept on a discriminator made from
-// the sweep's port). A message is the program's send step,
+// the series' port). A message is the program's send step,
 // vpingpong_send: it builds the message's descriptor in registered memory
 // (a control segment and one data segment) and posts it with VipPostSend;
 // the descriptor's completion (the NIC's DMA-completion interrupt, M-VIA's
@@ -31,7 +31,7 @@
 // for the NIC's DMA DMA.
 //
 // Simplifications: every pre-posted receive descriptor points at the
-// program's one receive buffer (the sweep's), which a ping-pong may do
+// program's one receive buffer (the series'), which a ping-pong may do
 // since one message is in flight at a time; receive descriptors completed
 // with an error (a message lost in part on an unreliable connection) are
 // counted, posted again and the wait goes on; completion queues and the
@@ -59,15 +59,15 @@ const sendSlots = 2
 // segment, rounded up to VIA's 64-byte alignment.
 const descStride = 64
 
-// Transport is the VIA transport of the sweep: the hosts' agents and the
-// sweep's settings.
-type Transport struct {
+// Protocol is VIA as a series runs over it: the hosts' agents and the
+// series' settings.
+type Protocol struct {
 	p      Params
 	agents map[string]*mvia.Agent // by host name
 	stats  Stats
 }
 
-var _ latency.Transport = (*Transport)(nil)
+var _ latency.Protocol = (*Protocol)(nil)
 
 // Stats counts what the programs saw go wrong (a clean run has none).
 type Stats struct {
@@ -90,14 +90,14 @@ type AgentStats struct {
 }
 
 // The program's two measured steps (APPL), defined on each host's kernel
-// when the transport is made.
+// when the protocol is made.
 var (
 	defSend = cpu.Def{Name: "vpingpong_send", Layer: cpu.LayerAPPL, Instructions: 20, CodeBytes: 192, Why: "build the message's descriptor in registered memory: Control and SegCount, Length, the data segment's address, memory handle and length (6 stores, the 48 bytes' cache lines charged apart), look up the buffer's handle (4), call VipPostSend and test its result (4); prologue and epilogue (6)"}
 	defRecv = cpu.Def{Name: "vpingpong_recv", Layer: cpu.LayerAPPL, Instructions: 15, CodeBytes: 160, Why: "call VipRecvWait, load the completed descriptor's Length and Status (2 loads), call VipPostRecv to post it again, test the results (9); prologue and epilogue (6)"}
 )
 
-// Info describes the VIA sweep.
-func (tr *Transport) Info() latency.Info {
+// Info describes the VIA series.
+func (tr *Protocol) Info() latency.Info {
 	return latency.Info{Name: "VIA", Send: "VipPostSend", Recv: "VipPostRecv", SendSymbol: defSend.Name, RecvSymbol: defRecv.Name, Unit: "frags",
 		SendNote: "with the building of its descriptor in registered memory",
 		RecvNote: "after VipRecvWait, posting the descriptor again",
@@ -107,7 +107,7 @@ func (tr *Transport) Info() latency.Info {
 
 // end is one program's VIA endpoint.
 type end struct {
-	tr    *Transport
+	tr    *Protocol
 	t     *kernel.Thread
 	c     *cpu.CPU
 	l     *mvia.VIPL
@@ -137,14 +137,14 @@ type region struct {
 }
 
 // discriminator is the endpoint name both programs agree on: the
-// program's name and the sweep's port.
-func (tr *Transport) discriminator() []byte {
+// program's name and the series' port.
+func (tr *Protocol) discriminator() []byte {
 	d := []byte("vpingpong:..")
 	binary.BigEndian.PutUint16(d[len(d)-2:], tr.p.Port)
 	return d
 }
 
-func (tr *Transport) agent(e *latency.End) (*mvia.Agent, error) {
+func (tr *Protocol) agent(e *latency.End) (*mvia.Agent, error) {
 	a := tr.agents[e.Host.Name]
 	if a == nil || len(a.Nics()) == 0 {
 		return nil, fmt.Errorf("host %q has no VIA agent on a card (machine file: [via] enabled = true)", e.Host.Name)
@@ -154,7 +154,7 @@ func (tr *Transport) agent(e *latency.End) (*mvia.Agent, error) {
 
 // open sets the endpoint up on t: NIC, Ptag, registered descriptors and
 // receive buffer, a VI, the receives posted.
-func (tr *Transport) open(t *kernel.Thread, e *latency.End) (*end, error) {
+func (tr *Protocol) open(t *kernel.Thread, e *latency.End) (*end, error) {
 	a, err := tr.agent(e)
 	if err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (tr *Transport) open(t *kernel.Thread, e *latency.End) (*end, error) {
 }
 
 // register returns the handle of the registered buffer holding a, the
-// first call for a buffer registering the sweep's largest message there.
+// first call for a buffer registering the series' largest message there.
 func (x *end) register(a memory.Addr) (mvia.MemHandle, error) {
 	for _, r := range x.regions {
 		if a >= r.base && a < r.base+memory.Addr(r.n) {
@@ -226,7 +226,7 @@ func (x *end) write(d, buf memory.Addr, n int) {
 }
 
 // Listen sets the server's end up and accepts one connection.
-func (tr *Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+func (tr *Protocol) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	x, err := tr.open(t, e)
 	if err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func (tr *Transport) Listen(t *kernel.Thread, e *latency.End) (latency.Conn, err
 }
 
 // Dial sets the client's end up and connects to the server's.
-func (tr *Transport) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
+func (tr *Protocol) Dial(t *kernel.Thread, e *latency.End) (latency.Conn, error) {
 	peer, err := tr.agent(e.Peer())
 	if err != nil {
 		return nil, err
@@ -359,17 +359,17 @@ func (x *end) Close(t *kernel.Thread) {
 	x.l.VipDeregisterMem(x.nic, x.descs, x.dmh)
 }
 
-// Tracker follows the VIA data frames of the sweep's connection at e's
+// Tracker follows the VIA data frames of the series' connection at e's
 // host: the first frame of a message to arrive starts its receive
 // latency, its first fragment's stamp names it, and VipRecvWait
 // returning with the stamp in the receive buffer completes it.
-func (tr *Transport) Tracker(e *latency.End) latency.Tracker {
+func (tr *Protocol) Tracker(e *latency.End) latency.Tracker {
 	return &tracker{e: e, tr: tr, bySeq: map[uint32]cpu.Account{}, byStamp: map[uint32]cpu.Account{}}
 }
 
 type tracker struct {
 	e       *latency.End
-	tr      *Transport
+	tr      *Protocol
 	bySeq   map[uint32]cpu.Account // by message sequence, until its first fragment is in
 	byStamp map[uint32]cpu.Account // by stamp, until a receive returns it
 	out     [1]latency.Arrival
@@ -414,7 +414,7 @@ func (k *tracker) Completed(c *cpu.CPU, buf memory.Addr) []latency.Arrival {
 		return nil
 	}
 	delete(k.byStamp, st)
-	k.out[0] = latency.Arrival{Msg: k.e.Sweep().Index(st), Start: start}
+	k.out[0] = latency.Arrival{Msg: k.e.Series().Index(st), Start: start}
 	return k.out[:]
 }
 

@@ -14,7 +14,7 @@ import (
 	"simkron/stack/kernel"
 )
 
-// Params are the sweep's settings that every transport shares.
+// Params are the series' settings that every protocol shares.
 type Params struct {
 	Client   string   `toml:"client" help:"host that sends each message and waits for its echo"`
 	Server   string   `toml:"server" help:"host that echoes each message"`
@@ -22,7 +22,7 @@ type Params struct {
 	Messages int      `toml:"messages" min:"1" max:"1000000" help:"measured round trips per size"`
 	Warmup   int      `toml:"warmup" min:"0" max:"1000" help:"round trips per size before measuring (the first also resolves ARP)"`
 	Port     uint16   `toml:"port" min:"1" help:"server's port"`
-	Timeout  sim.Time `toml:"timeout" min:"1ms" help:"how long a program waits for a message: an echo not back by then is lost (UDP), or the sweep gives up (TCP)"`
+	Timeout  sim.Time `toml:"timeout" min:"1ms" help:"how long a program waits for a message: an echo not back by then is lost (UDP), or the series gives up (TCP)"`
 	// SendSpan and ReceiveSpan choose between the definitions of the
 	// package doc.
 	SendSpan    string `toml:"send_span" help:"what a send's latency counts: \"thread\" (the sending thread's own cycles inside the call) or \"dma\" (the Linux/SimOS study's: every cycle of the sending host from the call's entry, a system call's trap included, until the message has left host memory, its last DMA done and that interrupt handled, by layer; the call's own cycles are reported beside)"`
@@ -38,7 +38,7 @@ const (
 )
 
 // Validate checks what the field bounds cannot; the Validate of a
-// transport's parameters, which embed these, calls it.
+// protocol's parameters, which embed these, calls it.
 func (p Params) Validate() error {
 	switch p.SendSpan {
 	case "", SpanThread, SpanDMA:
@@ -64,23 +64,23 @@ func (p Params) dmaReceive() bool { return p.ReceiveSpan == SpanDMA }
 // MaxSize is the largest message.
 func (p Params) MaxSize() int { return slices.Max(p.Sizes) }
 
-// Transport is a protocol path the sweep runs over: the calls its two
+// Protocol is a protocol the series runs over: the calls its two
 // programs make, and the simulator's view of its packets. Its methods
 // run on the simulated hosts' threads or in the simulator's observers.
-type Transport interface {
-	// Info describes the transport.
+type Protocol interface {
+	// Info describes the protocol.
 	Info() Info
 	// Listen opens the server's end on its thread and returns once a
 	// client can be served.
 	Listen(t *kernel.Thread, e *End) (Conn, error)
 	// Dial opens the client's end to the server on its thread.
 	Dial(t *kernel.Thread, e *End) (Conn, error)
-	// Tracker returns the simulator's view of the transport's packets at
-	// e's host, made when the sweep is prepared (before any frame).
+	// Tracker returns the simulator's view of the protocol's packets at
+	// e's host, made when the series is prepared (before any frame).
 	Tracker(e *End) Tracker
 }
 
-// Info describes a transport to the sweep and its reports.
+// Info describes a protocol to the series and its reports.
 type Info struct {
 	// Name is the protocol's name in reports: "UDP".
 	Name string
@@ -97,22 +97,23 @@ type Info struct {
 	Unit string
 	// Main is the programs' own function, defined on both hosts.
 	Main cpu.Def
-	// NoIP says that the transport runs without the Internet protocols
+	// NoIP says that the protocol runs without the Internet protocols
 	// (VIA): its hosts need no IP address.
 	NoIP bool
-	// Compat is what the transport's program did differently before it
-	// became this one; a new transport leaves it zero.
+	// Compat is what the protocol's program did differently before it
+	// became this one; a new protocol leaves it zero.
 	Compat Compat
 }
 
-// Conn is one end of an open transport.
+// Conn is one end of a connection over a protocol, as Listen and Dial
+// open it.
 type Conn interface {
 	// Send sends the n bytes at buf as one message.
 	Send(t *kernel.Thread, buf memory.Addr, n int) error
-	// Recv receives one message into buf, which holds the sweep's
+	// Recv receives one message into buf, which holds the series'
 	// largest, waiting at most timeout. n is the size the schedule
 	// expects next, 0 when the schedule has ended. It returns ErrTimeout
-	// when nothing came in time and ErrEnd when a transport that keeps
+	// when nothing came in time and ErrEnd when a protocol that keeps
 	// message boundaries by the schedule has nothing more to receive.
 	Recv(t *kernel.Thread, buf memory.Addr, n int, timeout sim.Time) (int, error)
 	// Packets returns how many packets carry a message of n bytes.
@@ -127,7 +128,7 @@ var (
 	ErrEnd     = errors.New("end of the schedule")
 )
 
-// Tracker is the simulator's view of a transport's packets at one host,
+// Tracker is the simulator's view of a protocol's packets at one host,
 // for the receive latency: which frame starts a message, and which
 // messages a receive call completes. It only looks; the host is never
 // charged for it.
@@ -167,11 +168,11 @@ type Message struct {
 	measured bool
 }
 
-// Compat holds what the UDP and TCP sweeps did differently before they
+// Compat holds what the UDP and TCP series did differently before they
 // became this one program, kept so that their results and captures stay
-// byte-identical with earlier releases. A new transport leaves it zero.
+// byte-identical with earlier releases. A new protocol leaves it zero.
 type Compat struct {
-	// StampOrigin is the first message's stamp: the UDP sweep numbered
+	// StampOrigin is the first message's stamp: the UDP series numbered
 	// its messages from 1.
 	StampOrigin uint32
 	// RestoreStamp rewrites the pattern's first word after each size,
@@ -179,10 +180,11 @@ type Compat struct {
 	RestoreStamp bool
 }
 
-// Sweep is the latency sweep over one transport between two hosts.
-type Sweep struct {
+// Series is the echo latency measured over one protocol between two
+// hosts for a series of message sizes, each size a number of round trips.
+type Series struct {
 	p    Params
-	tr   Transport
+	tr   Protocol
 	info Info
 	ends [2]*End // client, server
 	// The schedule is worked out message by message (msg): a million
@@ -217,11 +219,11 @@ type Sweep struct {
 	failed   string
 }
 
-// End is one host's end of a sweep: what the simulator's measurements
+// End is one host's end of a series: what the simulator's measurements
 // know of its program.
 type End struct {
 	Host *Host
-	s    *Sweep
+	s    *Series
 	main *cpu.Symbol
 	buf  memory.Addr // the program's receive buffer
 	conn Conn
@@ -251,7 +253,7 @@ type End struct {
 	// sendDone and recvDone mark the messages measured at this host: one
 	// sample each, however many copies the faults made.
 	sendDone, recvDone msgSet
-	// slot maps the host's core's layer indices to the sweep's slots.
+	// slot maps the host's core's layer indices to the series' slots.
 	slot []int
 }
 
@@ -302,11 +304,11 @@ type recvSample struct {
 	wire       int64 // the host's wait for the wire in the span ("dma" receive)
 }
 
-// NewSweep prepares the sweep over tr between client and server: it
+// NewSeries prepares the series over tr between client and server: it
 // defines the programs' function on both hosts and installs the
 // measurement. Start (or Serve and Client on threads of one's own)
 // runs it.
-func NewSweep(p Params, tr Transport, client, server *Host) (*Sweep, error) {
+func NewSeries(p Params, tr Protocol, client, server *Host) (*Series, error) {
 	info := tr.Info()
 	if !info.NoIP && (client.Inet == nil || server.Inet == nil) {
 		return nil, fmt.Errorf("both hosts need an IP address on a card")
@@ -314,7 +316,7 @@ func NewSweep(p Params, tr Transport, client, server *Host) (*Sweep, error) {
 	n := len(p.Sizes)
 	// What is kept per size is allocated here; what is kept per message
 	// grows as messages are measured.
-	s := &Sweep{p: p, tr: tr, info: info, rows: make([]Row, n), samples: newSamples(n),
+	s := &Series{p: p, tr: tr, info: info, rows: make([]Row, n), samples: newSamples(n),
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
 		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n), sent: make([]int, n),
 		slotOf:  map[cpu.Layer]int{},
@@ -341,24 +343,24 @@ func NewSweep(p Params, tr Transport, client, server *Host) (*Sweep, error) {
 	return s, nil
 }
 
-// Transport returns the sweep's transport.
-func (s *Sweep) Transport() Transport { return s.tr }
+// Protocol returns the series' protocol.
+func (s *Series) Protocol() Protocol { return s.tr }
 
-// Params returns the sweep's settings.
-func (s *Sweep) Params() Params { return s.p }
+// Params returns the series' settings.
+func (s *Series) Params() Params { return s.p }
 
-// Hosts returns the sweep's client and server.
-func (s *Sweep) Hosts() (client, server *Host) { return s.ends[0].Host, s.ends[1].Host }
+// Hosts returns the series' client and server.
+func (s *Series) Hosts() (client, server *Host) { return s.ends[0].Host, s.ends[1].Host }
 
 // Total returns the messages of the schedule, warm-up ones included.
-func (s *Sweep) Total() int { return s.total }
+func (s *Series) Total() int { return s.total }
 
 // Message returns round trip i of the schedule (0 <= i < Total).
-func (s *Sweep) Message(i int) Message { return s.msg(i) }
+func (s *Series) Message(i int) Message { return s.msg(i) }
 
 // msg returns round trip i of the schedule: each size in turn, its
 // warm-up round trips first.
-func (s *Sweep) msg(i int) Message {
+func (s *Series) msg(i int) Message {
 	si, k := i/s.perSize, i%s.perSize
 	size := s.p.Sizes[si]
 	return Message{Size: size, Offset: s.firstOff[si] + uint64(k)*uint64(size), sizeIdx: si, measured: k >= s.p.Warmup}
@@ -380,7 +382,7 @@ func (m *msgSet) add(i int) {
 }
 
 // firstRoom is how many messages the growing per-message records first
-// make room for, so that a short sweep grows them once at most.
+// make room for, so that a short series grows them once at most.
 const firstRoom = 4096
 
 // addSample appends v to a size's samples, making room for the first
@@ -393,12 +395,12 @@ func addSample(xs *[]float64, v float64, count int) {
 }
 
 // Rows returns the results once the client has ended.
-func (s *Sweep) Rows() []Row { return s.rows }
+func (s *Series) Rows() []Row { return s.rows }
 
-// Failed says why the sweep stopped early ("" when it did not).
-func (s *Sweep) Failed() string { return s.failed }
+// Failed says why the series stopped early ("" when it did not).
+func (s *Series) Failed() string { return s.failed }
 
-func (s *Sweep) fail(format string, args ...any) {
+func (s *Series) fail(format string, args ...any) {
 	if s.failed == "" {
 		s.failed = fmt.Sprintf(format, args...)
 	}
@@ -406,17 +408,17 @@ func (s *Sweep) fail(format string, args ...any) {
 
 // Start spawns the echo server and the client, each on a thread of its
 // own host.
-func (s *Sweep) Start() {
+func (s *Series) Start() {
 	name := s.name()
 	s.ends[1].Host.Kernel.Spawn(name+"echo", s.Serve)
 	s.ends[0].Host.Kernel.Spawn(name+"client", s.Client)
 }
 
-// name is the transport's name in lower case: "udp", the sweep's
+// name is the protocol's name in lower case: "udp", the series'
 // section and the prefix of its threads' names.
-func (s *Sweep) name() string { return strings.ToLower(s.info.Name) }
+func (s *Series) name() string { return strings.ToLower(s.info.Name) }
 
-// Peer returns the other end of e's sweep.
+// Peer returns the other end of e's series.
 func (e *End) Peer() *End {
 	if e == e.s.ends[0] {
 		return e.s.ends[1]
@@ -424,15 +426,15 @@ func (e *End) Peer() *End {
 	return e.s.ends[0]
 }
 
-// Sweep returns the sweep e belongs to.
-func (e *End) Sweep() *Sweep { return e.s }
+// Series returns the series e belongs to.
+func (e *End) Series() *Series { return e.s }
 
-// Conn returns e's open transport, nil before Listen or Dial returned.
+// Conn returns e's connection, nil before Listen or Dial returned.
 func (e *End) Conn() Conn { return e.conn }
 
 // Buffer returns the program's receive buffer, allocated from the
-// kernel at the first call: the server's after its transport's Listen,
-// unless the transport asks for it earlier.
+// kernel at the first call: the server's after its protocol's Listen,
+// unless the protocol asks for it earlier.
 func (e *End) Buffer() memory.Addr {
 	if e.buf == 0 {
 		e.buf = e.Host.Kernel.Kmalloc(e.s.p.MaxSize())
@@ -442,7 +444,7 @@ func (e *End) Buffer() memory.Addr {
 
 // stamp returns the schedule index a message's stamp names, -1 when it
 // names none.
-func (s *Sweep) index(stamp uint32) int {
+func (s *Series) index(stamp uint32) int {
 	i := int(int64(stamp) - int64(s.info.Compat.StampOrigin))
 	if i < 0 || i >= s.total {
 		return -1
@@ -451,8 +453,8 @@ func (s *Sweep) index(stamp uint32) int {
 }
 
 // Serve is the echo server's program, to run on a thread of the server
-// host: it echoes every message until the sweep has ended.
-func (s *Sweep) Serve(t *kernel.Thread) {
+// host: it echoes every message until the series has ended.
+func (s *Series) Serve(t *kernel.Thread) {
 	e := s.ends[1]
 	h := e.Host
 	c := h.Kernel.CPU()
@@ -503,7 +505,7 @@ func (s *Sweep) Serve(t *kernel.Thread) {
 func payloadByte(i int) byte { return byte(i*7 + i>>8 + 1) }
 
 // Client is the client's program, to run on a thread of the client host.
-func (s *Sweep) Client(t *kernel.Thread) {
+func (s *Series) Client(t *kernel.Thread) {
 	e := s.ends[0]
 	h := e.Host
 	k := h.Kernel
@@ -544,9 +546,9 @@ func (s *Sweep) Client(t *kernel.Thread) {
 // exchange makes round trip i: stamp, send, and wait for the echo. An
 // echo of an earlier message (a duplicate, or a stale one the client gave
 // up on) is counted and the wait goes on; only the echo of message i ends
-// it, and only that pair is measured. It returns false when the sweep
+// it, and only that pair is measured. It returns false when the series
 // cannot go on.
-func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in memory.Addr, got, pattern []byte) bool {
+func (s *Series) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in memory.Addr, got, pattern []byte) bool {
 	m := s.msg(i)
 	e := s.ends[0]
 	var stamp [4]byte
@@ -620,7 +622,7 @@ func (s *Sweep) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, in
 
 // finish sums the rows up from what was measured: when the client ends,
 // or, for a run that stopped first, when the result is taken.
-func (s *Sweep) finish() {
+func (s *Series) finish() {
 	if s.finished {
 		return
 	}
@@ -731,7 +733,7 @@ func (e *End) watch() {
 }
 
 // holding reports whether any of the message just sent is still in host
-// memory: with the transport (TCP's unsent bytes) or with the card.
+// memory: with the protocol (TCP's unsent bytes) or with the card.
 func (e *End) holding() bool {
 	if u, ok := e.conn.(interface{ Unsent() bool }); ok && u.Unsent() {
 		return true
@@ -926,9 +928,9 @@ func (e *End) commit(i int) {
 	e.pending = e.pending[:0]
 }
 
-// Breakdowns returns the sweep's send and receive latencies by layer,
+// Breakdowns returns the series' send and receive latencies by layer,
 // each when it has any.
-func (s *Sweep) Breakdowns() []shape.Breakdown {
+func (s *Series) Breakdowns() []shape.Breakdown {
 	var out []shape.Breakdown
 	for _, dir := range []string{shape.Send, shape.Receive} {
 		b := shape.Breakdown{Protocol: s.info.Name, Direction: dir, SizeName: "size", Unit: "message",
@@ -957,8 +959,8 @@ func (s *Sweep) Breakdowns() []shape.Breakdown {
 	return out
 }
 
-// Table returns the sweep's rows as a table.
-func (s *Sweep) Table() shape.Table {
+// Table returns the series' rows as a table.
+func (s *Series) Table() shape.Table {
 	// Duplicate and stale echoes, which only faults make, get columns
 	// when there are any.
 	faults, unsent := false, false
@@ -977,6 +979,8 @@ func (s *Sweep) Table() shape.Table {
 	}
 	recv += note(s.info.RecvNote)
 	t := shape.Table{
+		// The title keeps the word it had when a series was called a
+		// sweep: reports and the tools that read them name it so.
 		Title: fmt.Sprintf("%s echo sweep (cycles; send = %s, receive = %s; both hosts)", s.info.Name, send, recv),
 		Columns: []shape.Column{
 			{Name: "size", Doc: "the message's size in bytes"},
@@ -987,7 +991,7 @@ func (s *Sweep) Table() shape.Table {
 		},
 	}
 	if unsent {
-		// A run that stopped before the sweep ended: the messages it
+		// A run that stopped before the series ended: the messages it
 		// never sent.
 		t.Columns = append(t.Columns, shape.Column{Name: "not sent", Doc: "messages the sweep was set to measure and never sent: the run stopped first"})
 	}
@@ -1046,7 +1050,7 @@ func (s *Sweep) Table() shape.Table {
 	return t
 }
 
-// note returns a transport's note for a title, in brackets.
+// note returns a protocol's note for a title, in brackets.
 func note(n string) string {
 	if n == "" {
 		return ""
@@ -1067,9 +1071,9 @@ func summaryCells(u Summary) []string {
 	return out
 }
 
-// Beside sets two sweeps' median latencies and round trips side by side,
+// Beside sets two series' median latencies and round trips side by side,
 // for the sizes both measured.
-func Beside(a, b *Sweep) shape.Table {
+func Beside(a, b *Series) shape.Table {
 	an, bn := a.info.Name, b.info.Name
 	t := shape.Table{
 		Title: fmt.Sprintf("%s beside %s (median cycles; round trip in us)", bn, an),
@@ -1093,7 +1097,7 @@ func Beside(a, b *Sweep) shape.Table {
 }
 
 // SendWhat says what the send latency counts, for titles.
-func (s *Sweep) SendWhat() string {
+func (s *Series) SendWhat() string {
 	if s.p.dmaSend() {
 		return "all of the sending host's cycles from " + s.info.Send + "'s entry until the message has left host memory (its last DMA done and that interrupt handled), the wait for the card as DMA" + note(s.info.SendNote)
 	}
@@ -1101,33 +1105,33 @@ func (s *Sweep) SendWhat() string {
 }
 
 // RecvWhat says what the receive latency counts, for titles.
-func (s *Sweep) RecvWhat() string {
+func (s *Series) RecvWhat() string {
 	if s.p.dmaReceive() {
 		return "the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, without the time it waited for the wire: idle as DMA only while the card's DMA engine moved data" + note(s.info.RecvNote)
 	}
 	return "all of the receiving host's cycles from the first frame's arrival to " + s.info.Recv + " returning, the wait for the rest of the message (the wire and the card) as DMA" + note(s.info.RecvNote)
 }
 
-// Name returns the sweep's name in lower case ("udp"): its result
+// Name returns the series' name in lower case ("udp"): its result
 // section's name and the prefix of its threads' names.
-func (s *Sweep) Name() string { return s.name() }
+func (s *Series) Name() string { return s.name() }
 
-// Info returns the description of the sweep's transport.
-func (s *Sweep) Info() Info { return s.info }
+// Info returns the description of the series' protocol.
+func (s *Series) Info() Info { return s.info }
 
 // Index returns the schedule index a message's stamp (its first four
-// bytes, big-endian) names, -1 when it names none: for a transport's
+// bytes, big-endian) names, -1 when it names none: for a protocol's
 // Tracker that reads the stamp.
-func (s *Sweep) Index(stamp uint32) int { return s.index(stamp) }
+func (s *Series) Index(stamp uint32) int { return s.index(stamp) }
 
-// KeepSamples makes the sweep keep every measured message's split by
+// KeepSamples makes the series keep every measured message's split by
 // layer, which costs an allocation a message: for the medians by layer
-// (LayerMedians). Call it before the sweep starts.
-func (s *Sweep) KeepSamples() { s.samples.keep = true }
+// (LayerMedians). Call it before the series starts.
+func (s *Series) KeepSamples() { s.samples.keep = true }
 
 // Sampled returns, per size of the schedule, how many messages' splits by
-// layer the sweep kept in direction dir (shape.Send or shape.Receive).
-func (s *Sweep) Sampled(dir string) []int {
+// layer the series kept in direction dir (shape.Send or shape.Receive).
+func (s *Series) Sampled(dir string) []int {
 	var n []int
 	for _, ms := range s.samples.of(dir) {
 		n = append(n, len(ms))
