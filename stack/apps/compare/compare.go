@@ -141,13 +141,10 @@ func RegisterStudy(s Study) {
 	studies[s.Name] = &s
 }
 
-// StudySizes are the Linux/SimOS study's message sizes.
-var StudySizes = []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768}
-
 // DefaultParams compares every registered protocol over the study's
 // sizes, with the study's definitions of the latencies.
 func DefaultParams() Params {
-	return Params{Protocols: Protocols(), Sizes: slices.Clone(StudySizes), Messages: 20, Warmup: 2,
+	return Params{Protocols: Protocols(), Sizes: latency.StudySizes(latency.FullFrameTCP), Messages: 20, Warmup: 2,
 		SendSpan: latency.SpanDMA, ReceiveSpan: latency.SpanDMA}
 }
 

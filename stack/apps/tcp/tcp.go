@@ -82,7 +82,7 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		Params: latency.Params{
-			Sizes:    []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768},
+			Sizes:    latency.StudySizes(latency.FullFrameTCP),
 			Messages: 20, Warmup: 2, Port: 5001, Timeout: 5 * sim.Second, SendSpan: latency.SpanThread,
 		},
 		NoDelay: true,

@@ -78,7 +78,7 @@ type Params struct {
 
 // DefaultParams measures the Linux/SimOS study's sizes, TSAP 7.
 func DefaultParams() Params {
-	return Params{latency.Params{Sizes: []int{4, 16, 64, 256, 1024, 1460, 2048, 4096, 8192, 16384, 32768},
+	return Params{latency.Params{Sizes: latency.StudySizes(latency.FullFrameTCP),
 		Messages: 20, Warmup: 2, Port: 7, Timeout: 5 * sim.Second, SendSpan: latency.SpanThread}}
 }
 

@@ -56,11 +56,11 @@ type Params struct {
 	latency.Params
 }
 
-// DefaultParams measures the sizes of the Linux/SimOS study with the MTU
-// at 1500.
+// DefaultParams measures the Linux/SimOS study's sizes with the largest
+// datagram one 1500-byte frame carries (1472) as the full frame's size.
 func DefaultParams() Params {
 	return Params{latency.Params{
-		Sizes:    []int{4, 16, 64, 256, 1024, 1472, 2048, 4096, 8192, 16384, 32768},
+		Sizes:    latency.StudySizes(latency.FullFrameUDP),
 		Messages: 20, Warmup: 2, Port: 7, Timeout: sim.Second, SendSpan: latency.SpanThread,
 	}}
 }

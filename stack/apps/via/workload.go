@@ -38,12 +38,13 @@ type Params struct {
 	Reliability string `toml:"reliability" help:"the VIs' reliability level: \"unreliable\" (VIA's native level on Ethernet) or \"reliable\" (reliable delivery: a lost or unexpected message breaks the connection)"`
 }
 
-// DefaultParams measures the Linux/SimOS study's sizes (docs/reference/via.md sec. 5: up
-// to 32 KB, M-VIA's data buffer) with four receives posted.
+// DefaultParams measures the Linux/SimOS study's sizes without a full
+// frame's size (docs/reference/via.md sec. 5: up to 32 KB, M-VIA's data
+// buffer) with four receives posted.
 func DefaultParams() Params {
 	return Params{
 		Params: latency.Params{
-			Sizes:    []int{4, 16, 64, 256, 1024, 2048, 4096, 8192, 16384, 32768},
+			Sizes:    latency.StudySizes(0),
 			Messages: 20, Warmup: 2, Port: 7, Timeout: sim.Second, SendSpan: latency.SpanThread,
 		},
 		Slots: 4, Reliability: "unreliable",
