@@ -5,7 +5,7 @@ import (
 
 	"simkron/annotations"
 	"simkron/machine"
-	"simkron/stack/apps/latency"
+	"simkron/stack/apps/udp"
 )
 
 // An annotation script counts the datagrams each host's IP layer receives
@@ -17,7 +17,7 @@ func Example() {
 		panic(err)
 	}
 	exp.Segments[0].Pcap = false
-	udp := exp.Workload.Params["udp"].(*latency.UDPParams)
+	udp := exp.Workload.Params["udp"].(*udp.Params)
 	udp.Sizes = []int{64}
 	udp.Messages, udp.Warmup = 3, 1
 	opt := machine.Options{}

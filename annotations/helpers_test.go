@@ -10,7 +10,7 @@ import (
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
-	"simkron/stack/apps/latency"
+	"simkron/stack/apps/udp"
 )
 
 const udpConfig = "../configs/udp-ne2000.toml"
@@ -24,7 +24,7 @@ func loadUDP(t testing.TB, sizes []int, messages int) *machine.Experiment {
 		t.Fatal(err)
 	}
 	exp.Segments[0].Pcap = false
-	udp := exp.Workload.Params["udp"].(*latency.UDPParams)
+	udp := exp.Workload.Params["udp"].(*udp.Params)
 	udp.Sizes = sizes
 	udp.Messages = messages
 	udp.Warmup = 1

@@ -13,7 +13,11 @@ import (
 // copy or a checksum count towards whichever layer called them.
 type Layer string
 
-// Layers of the Internet, OSI TOP and VIA paths (docs/design.md).
+// Layers of the Internet, OSI TOP and VIA protocols (docs/design.md). Their
+// order in reports, colours and meaning are report/shape's table of
+// layers (shape.Layers), the one table of them; cpu, which may not import
+// it, names the same layers, and TestLayersAgreeWithReportTable holds the
+// two to the same names.
 const (
 	LayerInherit Layer = ""
 	LayerAPPL    Layer = "APPL"
@@ -111,6 +115,23 @@ func (t *SymbolTable) Define(d Def) *Symbol {
 	t.syms = append(t.syms, s)
 	t.byName[d.Name] = s
 	return s
+}
+
+// Binding is a modelled function to define and the variable that keeps
+// its symbol, for DefineAll: {&d.sym.output, defOutput}. (An alias of an
+// unnamed struct, so that a package lists its bindings as such pairs.)
+type Binding = struct {
+	To  **Symbol
+	Def Def
+}
+
+// DefineAll defines the functions of bs in order, as Define does one by
+// one (the order places them in the text), and stores each symbol where
+// its binding says.
+func (t *SymbolTable) DefineAll(bs []Binding) {
+	for _, b := range bs {
+		*b.To = t.Define(b.Def)
+	}
 }
 
 // Cost returns the instruction count of a loop body or other per-item cost

@@ -10,10 +10,10 @@ import (
 
 	"simkron/machine"
 	"simkron/report"
-	"simkron/stack/apps/atminterleave"
-	"simkron/stack/apps/atmloop"
 	"simkron/stack/apps/latency"
 	"simkron/stack/apps/ttcp"
+	atmloop "simkron/stack/apps/yesv2"
+	atminterleave "simkron/stack/apps/yesv2interleave"
 )
 
 // atmExperiment is a small ATM experiment: two DECstation 5000/25s on

@@ -11,6 +11,7 @@ import (
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
 )
 
@@ -43,7 +44,7 @@ func loadSweep(t *testing.T, name string, detail memory.Detail) *machine.Experim
 	for i := range exp.Segments {
 		exp.Segments[i].Pcap = false
 	}
-	if p, ok := exp.Workload.Params["compare"].(*latency.CompareParams); ok && exp.Workload.Type == "compare" {
+	if p, ok := exp.Workload.Params["compare"].(*compare.Params); ok && exp.Workload.Type == "compare" {
 		p.Protocols = []string{"udp", "tcp"}
 	}
 	exp.Info.Detail = detail

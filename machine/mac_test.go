@@ -29,7 +29,7 @@ import (
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
-	"simkron/stack/apps/macbench"
+	macbench "simkron/stack/apps/mac"
 	drvne2000 "simkron/stack/driver/ne2000"
 	"simkron/stack/netdev"
 )

@@ -7,9 +7,11 @@ import (
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/latency"
-	"simkron/stack/apps/macbench"
+	macbench "simkron/stack/apps/mac"
 	"simkron/stack/apps/membench"
+	"simkron/stack/apps/tcp"
 	"simkron/stack/apps/ttcp"
+	"simkron/stack/apps/udp"
 	drvne2000 "simkron/stack/driver/ne2000"
 
 	_ "simkron/stack/apps" // the built-in workloads
@@ -34,10 +36,10 @@ func membenchRows(r *report.Result) []membench.Row { return section[[]membench.R
 
 func params[T any](e *machine.Experiment, name string) *T { return e.Workload.Params[name].(*T) }
 
-func udpParams(e *machine.Experiment) *latency.UDPParams { return params[latency.UDPParams](e, "udp") }
-func tcpParams(e *machine.Experiment) *latency.TCPParams { return params[latency.TCPParams](e, "tcp") }
-func macParams(e *machine.Experiment) *macbench.Params   { return params[macbench.Params](e, "mac") }
-func ttcpParams(e *machine.Experiment) *ttcp.Params      { return params[ttcp.Params](e, "ttcp") }
+func udpParams(e *machine.Experiment) *udp.Params      { return params[udp.Params](e, "udp") }
+func tcpParams(e *machine.Experiment) *tcp.Params      { return params[tcp.Params](e, "tcp") }
+func macParams(e *machine.Experiment) *macbench.Params { return params[macbench.Params](e, "mac") }
+func ttcpParams(e *machine.Experiment) *ttcp.Params    { return params[ttcp.Params](e, "ttcp") }
 func membenchParams(e *machine.Experiment) *membench.Params {
 	return params[membench.Params](e, "membench")
 }

@@ -33,6 +33,7 @@ import (
 	"simkron/report"
 	"simkron/sim"
 	"simkron/stack/apps/latency"
+	"simkron/stack/apps/udp"
 	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
@@ -165,7 +166,7 @@ func udpChecksumOK(src, dst inet.Addr, u []byte) bool {
 // result's JSON, the result and the capture of lan0.
 func sweepRun(t testing.TB) ([]byte, *report.Result, []byte) {
 	t.Helper()
-	exp := loadUDP(t, latency.DefaultUDPParams().Sizes, 3, 1)
+	exp := loadUDP(t, udp.DefaultParams().Sizes, 3, 1)
 	r := build(t, exp, machine.Options{})
 	res := execute(t, r)
 	var js bytes.Buffer
@@ -186,7 +187,7 @@ func sweepRun(t testing.TB) ([]byte, *report.Result, []byte) {
 // 1480 bytes), and the run must depend on nothing but its seed.
 func TestUDPSweep(t *testing.T) {
 	js, res, capture := sweepRun(t)
-	sizes := latency.DefaultUDPParams().Sizes
+	sizes := udp.DefaultParams().Sizes
 	if len(udpRows(res)) != len(sizes) {
 		t.Fatalf("%d rows, want %d", len(udpRows(res)), len(sizes))
 	}

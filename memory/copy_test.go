@@ -139,7 +139,7 @@ func TestCopyThroughMatchesPieces(t *testing.T) {
 				L1:         &memory.CacheParams{Size: l1.size, Line: l1.line, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteThrough},
 				L2:         &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 1, HitLatency: 5, WritePolicy: memory.WriteBack, WriteAllocate: true},
 				MemLatency: 12, MemWriteLatency: 4,
-			}, func(h *memory.Hierarchy) { memory.SetThrough(h, false) }, 5, "-general +copyThrough")
+			}, func(h *memory.Hierarchy) { memory.SetArrangement(h, memory.ArrangementGeneral) }, 5, "-general +copyThrough")
 		})
 	}
 }

@@ -25,6 +25,23 @@
 //     System's GuestLog. It is never a Go panic. A broken invariant of the
 //     simulator itself panics.
 //
+// # The reference model and its fast paths
+//
+// hierarchy.go is the cache model's specification: reference (one
+// reference of up to a word, through read, miss, write, writeMiss, fill
+// and writeback) and the maintenance operations (Flush, Invalidate,
+// SnoopInvalidate, MarkStale, DirtyIn). Every other path that charges
+// references is a fast path that gives exactly what the reference model
+// gives, in cycles, counters, LRU order and stale reports, and lives in a
+// file of its own that opens by naming the function it specialises and
+// the test that holds the two equal:
+//
+//	fast_access.go  Access: reference with the first-level hit inline
+//	fast_fetch.go   FetchLines, FetchLinesMemo: Access(line, Fetch) per line
+//	fast_range.go   AccessRange: Access per word
+//	fast_copy.go    CopyRange, CopyWords: a load and a store per word
+//	fast_486.go     the loops of the 486's arrangement (Arrangement486)
+//
 // # Simplifications
 //
 //   - Caches hold tags only: no data. Reads always return Phys contents, so a

@@ -28,11 +28,52 @@ func StateDiff(want, got *Cache) string {
 	return ""
 }
 
-// SetThrough turns the loops made for the 486's caches (copyThrough,
-// readThrough, throughWords) off or back on, so that a test can hold them to the
-// general code.
-func SetThrough(h *Hierarchy, on bool) { h.through = on && h.is486() }
+// SetArrangement makes h take the fast paths of arrangement a, if its
+// caches are so arranged (ArrangementGeneral always is), so that a test
+// can hold the loops made for the 486's caches (copyThrough, readThrough,
+// throughWords) to the general ones.
+func SetArrangement(h *Hierarchy, a Arrangement) {
+	if a == ArrangementGeneral || a == h.arranged() {
+		h.arrangement = a
+	}
+}
 
 // SetPieces sends every copy of h through the general piece loop, so that a
 // test can hold the loops for runs of hits (copyHits, copyThrough) to it.
 func SetPieces(h *Hierarchy, on bool) { h.pieces = on }
+
+// Reference is h's reference model of one reference (reference), which
+// Access specialises.
+func Reference(h *Hierarchy, a Addr, kind AccessKind) int64 { return h.reference(a, kind) }
+
+// ExactStateDiff describes the first difference between two caches'
+// whole replacement state, or returns "": every entry's tag, flags and
+// LRU stamp (the values themselves, not only their order), the LRU clock,
+// and the generations FetchMemo relies on. Two ways of driving a
+// hierarchy that each take one clock tick per reference leave exactly
+// the same state.
+func ExactStateDiff(want, got *Cache) string {
+	if d := StateDiff(want, got); d != "" {
+		return d
+	}
+	for i := range want.stamps {
+		if want.stamps[i] != got.stamps[i] {
+			return fmt.Sprintf("%s: entry %d has stamp %d, want %d", got.name, i, got.stamps[i], want.stamps[i])
+		}
+	}
+	if want.clock != got.clock {
+		return fmt.Sprintf("%s: clock %d, want %d", got.name, got.clock, want.clock)
+	}
+	if want.epoch != got.epoch {
+		return fmt.Sprintf("%s: epoch %d, want %d", got.name, got.epoch, want.epoch)
+	}
+	for s := range want.gen {
+		if want.gen[s] != got.gen[s] {
+			return fmt.Sprintf("%s: set %d has generation %d, want %d", got.name, s, got.gen[s], want.gen[s])
+		}
+	}
+	return ""
+}
+
+// Victim4 is the way a fill takes in a four-way set with stamps s.
+func Victim4(s [4]uint64) int { return victim4(&s) }

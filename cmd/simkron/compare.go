@@ -10,12 +10,12 @@ import (
 	"simkron/config"
 	"simkron/machine"
 	"simkron/sim"
-	"simkron/stack/apps/latency"
+	"simkron/stack/apps/compare"
 	"simkron/workload"
 )
 
 func cmdCompare(e *env, args []string) int {
-	fs := newFlags(e, "compare", "CONFIG", `Run the same request/response exchange over several protocol paths on the
+	fs := newFlags(e, "compare", "CONFIG", `Run the same request/response exchange over several protocols on the
 same two hosts and set them side by side: per size and protocol, send and
 receive latency (median cycles) with the split by layer, the round trip,
 and each protocol's factor against a baseline; --out DIR also writes the
@@ -42,11 +42,11 @@ repeats.
   simkron compare configs/machines/r4000.toml --protocols udp,tcp --sizes 4B-32KiB
   simkron compare configs/udp-ne2000.toml --sizes 64,1KiB,8KiB --baseline tcp --out out/cmp
 
-Protocols: `+strings.Join(latency.Transports(), ", "))
-	protocols := fs.String("protocols", strings.Join(latency.Transports(), ","), "protocol paths to run, in order, `LIST` separated by commas")
+Protocols: `+strings.Join(compare.Protocols(), ", "))
+	protocols := fs.String("protocols", strings.Join(compare.Protocols(), ","), "protocols to run, in order, `LIST` separated by commas")
 	sizesText := fs.String("sizes", "", "message sizes: `LO-HI` (powers of two from LO, and HI) or a list (4,1KiB,8192); default the Linux/SimOS study's 4 B to 32 KiB")
 	baseline := fs.String("baseline", "", "the protocol the factors are against (default: VIA when it runs, as the study gives VIA's factors; otherwise the first)")
-	def := latency.DefaultCompareParams()
+	def := compare.DefaultParams()
 	messages := fs.Int("messages", def.Messages, "measured round trips per size and protocol")
 	warmup := fs.Int("warmup", def.Warmup, "round trips per size before measuring")
 	var sets listFlag
@@ -70,7 +70,7 @@ Protocols: `+strings.Join(latency.Transports(), ", "))
 	case "sizes":
 		return bad("--sizes '': no sizes (give a list such as 64,1KiB,8KiB or a range such as 4B-32KiB; leave --sizes out for 4 B to 32 KiB)")
 	case "protocols":
-		return bad("--protocols '': no protocols (leave --protocols out for all of them: %s)", strings.Join(latency.Transports(), ", "))
+		return bad("--protocols '': no protocols (leave --protocols out for all of them: %s)", strings.Join(compare.Protocols(), ", "))
 	case "baseline":
 		return bad("--baseline '': no protocol (leave --baseline out for the first of --protocols)")
 	}
@@ -129,9 +129,9 @@ Protocols: `+strings.Join(latency.Transports(), ", "))
 	return runExperiment(e, "compare", path, exp, opt)
 }
 
-// runsPath says whether the comparison's keys run the protocol path name:
-// every path runs unless the keys name the protocols.
-func runsPath(keys []machine.Override, name string) bool {
+// runsProtocol says whether the comparison's keys run the protocol name:
+// every protocol runs unless the keys name the protocols.
+func runsProtocol(keys []machine.Override, name string) bool {
 	for _, k := range keys {
 		if k.Key != "workload.compare.protocols" {
 			continue
@@ -157,7 +157,7 @@ func pairExperiment(path, out string, keys, more []machine.Override) (exp *machi
 	// A latency benchmark's TCP: Nagle's algorithm would hold a message's
 	// last segment until the previous one is acknowledged. The section is
 	// written only when TCP runs: a section nothing reads is an error.
-	if runsPath(keys, "tcp") {
+	if runsProtocol(keys, "tcp") {
 		wl.WriteString("\n# TCP as latency benchmarks set it (TCP_NODELAY): Nagle's algorithm would hold\n# a message's last segment until the one before it is acknowledged.\n[workload.tcp]\nnodelay = true\n")
 	}
 	if len(more) > 0 {

@@ -11,15 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
 	"simkron/workload"
 )
 
-// A protocol path no host supports, for the tests of leaving one out.
+// A protocol no host supports, for the tests of leaving one out.
 func init() {
-	latency.RegisterTransport(latency.TransportType{Name: "nothing", Help: "a path of the tests that no host has",
-		New: func(_ workload.Env, p latency.Params) (latency.Transport, latency.Params, error) {
-			return nil, p, fmt.Errorf("%w: no card for it", latency.ErrUnsupported)
+	compare.RegisterProtocol(compare.ProtocolType{Name: "nothing", Help: "a path of the tests that no host has",
+		New: func(_ workload.Env, p latency.Params) (latency.Protocol, latency.Params, error) {
+			return nil, p, fmt.Errorf("%w: no card for it", compare.ErrUnsupported)
 		}})
 }
 
@@ -219,7 +220,7 @@ func TestCompareBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{machineFile, "--protocols", "udp,smoke"}, `"smoke" is not a protocol path (known: udp, tcp`},
+		{[]string{machineFile, "--protocols", "udp,smoke"}, `"smoke" is not a protocol (known: udp, tcp`},
 		{[]string{machineFile, "--protocols", "udp,udp"}, `"udp" twice`},
 		{[]string{machineFile, "--baseline", "tcp", "--protocols", "udp"}, `baseline: "tcp" is not among the protocols`},
 		{[]string{machineFile, "--sizes", "4KiB-4B"}, "--sizes 4KiB-4B: want 0 < LO <= HI"},

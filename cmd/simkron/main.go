@@ -38,7 +38,7 @@ type command struct {
 var commands = []command{
 	{"run", "CONFIG", "run an experiment and report what the machines did", cmdRun},
 	{"calibrate", "CONFIG", "run an experiment in full detail and print its machines' [functional] costs", cmdCalibrate},
-	{"compare", "CONFIG", "run the same exchange over several protocol paths on two hosts, side by side", cmdCompare},
+	{"compare", "CONFIG", "run the same exchange over several protocols on two hosts, side by side", cmdCompare},
 	{"sweep", "CONFIG", "run an experiment over a grid of values of its keys, on all cores or a shard", cmdSweep},
 	{"merge", "DIR...", "merge the shards of a sweep into one result", cmdMerge},
 	{"validate", "FILE...", "check experiment or machine files and explain every problem", cmdValidate},

@@ -261,7 +261,9 @@ type Layer struct {
 	Doc   string
 }
 
-// Layers is the one table of layers. Its order is the order layers
+// Layers is the one table of layers: the names are those the core
+// attributes cycles to (cpu's Layer constants, held to this table by
+// cpu's TestLayersAgreeWithReportTable). Its order is the order layers
 // appear in tables, CSV rows and stacked bars: from the application down
 // the stack to the device, then the kernel work that belongs to no
 // protocol, as in the Linux/SimOS study's latency breakdowns. Layers not

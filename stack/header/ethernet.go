@@ -41,6 +41,17 @@ const (
 	EthernetMaxFrameLen = EthernetHeaderLen + EthernetMaxPayload
 )
 
+// The frame check sequence, and what a frame adds to its payload.
+const (
+	// EthernetFCSLen is the length of the frame check sequence, a CRC-32
+	// that ends every frame on the wire (IEEE 802.3 clause 3.2.9).
+	EthernetFCSLen = 4
+	// EthernetOverhead is what a frame adds to its payload: the header
+	// and the FCS, 18 bytes. A payload of MTU bytes needs frames of
+	// MTU + EthernetOverhead bytes, FCS included: 1518 for 1500.
+	EthernetOverhead = EthernetHeaderLen + EthernetFCSLen
+)
+
 // EtherType values (IEEE Registration Authority; RFC 894 for IPv4, RFC 826
 // for ARP).
 const (

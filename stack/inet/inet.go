@@ -213,10 +213,7 @@ func New(k *kernel.Kernel, nd *netdev.Stack, dev int, addr, mask Addr, p Params)
 		s.framer, s.linkHdr = f, f.HeaderLen()
 	}
 	syms := k.Symbols()
-	for _, x := range []struct {
-		s **cpu.Symbol
-		d cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&s.sym.socket, defSysSocket}, {&s.sym.bind, defSysBind}, {&s.sym.sendto, defSysSendto},
 		{&s.sym.recvfrom, defSysRecvfrom}, {&s.sym.close, defSysClose},
 		{&s.sym.udpSend, defUDPSendmsg}, {&s.sym.udpRecv, defUDPRecvmsg}, {&s.sym.udpRcv, defUDPRcv},
@@ -225,9 +222,7 @@ func New(k *kernel.Kernel, nd *netdev.Stack, dev int, addr, mask Addr, p Params)
 		{&s.sym.ipExpire, defIPExpire}, {&s.sym.neigh, defNeighOutput}, {&s.sym.arpRcv, defARPRcv},
 		{&s.sym.arpSend, defARPSend}, {&s.sym.arpTimer, defARPTimer}, {&s.sym.icmpRcv, defICMPRcv},
 		{&s.sym.icmpReply, defICMPReply},
-	} {
-		*x.s = syms.Define(x.d)
-	}
+	})
 	s.arp.init(s)
 	s.reasm.init(s)
 	s.tcpInit()

@@ -268,10 +268,7 @@ func (s *Stack) tcpInit() {
 	s.tcp.isn = s.c.Kernel().Stream(s.k.Name() + ".tcp.isn")
 	syms := s.k.Symbols()
 	y := &s.tcp.sym
-	for _, x := range []struct {
-		s **cpu.Symbol
-		d cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&y.listen, defSysListen}, {&y.accept, defSysAccept}, {&y.connect, defSysConnect},
 		{&y.send, defSysSend}, {&y.recv, defSysRecv}, {&y.shutdown, defSysShutdown},
 		{&y.setsockopt, defSysSetsockopt}, {&y.sendmsg, defTCPSendmsg}, {&y.recvmsg, defTCPRecvmsg},
@@ -281,9 +278,7 @@ func (s *Stack) tcpInit() {
 		{&y.twTimer, defTCPTimeWait}, {&y.closeSym, defTCPClose}, {&y.keepTimer, defTCPKeepalive},
 		{&y.sendSkb, defTCPSendSkb}, {&y.sendAck, defTCPSendAck}, {&y.fragment, defTCPFragment},
 		{&y.collapse, defTCPCollapse}, {&y.cleanRtx, defTCPCleanRtx}, {&s.sym.ipQueueXmit, defIPQueueXmit},
-	} {
-		*x.s = syms.Define(x.d)
-	}
+	})
 	s.tcp.cloner = netdev.NewCloner(s.k)
 	// Linux 2.2 reserves MAX_HEADER (32) + tcp_prot.max_header (128).
 	s.tcp.headroom = max(tcpMaxHeader, s.linkHdr+header.IPv4MaximumHeaderSize+header.TCPMaximumHeaderSize)

@@ -234,10 +234,10 @@ const TxQueueLimit = 100
 func New(k *kernel.Kernel) *Stack {
 	s := &Stack{k: k, limit: BacklogLimit, handlers: map[uint16]Handler{}}
 	syms := k.Symbols()
-	s.sym.netifRx = syms.Define(defNetifRx)
-	s.sym.netRxAction = syms.Define(defNetRxAction)
-	s.sym.devQueueXmit = syms.Define(defDevQueueXmit)
-	s.sym.netTxAction = syms.Define(defNetTxAction)
+	syms.DefineAll([]cpu.Binding{
+		{&s.sym.netifRx, defNetifRx}, {&s.sym.netRxAction, defNetRxAction},
+		{&s.sym.devQueueXmit, defDevQueueXmit}, {&s.sym.netTxAction, defNetTxAction},
+	})
 	k.OpenSoftirq(kernel.SoftirqNetRx, s.sym.netRxAction, s.rxAction)
 	k.OpenSoftirq(kernel.SoftirqNetTx, s.sym.netTxAction, s.txAction)
 	return s

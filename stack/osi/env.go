@@ -28,6 +28,15 @@ type Env interface {
 	Name() string
 }
 
+// DefineAll defines the functions of bs in env in order, each filed under
+// cat, and stores each symbol where its binding says (as
+// cpu.SymbolTable.DefineAll does).
+func DefineAll(env Env, cat Category, bs []cpu.Binding) {
+	for _, b := range bs {
+		*b.To = env.Define(b.Def, cat)
+	}
+}
+
 // Timer is a one-shot timer of the environment.
 type Timer interface {
 	// Start arms the timer to fire after d (rounded up to the

@@ -133,10 +133,7 @@ func New(k *kernel.Kernel, nd *netdev.Stack, p Params) (*Agent, error) {
 	}
 	a := &Agent{k: k, c: k.CPU(), sys: k.CPU().System(), nd: nd, p: p}
 	syms := k.Symbols()
-	for _, x := range []struct {
-		s **cpu.Symbol
-		d cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&a.sym.ftrap, defFtrap}, {&a.sym.postSend, defKPostSend}, {&a.sym.postRecv, defKPostRecv},
 		{&a.sym.translate, defTranslate}, {&a.sym.fragment, defFragment}, {&a.sym.sendDone, defSendDoneK},
 		{&a.sym.fragDone, defFragDone}, {&a.sym.dmaWait, defDMAWait}, {&a.sym.rcv, defRcv},
@@ -148,9 +145,7 @@ func New(k *kernel.Kernel, nd *netdev.Stack, p Params) (*Agent, error) {
 		{&a.sym.vplPostSend, defPostSend}, {&a.sym.vplPostRecv, defPostRecv}, {&a.sym.vplSendDone, defSendDone},
 		{&a.sym.vplRecvDone, defRecvDone}, {&a.sym.vplSendWait, defSendWait}, {&a.sym.vplRecvWait, defRecvWait},
 		{&a.sym.vplCQDone, defCQDone}, {&a.sym.vplCQWait, defCQWait}, {&a.sym.vplCall, defVIPLCall},
-	} {
-		*x.s = syms.Define(x.d)
-	}
+	})
 	a.cost.segment = syms.Cost(costSegment, 25, "per data segment: look up the memory handle, check the Ptag and the bounds")
 	a.cost.page = syms.Cost(costPage, 8, "per page of a segment: load the translation entry, merge with the previous page if contiguous")
 	a.cost.poll = syms.Cost(costPoll, 3, "one turn of the wait loop: load the message's pending count, compare, branch")

@@ -14,7 +14,7 @@
 // 5): APPL is the VIPL's user-level part of a call — linking the
 // descriptor into the work queue and polling status words — (the
 // program's building of its descriptor in registered memory counts there
-// too, stack/apps/vpingpong); TRANS the fast trap and the kernel agent:
+// too, stack/apps/via); TRANS the fast trap and the kernel agent:
 // address translation, fragmentation and the DMA set-up in the driver
 // (the gather transmit takes its caller's layer), reassembly and the copy
 // into the receive buffers; DEV the device's interrupt handling: the

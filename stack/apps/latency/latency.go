@@ -1,13 +1,13 @@
-// Package latency is the request/response latency sweep of the
-// Linux/SimOS study, written once over a transport: a client sends
+// Package latency is the request/response latency measurement of the
+// Linux/SimOS study over a series of message sizes (Series; "sweep" in
+// results and older text), written once over a protocol: a client sends
 // messages of each size to an echo server on another host and waits for
 // each to come back, and the simulator measures, per size, the send and
 // the receive latency of every message at both hosts, each split by
-// layer, and the client's round trip. UDP (sendto/recvfrom) and TCP
-// (send/recv) implement the transport here; other protocol paths join by
-// implementing Transport (VIA's is in stack/apps/vpingpong, TP4's in
-// stack/apps/tp4echo), and compare.go sets several sweeps' results side
-// by side. Layer APPL.
+// layer, and the client's round trip. Each protocol implements
+// Protocol in the package of its workload (udp: sendto/recvfrom; tcp:
+// send/recv; via; tp4), and package compare sets several series' results
+// side by side. The package registers no workload. Layer APPL.
 //
 // The measurement is the simulator's: hooks on the measured calls'
 // kernel symbols, on the cores' interrupts and on each card; the programs
@@ -21,7 +21,7 @@
 //	                 call's later rounds too, not the waits for ACKs); for
 //	                 a system call, inside the kernel's function of the
 //	                 call (sys_sendto), its trap and dispatch left out.
-//	                 The default of the sweeps.
+//	                 The default of the series.
 //	send, "dma"      the study's (docs/reference/via.md sec. 5, docs/reference/inet-notes.md sec. 8):
 //	                 from the call's entry until the message has left host
 //	                 memory. A call made by a system call (sendto, send)
@@ -30,8 +30,8 @@
 //	                 cycles, as M-VIA's fast trap is VipPostSend's (the
 //	                 study counts the whole call, "the number of clock
 //	                 cycles required to perform sendto()"). It ends when
-//	                 the call has returned, the transport holds none
-//	                 of its bytes back (a transport says so by Conn.Unsent:
+//	                 the call has returned, the protocol holds none
+//	                 of its bytes back (a protocol says so by Conn.Unsent:
 //	                 TCP's window and Nagle; TP4's credit is not yet
 //	                 followed), and the card has read
 //	                 every frame the host handed it and the interrupt that
@@ -50,7 +50,7 @@
 //	                 host in that span (interrupts, softirqs, ACKs sent, the
 //	                 woken thread) by layer, the time the core waits for the
 //	                 rest of the message — the wire and the card — counted
-//	                 as DMA. The default of the sweeps.
+//	                 as DMA. The default of the series.
 //	receive, "dma"   the study's: the same span without the time the host
 //	                 waited for the wire (the study leaves MAC and physical
 //	                 layer effects out): the core's idle cycles count, as
@@ -65,7 +65,7 @@
 // Each split by layer sums to its latency exactly.
 //
 // The package also holds what the other measuring programs over IP (ttcp)
-// share with the sweep: the host they run on and the hooks they measure
+// share with the series: the host they run on and the hooks they measure
 // through.
 package latency
 

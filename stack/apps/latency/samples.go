@@ -59,7 +59,7 @@ func (s *samples) of(dir string) [][]Layers {
 // layer counts 0 there), in stack order, and the median of their totals,
 // for direction dir: shape.Send or shape.Receive. The layers' medians need
 // not add up to the total's.
-func (s *Sweep) LayerMedians(dir string) (layers [][]LayerCost, totals []float64) {
+func (s *Series) LayerMedians(dir string) (layers [][]LayerCost, totals []float64) {
 	for _, ms := range s.samples.of(dir) {
 		var names []string
 		for _, m := range ms {

@@ -35,8 +35,8 @@ type Row struct {
 	Messages int `json:"messages"`
 	// Lost counts measured messages sent whose echo never came in time
 	// (or had not come when the run stopped); NotSent, measured messages
-	// never sent, because the run stopped first (or the sweep failed):
-	// Messages + Lost + NotSent is the messages the sweep was set to
+	// never sent, because the run stopped first (or the series failed):
+	// Messages + Lost + NotSent is the messages the series was set to
 	// measure. Corrupt counts echoes that came with wrong bytes.
 	// Duplicates counts echoes of a message already answered, Stale
 	// echoes of one the client had given up on (both dropped, the client
@@ -110,16 +110,16 @@ func sortMeans(out []LayerCost) []LayerCost {
 	return out
 }
 
-// layerSums is Layers for a sweep's running totals, which take every
+// layerSums is Layers for a series' running totals, which take every
 // measured message: the sums by slot rather than in a map, so that adding
-// a message costs no map access per layer. The sweep numbers the layers
+// a message costs no map access per layer. The series numbers the layers
 // (slotFor) and each End maps its core's layer indices to those numbers
 // once; a core's layers keep their indices. The sums are the same
 // additions in the same order as Layers makes.
 type layerSums []float64
 
 // slotFor returns layer l's slot, numbering it if it is new.
-func (s *Sweep) slotFor(l cpu.Layer) int {
+func (s *Series) slotFor(l cpu.Layer) int {
 	i, ok := s.slotOf[l]
 	if !ok {
 		i = len(s.slotLayer)

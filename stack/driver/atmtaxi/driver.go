@@ -216,17 +216,12 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 	}
 	d := &Driver{k: k, c: k.CPU(), sys: k.CPU().System(), p: p, name: name, space: space, base: base, irq: irq, vcs: map[uint16]*vcState{}}
 	syms := k.Symbols()
-	for _, x := range []struct {
-		s   **cpu.Symbol
-		def cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&d.sym.init, defInit}, {&d.sym.output, defOutput}, {&d.sym.txCell, defTxCell}, {&d.sym.txTail, defTxTail},
 		{&d.sym.dma, defDMA}, {&d.sym.dmaWait, defDMAWait}, {&d.sym.format, defFormat}, {&d.sym.intr, defIntr}, {&d.sym.rxCell, defRxCell},
 		{&d.sym.rxXfer, defRxXfer}, {&d.sym.rxPDU, defRxPDU}, {&d.sym.inval, defInval}, {&d.sym.crc, defCRC},
 		{&d.sym.sortPDU, defSortPDU},
-	} {
-		*x.s = syms.Define(x.def)
-	}
+	})
 	d.crcByte = syms.Cost(costCRCByte, 6, "per byte: lbu, xor with the register's top byte, index, lw of the table entry, shift, xor (MSB-first table CRC)")
 	d.pollIter = syms.Cost(costPollIter, 4, "per poll of DMASTAT: the load's use, test, branch (the register read's bus time is charged apart)")
 	d.invalLine = syms.Cost(costInvalLine, 3, "per cache line: address step, isolated store, branch")

@@ -14,7 +14,7 @@ package atmtaxi_test
 //	D  ACK:      → the sender enters its next send (the ACK's way back)
 //
 // The sustained rates are derived as the seed derives them (and as the
-// workload, stack/apps/atmloop, does): T is the PDU's cells crossing into
+// workload, stack/apps/yesv2, does): T is the PDU's cells crossing into
 // the transmit FIFO, R out of the receive FIFO (the board's FIFO
 // observer), O the rest of the cycle, the operating-system and user
 // overhead, split equally: transmit = PDU payload bits / (T + O/2),

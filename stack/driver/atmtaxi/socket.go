@@ -74,15 +74,10 @@ type rxPDU struct {
 func (d *Driver) OpenRaw(t *kernel.Thread, vc VC, aal5 bool) (*RawSocket, error) {
 	s := &RawSocket{d: d}
 	syms := d.k.Symbols()
-	for _, x := range []struct {
-		s   **cpu.Symbol
-		def cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&s.sym.send, defSysSend}, {&s.sym.recv, defSysRecv}, {&s.sym.sosend, defSosend}, {&s.sym.soreceive, defSoreceive},
 		{&s.sym.ipcSend, defIPCSend}, {&s.sym.ipcRecv, defIPCRecv}, {&s.sym.ipcAlloc, defIPCAlloc}, {&s.sym.input, defSockRxDrop},
-	} {
-		*x.s = syms.Define(x.def)
-	}
+	})
 	var err error
 	t.Syscall(syms.Define(defSysOpen), func() {
 		switch {

@@ -8,6 +8,8 @@
 // driver of the chip runs (Chip).
 package dp8390
 
+import "simkron/stack/header"
+
 // Register offsets (page 0 unless noted) and sizes.
 const (
 	RegCmd     = 0x00 // CR, every page
@@ -40,11 +42,16 @@ const (
 	CardMemLo  = 0x40 // first page of packet RAM (NE2000: 16 KiB at 0x4000)
 	CardMemHi  = 0x80 // page after the last
 	HdrBytes   = 4    // receive header: status, next page, count
-	MinFrame   = 60   // without FCS
-	EtherHdr   = 14   // destination, source, type
-	FcsBytes   = 4    // frame check sequence, appended by the chip
 	MaxRxLoops = 9    // frames removed per receive call (Linux ei_receive)
 	MaxIntLoop = 12   // interrupt-handler rounds (Linux MAX_SERVICE)
+)
+
+// The Ethernet frame as the chip's drivers size it (stack/header's wire
+// constants under the names the drivers use).
+const (
+	MinFrame = header.EthernetMinFrameLen // without FCS
+	EtherHdr = header.EthernetHeaderLen   // destination, source, type
+	FcsBytes = header.EthernetFCSLen      // frame check sequence, appended by the chip
 )
 
 // CR bits.

@@ -187,18 +187,13 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 	}
 	d := &Driver{k: k, c: k.CPU(), ns: ns, p: p, chip: dp8390.Chip{C: k.CPU(), Space: space, Base: base}, irq: irq, name: name, txing: -1}
 	syms := k.Symbols()
-	for _, x := range []struct {
-		s   **cpu.Symbol
-		def cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&d.sym.init, defInit}, {&d.sym.startXmit, defStartXmit}, {&d.sym.trigger, defTrigger},
 		{&d.sym.blockOut, defBlockOut}, {&d.sym.interrupt, defInterrupt}, {&d.sym.receive, defReceive},
 		{&d.sym.getHdr, defGetHdr}, {&d.sym.blockIn, defBlockIn}, {&d.sym.txIntr, defTxIntr},
 		{&d.sym.overrun, defRxOverrun}, {&d.sym.loop, defLoopXmit}, {&d.sym.counters, defCounters},
 		{&d.sym.reset, defResetDevice},
-	} {
-		*x.s = syms.Define(x.def)
-	}
+	})
 	slot := txPages(p.MTU)
 	for i := range d.slots {
 		d.slots[i].page = dp8390.CardMemLo + byte(i*slot)

@@ -35,12 +35,13 @@ package pktdrv
 
 import (
 	"fmt"
-	"simkron/stack/driver/dp8390"
 
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
 	"simkron/stack/dos"
+	"simkron/stack/driver/dp8390"
+	"simkron/stack/header"
 )
 
 // Params configures the driver.
@@ -189,7 +190,7 @@ const (
 	rxStart  = dp8390.CardMemLo + 6 // one transmit buffer of 6 pages (1536 bytes)
 	rxStop   = dp8390.CardMemHi
 	peekLen  = 16 // frame octets read first, for type matching
-	maxFrame = 1514
+	maxFrame = header.EthernetMaxFrameLen
 )
 
 // New prepares the driver of the card at base (in space) on line irq;
@@ -199,17 +200,12 @@ func New(c *cpu.CPU, syms *cpu.SymbolTable, name string, space memory.Space, bas
 		return nil, err
 	}
 	d := &Driver{c: c, p: p, chip: dp8390.Chip{C: c, Space: space, Base: base}, irq: irq, name: name, scratch: mem}
-	for _, x := range []struct {
-		s   **cpu.Symbol
-		def cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&d.sym.intr, defInt}, {&d.sym.init, defInit}, {&d.sym.info, defInfo}, {&d.sym.access, defAccess},
 		{&d.sym.release, defRelease}, {&d.sym.address, defAddress}, {&d.sym.send, defSend}, {&d.sym.blockOut, defBlockOut},
 		{&d.sym.isr, defISR}, {&d.sym.recv, defRecv}, {&d.sym.blockIn, defBlockIn}, {&d.sym.txDone, defTxDone},
 		{&d.sym.overrun, defOverrun}, {&d.sym.loop, defLoop}, {&d.sym.counters, defCounters}, {&d.sym.match, defTypeMatch},
-	} {
-		*x.s = syms.Define(x.def)
-	}
+	})
 	d.copy = dos.NewCopier(c, syms, "pkt_movsw")
 	return d, nil
 }

@@ -1,5 +1,7 @@
 package simoseth
 
+import "simkron/stack/header"
+
 // The card as the driver knows it from its programming manual (the
 // register file and descriptor format of devices/simoseth, regs.go). A
 // driver keeps its own copy, as a real driver does.
@@ -41,5 +43,5 @@ const (
 	descIOC     = 1 << 31
 	descLenMask = 0xFFFF
 
-	etherHdr = 14
+	etherHdr = header.EthernetHeaderLen
 )

@@ -46,6 +46,7 @@ import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stack/header"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
 )
@@ -69,7 +70,7 @@ func DefaultParams() Params {
 }
 
 // MaxFrame returns the longest frame the driver sends, FCS included.
-func (p Params) MaxFrame() int { return p.MTU + etherHdr + 4 }
+func (p Params) MaxFrame() int { return p.MTU + header.EthernetOverhead }
 
 // bufSize is one receive buffer: a frame of the MTU without FCS, rounded
 // to 32 bytes (1536 for MTU 1500, Linux's PKT_BUF_SZ).
@@ -192,16 +193,11 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, base memory.Addr, irq 
 	}
 	d := &Driver{k: k, c: k.CPU(), sys: k.CPU().System(), ns: ns, p: p, base: base, irq: irq, name: name}
 	syms := k.Symbols()
-	for _, x := range []struct {
-		s   **cpu.Symbol
-		def cpu.Def
-	}{
+	syms.DefineAll([]cpu.Binding{
 		{&d.sym.open, defOpen}, {&d.sym.startXmit, defStartXmit}, {&d.sym.xmitFrags, defXmitFrags},
 		{&d.sym.interrupt, defInterrupt}, {&d.sym.rx, defRx}, {&d.sym.txClean, defTxClean},
 		{&d.sym.cacheWB, defCacheWB}, {&d.sym.cacheInv, defCacheInv},
-	} {
-		*x.s = syms.Define(x.def)
-	}
+	})
 	d.costRx = syms.Cost(costRxFrame, 70, "per frame: read the status, allocate a replacement buffer, hand the frame up, return the descriptor (tulip_rx)")
 	d.costTx = syms.Cost(costTxDesc, 20, "per handed-back descriptor: read the status, account, free the buffer (tulip_interrupt's transmit loop)")
 	d.costFrag = syms.Cost(costFragDesc, 15, "per piece: fill buffer, length and flags of one descriptor")

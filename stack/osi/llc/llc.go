@@ -81,10 +81,7 @@ type LLC struct {
 // New makes the LLC entity over mac.
 func New(env osi.Env, mac MAC) *LLC {
 	l := &LLC{env: env, bufs: env.Bufs(), mac: mac, c: env.CPU(), users: map[uint8]User{}}
-	l.sym.output = env.Define(defOutput, osi.CatOther)
-	l.sym.input = env.Define(defInput, osi.CatOther)
-	l.sym.xid = env.Define(defXID, osi.CatOther)
-	l.sym.test = env.Define(defTEST, osi.CatOther)
+	osi.DefineAll(env, osi.CatOther, []cpu.Binding{{&l.sym.output, defOutput}, {&l.sym.input, defInput}, {&l.sym.xid, defXID}, {&l.sym.test, defTEST}})
 	return l
 }
 

@@ -70,9 +70,11 @@ type sysSyms struct {
 func (f *Family) defineSyscalls() {
 	syms := f.k.Symbols()
 	s := &f.sys
-	s.socket, s.bind, s.listen, s.accept = syms.Define(defSysSocket), syms.Define(defSysBind), syms.Define(defSysListen), syms.Define(defSysAccept)
-	s.connect, s.send, s.recv, s.close = syms.Define(defSysConnect), syms.Define(defSysSend), syms.Define(defSysRecv), syms.Define(defSysClose)
-	s.tpSend, s.tpRecv, s.tpUsr, s.tpInd = syms.Define(defTPSend), syms.Define(defTPRecv), syms.Define(defTPUsr), syms.Define(defTPInd)
+	syms.DefineAll([]cpu.Binding{
+		{&s.socket, defSysSocket}, {&s.bind, defSysBind}, {&s.listen, defSysListen}, {&s.accept, defSysAccept},
+		{&s.connect, defSysConnect}, {&s.send, defSysSend}, {&s.recv, defSysRecv}, {&s.close, defSysClose},
+		{&s.tpSend, defTPSend}, {&s.tpRecv, defTPRecv}, {&s.tpUsr, defTPUsr}, {&s.tpInd, defTPInd},
+	})
 }
 
 // Symbols of the calls a measurement watches (Define places them).

@@ -152,13 +152,10 @@ func New(env osi.Env, p Params) (*Presentation, error) {
 	}
 	e := &Presentation{env: env, bufs: env.Bufs(), c: env.CPU(), p: p, hdr: make([]byte, 0, 32)}
 	m := &e.sym
-	for _, d := range []struct {
-		p   **cpu.Symbol
-		def cpu.Def
-	}{{&m.ppm, defPPM}, {&m.connect, defConnect}, {&m.cpIn, defCPIn}, {&m.accept, defAccept}, {&m.cpaIn, defCPAIn}, {&m.dataReq, defDataReq},
-		{&m.dataIn, defDataIn}, {&m.ctl, defCtl}, {&m.enc, defEncode}, {&m.dec, defDecode}} {
-		*d.p = env.Define(d.def, osi.CatOther)
-	}
+	osi.DefineAll(env, osi.CatOther, []cpu.Binding{
+		{&m.ppm, defPPM}, {&m.connect, defConnect}, {&m.cpIn, defCPIn}, {&m.accept, defAccept}, {&m.cpaIn, defCPAIn}, {&m.dataReq, defDataReq},
+		{&m.dataIn, defDataIn}, {&m.ctl, defCtl}, {&m.enc, defEncode}, {&m.dec, defDecode},
+	})
 	e.perTL = env.Cost("pres_ber.tlv", 14, "per TLV: identifier class and number, length form and octets, nesting bookkeeping")
 	e.perB = env.Cost("pres_ber.octet", 2, "per octet of identifiers and lengths: load or store, shift")
 	return e, nil

@@ -149,13 +149,10 @@ func New(env osi.Env, p Params) *Session {
 	s := &Session{env: env, bufs: env.Bufs(), c: env.CPU(), p: p, hdr: make([]byte, 0, 512), out: make([]byte, 0, 512),
 		gtdt: [4]byte{header.SPDUGiveTokens, 0, header.SPDUDataTransfer, 0}}
 	m := &s.sym
-	for _, d := range []struct {
-		p   **cpu.Symbol
-		def cpu.Def
-	}{{&m.spm, defSPM}, {&m.decode, defDecode}, {&m.connect, defConnect}, {&m.cnIn, defCNIn}, {&m.accept, defAccept}, {&m.acIn, defACIn}, {&m.dataReq, defDataReq},
-		{&m.dataIn, defDataIn}, {&m.release, defRelease}, {&m.relIn, defRelIn}, {&m.abort, defAbort}, {&m.abIn, defAbIn}, {&m.timer, defTimer}} {
-		*d.p = env.Define(d.def, osi.CatOther)
-	}
+	osi.DefineAll(env, osi.CatOther, []cpu.Binding{
+		{&m.spm, defSPM}, {&m.decode, defDecode}, {&m.connect, defConnect}, {&m.cnIn, defCNIn}, {&m.accept, defAccept}, {&m.acIn, defACIn}, {&m.dataReq, defDataReq},
+		{&m.dataIn, defDataIn}, {&m.release, defRelease}, {&m.relIn, defRelIn}, {&m.abort, defAbort}, {&m.abIn, defAbIn}, {&m.timer, defTimer},
+	})
 	return s
 }
 

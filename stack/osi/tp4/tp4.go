@@ -106,7 +106,7 @@ type Params struct {
 
 // DefaultParams returns the TOP study's settings: credit 8, an AK for
 // every DT, the checksum on, normal formats, a 2 KiB TPDU (every message
-// of the study's sweep fits one DT; a larger TPDU would be segmented by
+// of the study's series fits one DT; a larger TPDU would be segmented by
 // CLNP on 802.3).
 func DefaultParams() Params {
 	return Params{
@@ -290,23 +290,18 @@ func New(env osi.Env, net Network, p Params) (*TP4, error) {
 	}
 	t := &TP4{env: env, bufs: env.Bufs(), c: env.CPU(), p: p, net: net, listen: map[string]User{}, scratch: make([]byte, 8*1024)}
 	s := &t.sym
-	for _, d := range []struct {
-		p   **cpu.Symbol
-		def cpu.Def
-		cat osi.Category
-	}{
-		{&s.connect, defConnect, osi.CatOther}, {&s.crIn, defCRInput, osi.CatOther}, {&s.accept, defAccept, osi.CatOther},
-		{&s.ccIn, defCCInput, osi.CatOther}, {&s.disc, defDisconnect, osi.CatOther}, {&s.drIn, defDRInput, osi.CatOther},
-		{&s.dcIn, defDCInput, osi.CatOther}, {&s.dataReq, defDataReq, osi.CatOther}, {&s.segment, defSegment, osi.CatOther},
-		{&s.output, defOutput, osi.CatOther}, {&s.input, defInput, osi.CatOther}, {&s.dtIn, defDTInput, osi.CatOther},
-		{&s.akIn, defAKInput, osi.CatOther}, {&s.akBuild, defAKBuild, osi.CatOther}, {&s.edReq, defEDReq, osi.CatOther},
-		{&s.edIn, defEDInput, osi.CatOther}, {&s.eaIn, defEAInput, osi.CatOther}, {&s.erIn, defERInput, osi.CatOther},
-		{&s.emit, defEmit, osi.CatOther}, {&s.cksum, defCksum, osi.CatChecksum}, {&s.check, defCksumCheck, osi.CatChecksum},
-		{&s.t1, defT1, osi.CatOther}, {&s.ackTO, defAckTimeout, osi.CatOther}, {&s.wTO, defWTimeout, osi.CatOther},
-		{&s.iTO, defITimeout, osi.CatOther}, {&s.freeze, defFreeze, osi.CatOther},
-	} {
-		*d.p = env.Define(d.def, d.cat)
-	}
+	// In this order in the text: the checksum's two among the others.
+	osi.DefineAll(env, osi.CatOther, []cpu.Binding{
+		{&s.connect, defConnect}, {&s.crIn, defCRInput}, {&s.accept, defAccept}, {&s.ccIn, defCCInput},
+		{&s.disc, defDisconnect}, {&s.drIn, defDRInput}, {&s.dcIn, defDCInput}, {&s.dataReq, defDataReq},
+		{&s.segment, defSegment}, {&s.output, defOutput}, {&s.input, defInput}, {&s.dtIn, defDTInput},
+		{&s.akIn, defAKInput}, {&s.akBuild, defAKBuild}, {&s.edReq, defEDReq}, {&s.edIn, defEDInput},
+		{&s.eaIn, defEAInput}, {&s.erIn, defERInput}, {&s.emit, defEmit},
+	})
+	osi.DefineAll(env, osi.CatChecksum, []cpu.Binding{{&s.cksum, defCksum}, {&s.check, defCksumCheck}})
+	osi.DefineAll(env, osi.CatOther, []cpu.Binding{
+		{&s.t1, defT1}, {&s.ackTO, defAckTimeout}, {&s.wTO, defWTimeout}, {&s.iTO, defITimeout}, {&s.freeze, defFreeze},
+	})
 	t.cksumPB = env.Cost("tp4_cksum.byte", 4, "per octet: LODSB, ADD AL to C0, ADD C0 to C1, LOOP (the reductions modulo 255 deferred to the end of blocks)")
 	for i := range p.Connections {
 		t.conns = append(t.conns, newConn(t, i))
