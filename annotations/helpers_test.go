@@ -48,8 +48,8 @@ func simulate(t testing.TB, exp *machine.Experiment, scripts []annotations.Sourc
 	out := &run{}
 	h := fnv.New64a()
 	var buf []byte
-	opt := machine.Options{Trace: func(at sim.Time, ev *sim.Event) {
-		buf = strconv.AppendInt(buf[:0], int64(at), 10)
+	opt := machine.Options{Trace: func(ev *sim.Event) {
+		buf = strconv.AppendInt(buf[:0], int64(ev.When()), 10)
 		buf = append(buf, ' ')
 		buf = append(buf, ev.Name()...)
 		buf = append(buf, '\n')

@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // Segment is one Ethernet: either a shared half-duplex medium (ModeShared,
@@ -41,7 +42,11 @@ type Segment struct {
 
 	taps   []*pcapgo.Writer
 	tapErr error
-	trace  func(TraceRecord)
+
+	// Trace is the segment's trace source: it fires at every trace point
+	// of its stations (TraceKind). A listener must not transmit or
+	// schedule.
+	Trace trace.Source[TraceRecord]
 
 	stats SegmentStats
 }
@@ -209,13 +214,9 @@ type TraceRecord struct {
 	Arg        int
 }
 
-// SetTrace installs fn (nil removes it) to be called at every trace point.
-// It is a listener: it must not transmit or schedule.
-func (s *Segment) SetTrace(fn func(TraceRecord)) { s.trace = fn }
-
 func (s *Segment) emit(a *Attachment, kind TraceKind, arg int) {
-	if s.trace != nil {
-		s.trace(TraceRecord{At: s.k.Now(), Attachment: a.name, Kind: kind, Arg: arg})
+	if s.Trace.Listened() {
+		s.Trace.Fire(TraceRecord{At: s.k.Now(), Attachment: a.name, Kind: kind, Arg: arg})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"simkron/card"
 	"simkron/config"
 	devatm "simkron/devices/atmtaxi"
 	"simkron/ethersim"
@@ -17,6 +18,7 @@ import (
 	"simkron/sim"
 	drvatm "simkron/stack/driver/atmtaxi"
 	"simkron/stack/header"
+	"simkron/trace"
 )
 
 // The ATM network of an experiment: TAXI links ([[atm_link]], a
@@ -109,8 +111,9 @@ func (a *ATMSpec) SetDefaults() { a.Netmask = ethersim.IP4{255, 255, 255, 0} }
 // ATMCard is a host's Yes V2 with its driver and the link end it is
 // plugged into (nil: unplugged). It is one of the components workloads
 // find by type; for the measuring programs over IP it is a card whose
-// frames are RFC 2684 LLC/SNAP over AAL5 (LinkType), observed as each
-// PDU's first cell arrives (ObserveReceive).
+// frames are RFC 2684 LLC/SNAP over AAL5 (card.LLCSNAP), seen as each
+// PDU's first cell arrives (Received) and whole once its last has
+// (Whole).
 type ATMCard struct {
 	Name   string // the [[device]] name
 	Dev    *devatm.Device
@@ -118,52 +121,48 @@ type ATMCard struct {
 	End    *atmnet.End
 	Spec   *ATMSpec
 	port   *atmnet.Port // the switch port on the far end, or nil
-	// observers see the first cell of each PDU reaching the card.
-	observe func(pdu []byte)
-	inPDU   map[atmnet.VC]bool
-	// whole observers see each PDU once its last cell is in; gather holds
-	// the payloads of each VC's PDU so far.
-	whole  func(sdu []byte)
+	// received fires the first cell of each PDU reaching the card; inPDU
+	// says which VCs are inside a PDU, made when it is first listened to.
+	received trace.Source[[]byte]
+	inPDU    map[atmnet.VC]bool
+	// whole fires each PDU once its last cell is in; gather holds the
+	// payloads of each VC's PDU so far, made when it is first listened
+	// to.
+	whole  trace.Source[[]byte]
 	gather map[atmnet.VC][]byte
 }
 
-var _ atmnet.Receiver = (*ATMCard)(nil)
+var (
+	_ atmnet.Receiver  = (*ATMCard)(nil)
+	_ card.Card        = (*ATMCard)(nil)
+	_ card.Reassembler = (*ATMCard)(nil)
+	_ card.FIFO        = (*ATMCard)(nil)
+	_ card.DMAMeter    = (*ATMCard)(nil)
+)
 
-// LinkATM is the link type of an ATM card's frames: latency.LinkLLCSNAP
-// (AAL5 PDUs carrying RFC 2684 routed LLC/SNAP, handed over at their
-// first cell), spelled here since machine names no workload package.
-const LinkATM = "llc-snap"
+// Link implements card.Card: AAL5 PDUs carrying RFC 2684 routed LLC/SNAP,
+// handed over at their first cell.
+func (a *ATMCard) Link() card.Link { return card.LLCSNAP }
 
-// LinkType says what the card's frames are.
-func (a *ATMCard) LinkType() string { return LinkATM }
+// Received implements card.Card: it fires when the first cell of a PDU
+// (on any VC) has arrived with a good header, with that cell's 48
+// payload bytes, the PDU as far as it has come.
+func (a *ATMCard) Received() *trace.Source[[]byte] { return &a.received }
 
-// ObserveReceive adds fn to the observers of the PDUs reaching the card:
-// each is called when the first cell of a PDU (on any VC) has arrived
-// with a good header, with that cell's 48 payload bytes, the PDU as far
-// as it has come. It only looks.
-func (a *ATMCard) ObserveReceive(fn func(pdu []byte)) {
-	a.observe = chain(a.observe, fn)
-	if a.inPDU == nil {
-		a.inPDU = map[atmnet.VC]bool{}
-	}
-}
+// Whole implements card.Reassembler: it fires when the last cell of a PDU
+// (the one with the header indication flag) has arrived with a good
+// header, with the AAL5 CPCS-SDU its VC's cells since the one before
+// carried (padding and trailer removed by the trailer's length; a PDU
+// whose length does not fit its cells, as after a lost cell, is not
+// fired). It only looks: the card's CRC check and the driver's
+// reassembly are the model's.
+func (a *ATMCard) Whole() *trace.Source[[]byte] { return &a.whole }
 
-// ObserveWhole adds fn to the observers of the whole PDUs reaching the
-// card: each is called when the last cell of a PDU (the one with the
-// header indication flag) has arrived with a good header, with the
-// AAL5 CPCS-SDU its VC's cells since the one before carried (padding and
-// trailer removed by the trailer's length; a PDU whose length does not
-// fit its cells, as after a lost cell, is not shown). It only looks: the
-// card's CRC check and the driver's reassembly are the model's.
-func (a *ATMCard) ObserveWhole(fn func(sdu []byte)) {
-	a.whole = chain(a.whole, fn)
+// wholeCell gathers a cell for Whole's listeners.
+func (a *ATMCard) wholeCell(c *atmnet.Cell) {
 	if a.gather == nil {
 		a.gather = map[atmnet.VC][]byte{}
 	}
-}
-
-// wholeCell gathers a cell for the whole-PDU observers.
-func (a *ATMCard) wholeCell(c *atmnet.Cell) {
 	vc := c.VC()
 	b := append(a.gather[vc], c[atmnet.HeaderSize:]...)
 	if !c.EndOfPDU() {
@@ -178,20 +177,23 @@ func (a *ATMCard) wholeCell(c *atmnet.Cell) {
 	if pad := len(b) - header.AAL5TrailerLen - n; pad < 0 || pad >= atmnet.PayloadSize {
 		return
 	}
-	a.whole(b[:n])
+	a.whole.Fire(b[:n])
 }
 
-// ReceiveCell implements atmnet.Receiver: the observers look, then the
+// ReceiveCell implements atmnet.Receiver: the listeners look, then the
 // board takes the cell.
 func (a *ATMCard) ReceiveCell(c *atmnet.Cell) {
-	if a.observe != nil && c.HECOK() {
+	if a.received.Listened() && c.HECOK() {
+		if a.inPDU == nil {
+			a.inPDU = map[atmnet.VC]bool{}
+		}
 		vc := c.VC()
 		if !a.inPDU[vc] {
-			a.observe(c[atmnet.HeaderSize:])
+			a.received.Fire(c[atmnet.HeaderSize:])
 		}
 		a.inPDU[vc] = !c.EndOfPDU()
 	}
-	if a.whole != nil && c.HECOK() {
+	if a.whole.Listened() && c.HECOK() {
 		a.wholeCell(c)
 	}
 	a.Dev.ReceiveCell(c)
@@ -210,12 +212,9 @@ func (a *ATMCard) DMABusy() (read, write sim.Time) {
 	return s.DMAReadBusy, s.DMAWriteBusy
 }
 
-// ObserveFIFO adds fn to the observers of the cells crossing between the
-// host and the board's FIFOs (devices/atmtaxi Device.ObserveFIFO). It
-// only looks.
-func (a *ATMCard) ObserveFIFO(fn func(tx bool, vci uint16, begin, end sim.Time)) {
-	a.Dev.ObserveFIFO(fn)
-}
+// FIFO implements card.FIFO: the cells crossing between the host and the
+// board's FIFOs (devices/atmtaxi Device.FIFO).
+func (a *ATMCard) FIFO() *trace.Source[card.FIFOCell] { return &a.Dev.FIFO }
 
 // LinePayloadCeiling is the 48-byte payload rate of the card's line in
 // bit/s, 0 when unplugged.
@@ -361,7 +360,7 @@ func (n *Network) buildATM(k *sim.Kernel, links []ATMLinkSpec, switches []ATMSwi
 		}
 	}
 	if len(a.traces) > 0 {
-		a.SetTrace(func(r atmnet.TraceRecord) {
+		a.Trace.Connect(func(r atmnet.TraceRecord) {
 			if t := a.byEnd[r.Where]; t != nil {
 				t.w.Record(r)
 			}

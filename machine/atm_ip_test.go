@@ -35,9 +35,9 @@ func TestATMIPConfig(t *testing.T) {
 	}
 	firsts := map[string]int{}
 	for _, h := range r.Hosts {
-		h.ATMCards[0].ObserveReceive(func(pdu []byte) {
+		h.ATMCards[0].Received().Connect(func(pdu []byte) {
 			if len(pdu) != 48 {
-				t.Errorf("%s: the observer got %d bytes of a first cell", h.Name, len(pdu))
+				t.Errorf("%s: the listener got %d bytes of a first cell", h.Name, len(pdu))
 			}
 			firsts[h.Name]++
 		})

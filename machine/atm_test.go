@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/card"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/atminterleave"
 	"simkron/stack/apps/atmloop"
-	"simkron/stack/apps/latency"
 	"simkron/stack/apps/ttcp"
 )
 
@@ -111,11 +111,11 @@ func TestATMConfigLoadsAndRuns(t *testing.T) {
 	if h.Inet == nil || len(h.ATMCards) != 1 || h.ATMCards[0].End == nil {
 		t.Fatalf("host ha: inet %v, ATM cards %v", h.Inet != nil, h.ATMCards)
 	}
-	// The workloads' view: the card is a latency.Card of link type
+	// The workloads' view: the card is a card.Card of link type
 	// LLC/SNAP, and the driver a component of its own.
-	var asCard latency.Card = h.ATMCards[0]
-	if l, ok := asCard.(interface{ LinkType() string }); !ok || l.LinkType() != latency.LinkLLCSNAP {
-		t.Errorf("the ATM card's link type is not %q", latency.LinkLLCSNAP)
+	var asCard card.Card = h.ATMCards[0]
+	if asCard.Link() != card.LLCSNAP {
+		t.Errorf("the ATM card's link type is %q, not %q", asCard.Link(), card.LLCSNAP)
 	}
 	if got := r.Hosts[2].ATMCards[0].Driver.Params().Tx; got != "dma-b" {
 		t.Errorf("[host.atm.driver] tx: the driver has %q", got)

@@ -24,7 +24,8 @@ func sweep(t testing.TB, attribution bool, messages int) (*report.Result, uint64
 	udpParams(exp).Messages = messages
 	h := fnv.New64a()
 	var buf [8]byte
-	opt := machine.Options{Trace: func(at sim.Time, ev *sim.Event) {
+	opt := machine.Options{Trace: func(ev *sim.Event) {
+		at := ev.When()
 		for i := range buf {
 			buf[i] = byte(uint64(at) >> (8 * i))
 		}

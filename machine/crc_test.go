@@ -22,7 +22,7 @@ func TestCRCErrorsAfterTheAddressFilter(t *testing.T) {
 	exp.Hosts[1].NICs[0].Faults = ethersim.FaultParams{Corrupt: 1}
 	r := build(t, exp, machine.Options{NoCapture: true})
 	inDst, elsewhere := 0, 0
-	r.Net.Segments()[0].SetTrace(func(tr ethersim.TraceRecord) {
+	r.Net.Segments()[0].Trace.Connect(func(tr ethersim.TraceRecord) {
 		if tr.Kind == ethersim.TraceCorrupt && tr.Attachment == "pcB.nic0" {
 			if tr.Arg < 48 { // the first 6 bytes: the destination address
 				inDst++

@@ -135,5 +135,6 @@ func buildSimoseth(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Dev
 	if err != nil {
 		return nil, err
 	}
+	nic.dma = &card.DMA
 	return nic.device(), nil
 }

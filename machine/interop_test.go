@@ -97,17 +97,15 @@ func newInterop(t *testing.T) *interop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.peer.OnFrame = func(in bool, f []byte) {
-		if in {
-			x.toGv = append(x.toGv, bytes.Clone(f))
-			x.note("sim->gv", f)
-		}
-	}
-	x.host.NICs[0].OnFrame = func(f []byte) {
+	x.peer.Received.Connect(func(f []byte) {
+		x.toGv = append(x.toGv, bytes.Clone(f))
+		x.note("sim->gv", f)
+	})
+	x.host.NICs[0].Received().Connect(func(f []byte) {
 		f = f[:len(f)-4]
 		x.toSim = append(x.toSim, bytes.Clone(f))
 		x.note("gv->sim", f)
-	}
+	})
 	x.main = x.host.Kernel.Symbols().Define(cpu.Def{Name: "interop_main", Layer: cpu.LayerAPPL, Instructions: 20, CodeBytes: 128, Why: "test program: socket calls in a row"})
 	t.Cleanup(func() {
 		x.peer.Close()

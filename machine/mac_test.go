@@ -444,7 +444,7 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 	addHost(exp, "pcC", 0xc)
 	exp.Segments[0].Pcap = false
 	r = build(t, exp, machine.Options{Seed: &seed})
-	lan0(t, r).SetTrace(func(tr ethersim.TraceRecord) {
+	lan0(t, r).Trace.Connect(func(tr ethersim.TraceRecord) {
 		if tr.Kind == ethersim.TraceCollision || tr.Kind == ethersim.TraceBackoff || tr.Kind == ethersim.TraceAbort {
 			trace = append(trace, tr)
 		}

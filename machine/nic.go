@@ -3,10 +3,12 @@ package machine
 import (
 	"fmt"
 
+	"simkron/card"
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // NIC is a network card of a host on an Ethernet segment, with the
@@ -24,13 +26,17 @@ type NIC struct {
 	prom [6]byte
 	// counters returns the card's and its driver's figures.
 	counters func() []report.Counter
-	// OnFrame, when set, sees every frame that reaches the card, when its
-	// last bit arrives, before the card does. It only looks.
-	OnFrame func(frame []byte)
-	// OnSend, when set, sees every frame the card hands to the wire (FCS
-	// included). It only looks.
-	OnSend func(frame []byte)
+	// received and sent are the card's trace sources (Received, Sent);
+	// dma the card's DMA engine's, when it is a bus master.
+	received, sent trace.Source[[]byte]
+	dma            *trace.Source[bool]
 }
+
+var (
+	_ card.Card      = (*NIC)(nil)
+	_ card.Sender    = (*NIC)(nil)
+	_ card.BusMaster = (*NIC)(nil)
+)
 
 // Card is a network card model on an Ethernet segment: its registers,
 // and its side of the wire.
@@ -50,50 +56,38 @@ type NetDriver interface {
 	Init()
 }
 
-// Transmit is the card's wire: OnSend looks, then the port sends.
+// Transmit is the card's wire: Sent fires, then the port sends.
 func (n *NIC) Transmit(frame []byte) error {
-	if n.OnSend != nil {
-		n.OnSend(frame)
+	if n.sent.Listened() {
+		n.sent.Fire(frame)
 	}
 	return n.Port.Transmit(frame)
 }
 
-// Receive implements ethersim.Station for the card, letting OnFrame look
-// first.
+// Receive implements ethersim.Station for the card: Received fires, then
+// the card takes the frame.
 func (n *NIC) Receive(frame []byte) {
-	if n.OnFrame != nil {
-		n.OnFrame(frame)
+	if n.received.Listened() {
+		n.received.Fire(frame)
 	}
 	n.Card.Receive(frame)
 }
 
-// ObserveReceive adds fn to the observers of the frames reaching the
-// card, after any already there. It only looks.
-func (n *NIC) ObserveReceive(fn func(frame []byte)) { n.OnFrame = chain(n.OnFrame, fn) }
+// Link implements card.Card: Ethernet frames.
+func (n *NIC) Link() card.Link { return card.Ethernet }
 
-// ObserveSend adds fn to the observers of the frames the card puts on
-// the wire, after any already there. It only looks.
-func (n *NIC) ObserveSend(fn func(frame []byte)) { n.OnSend = chain(n.OnSend, fn) }
+// Received implements card.Card: every frame that reaches the card, when
+// its last bit arrives, before the card takes it.
+func (n *NIC) Received() *trace.Source[[]byte] { return &n.received }
 
-func chain(prev, fn func([]byte)) func([]byte) {
-	if prev == nil {
-		return fn
-	}
-	return func(f []byte) { prev(f); fn(f) }
-}
+// Sent implements card.Sender: every frame the card hands to the wire
+// (FCS included).
+func (n *NIC) Sent() *trace.Source[[]byte] { return &n.sent }
 
-// ObserveDMA adds fn to the observers of the card's DMA engine (true when
-// it starts moving data between host memory and the card, false when it
-// stops) and reports true, when the card is a bus master that offers them;
-// otherwise it reports false and adds nothing. With fn nil it only
-// reports. It only looks.
-func (n *NIC) ObserveDMA(fn func(busy bool)) bool {
-	o, ok := n.Card.(interface{ ObserveDMA(func(bool)) })
-	if ok && fn != nil {
-		o.ObserveDMA(fn)
-	}
-	return ok
-}
+// DMA implements card.BusMaster: the card's DMA engine (true when it
+// starts moving data between host memory and the card, false when it
+// stops), or nil when the card has none.
+func (n *NIC) DMA() *trace.Source[bool] { return n.dma }
 
 // Network describes the segment the card is plugged into, for reports:
 // "lan0: 1Gbps switch, 1us switch latency, 100ns propagation"; "" when
@@ -131,7 +125,7 @@ func (n *NIC) Queue() int { return n.Driver.Queue() }
 // TxTime reads the driver's accumulated transmit time and count (zero
 // for a driver that does not time its transmissions).
 func (n *NIC) TxTime() (sim.Time, uint64) {
-	if d, ok := n.Driver.(interface{ TxTime() (sim.Time, uint64) }); ok {
+	if d, ok := n.Driver.(card.TxTimer); ok {
 		return d.TxTime()
 	}
 	return 0, 0
@@ -140,7 +134,7 @@ func (n *NIC) TxTime() (sim.Time, uint64) {
 // SetLoopback makes the driver loop frames back to itself, where the
 // driver can.
 func (n *NIC) SetLoopback(on bool) {
-	if d, ok := n.Driver.(interface{ SetLoopback(bool) }); ok {
+	if d, ok := n.Driver.(card.Loopback); ok {
 		d.SetLoopback(on)
 	}
 }

@@ -27,8 +27,9 @@ type Options struct {
 	// Progress, when set, is called now and then with the simulated time
 	// reached and the stop time. It must only report: it sees host time.
 	Progress func(now, stop sim.Time)
-	// Trace, when set, sees every event as it fires.
-	Trace func(t sim.Time, ev *sim.Event)
+	// Trace, when set, is connected to the event kernel's trace source
+	// (sim.Kernel.Firing): it sees every event as it fires.
+	Trace func(ev *sim.Event)
 	// Abort, when set, is asked before every event whether the run must
 	// stop (an annotation script failed); a non-nil error ends the run,
 	// which is then reported incomplete with the error as the reason.
@@ -75,9 +76,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		seed = *opt.Seed
 	}
 	r := &Run{Exp: exp, K: sim.NewKernel(seed)}
-	if opt.Trace != nil {
-		r.K.SetTrace(opt.Trace)
-	}
+	r.K.Firing.Connect(opt.Trace)
 	if len(exp.Hosts) == 0 {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
@@ -233,7 +232,35 @@ type hostView struct{ h *Host }
 
 func (v hostView) Name() string { return v.h.Name }
 
-func (v hostView) Components() []any {
+func (v hostView) Components() []any { return v.h.Components() }
+
+// FindAll returns every component of h that is a T, in order (as
+// workload.FindAll does for a workload's view of a host).
+func FindAll[T any](h *Host) []T {
+	var out []T
+	for _, c := range h.Components() {
+		if v, ok := c.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Find returns the first component of h that is a T.
+func Find[T any](h *Host) (T, bool) {
+	for _, c := range h.Components() {
+		if v, ok := c.(T); ok {
+			return v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// Components returns the components the host was built with, in a fixed
+// order: its environment's, its protocol families', then its cards.
+func (h *Host) Components() []any {
+	v := hostView{h}
 	var out []any
 	if v.h.Kernel != nil {
 		out = append(out, v.h.Kernel)

@@ -126,7 +126,7 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 		return q[0]
 	}
 	sent, receiving := 0, 0
-	lan0(t, tr.r).SetTrace(func(r ethersim.TraceRecord) {
+	lan0(t, tr.r).Trace.Connect(func(r ethersim.TraceRecord) {
 		switch r.Kind {
 		case ethersim.TraceTxEnd:
 			sent++
@@ -161,29 +161,26 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 	}
 	for _, h := range tr.r.Hosts {
 		nic := h.NICs[0]
-		nic.OnSend = func([]byte) { handoffs[nic.Port.Name()] = append(handoffs[nic.Port.Name()], k.Now()) }
-		nic.OnFrame = func(f []byte) {
+		nic.Sent().Connect(func([]byte) { handoffs[nic.Port.Name()] = append(handoffs[nic.Port.Name()], k.Now()) })
+		nic.Received().Connect(func(f []byte) {
 			ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, int64(k.Now()/sim.Nanosecond)).UTC(), CaptureLength: len(f), Length: len(f)}
 			if err := rxw.WritePacket(ci, f); err != nil {
 				t.Fatal(err)
 			}
 			res.rxOf = append(res.rxOf, receiving)
-		}
+		})
 	}
 
 	for _, h := range tr.r.Hosts {
-		name, prev := h.Name, h.CPU.Hooks.Enter
-		h.CPU.Hooks.Enter = func(c *cpu.CPU, s *cpu.Symbol) {
+		name := h.Name
+		h.CPU.Trace.Enter.Connect(func(s *cpu.Symbol) {
 			switch s.Name {
 			case "tcp_v4_rcv":
 				res.tcpLog[name] = append(res.tcpLog[name], 'r')
 			case "tcp_transmit_skb", "tcp_v4_send_reset":
 				res.tcpLog[name] = append(res.tcpLog[name], 'x')
 			}
-			if prev != nil {
-				prev(c, s)
-			}
-		}
+		})
 	}
 
 	up, down := pattern(size, 3), pattern(size, 4)

@@ -8,8 +8,8 @@ package machine_test
 //
 // Frames are checked where the hosts cannot lie about them: in the capture
 // (what went on the wire, before any receive fault), at the receiving
-// card (NIC.OnFrame: what arrived after the faults) and at the door of
-// UDP (inet.Stack.OnDeliver: what the IP layer handed up).
+// card (its Received trace source: what arrived after the faults) and at
+// the door of UDP (inet.Stack.Delivered: what the IP layer handed up).
 
 import (
 	"bytes"
@@ -388,9 +388,7 @@ type fragArrival struct {
 
 func watchFrames(h *machine.Host, to inet.Addr) *frameLog {
 	fl := &frameLog{arrivals: map[fragKey][]fragArrival{}}
-	nic := h.NICs[0]
-	prev := nic.OnFrame
-	nic.OnFrame = func(f []byte) {
+	h.NICs[0].Received().Connect(func(f []byte) {
 		if len(f) >= header.EthernetHeaderLen+header.IPv4MinimumSize && header.Ethernet(f).Type() == header.EtherTypeIPv4 {
 			ip := header.IPv4(f[header.EthernetHeaderLen:])
 			if ip.IsValid(len(ip)) && ip.Dst() == to && ip.IsFragment() {
@@ -399,10 +397,7 @@ func watchFrames(h *machine.Host, to inet.Addr) *frameLog {
 				fl.arrivals[k] = append(fl.arrivals[k], fragArrival{off, off + ip.PayloadLength(), ip.More()})
 			}
 		}
-		if prev != nil {
-			prev(f)
-		}
-	}
+	})
 	return fl
 }
 
@@ -443,13 +438,13 @@ func (fl *frameLog) tally() (whole, partial, frames, dupFirst, dupOther int) {
 // (header and data), read from the host's memory without charge.
 func watchDeliveries(h *machine.Host) *[][]byte {
 	var got [][]byte
-	h.Inet.OnDeliver = func(b netdev.Buf) {
+	h.Inet.Delivered.Connect(func(b netdev.Buf) {
 		p := make([]byte, b.Len)
 		if err := h.Sys.Phys.Read(b.Addr, p); err != nil {
 			panic(err)
 		}
 		got = append(got, p)
-	}
+	})
 	return &got
 }
 

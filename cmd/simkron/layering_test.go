@@ -15,14 +15,18 @@ var layerRules = []struct {
 	forbidden []string
 	only      []string // when set, the only module packages allowed
 }{
-	{pkg: "simkron/sim", only: []string{}},
-	{pkg: "simkron/memory", only: []string{"simkron/sim"}},
-	{pkg: "simkron/cpu", only: []string{"simkron/sim", "simkron/memory"}},
-	{pkg: "simkron/config", only: []string{"simkron/sim", "simkron/internal/infile"}},
+	// Trace sources are below everything that fires them.
+	{pkg: "simkron/trace", only: []string{}},
+	{pkg: "simkron/sim", only: []string{"simkron/trace"}},
+	{pkg: "simkron/memory", only: []string{"simkron/sim", "simkron/trace"}},
+	{pkg: "simkron/cpu", only: []string{"simkron/sim", "simkron/memory", "simkron/trace"}},
+	// The cards' capabilities: what workloads and parts name a card by.
+	{pkg: "simkron/card", only: []string{"simkron/sim", "simkron/trace"}},
+	{pkg: "simkron/config", only: []string{"simkron/sim", "simkron/internal/infile", "simkron/trace"}},
 	{pkg: "simkron/internal/infile", only: []string{}},
 	{pkg: "simkron/stack/header", only: []string{}},
 	{pkg: "simkron/report/shape", only: []string{}},
-	{pkg: "simkron/workload", only: []string{"simkron/sim", "simkron/config", "simkron/report/shape"}},
+	{pkg: "simkron/workload", only: []string{"simkron/sim", "simkron/config", "simkron/report/shape", "simkron/trace"}},
 	// The report draws any workload: it knows none.
 	{pkg: "simkron/report", forbidden: []string{"simkron/stack/...", "simkron/machine", "simkron/workload", "simkron/annotations"}},
 	// The observer sits below the assembler it observes.

@@ -43,10 +43,12 @@ package atmtaxi
 import (
 	"encoding/binary"
 
+	"simkron/card"
 	"simkron/cpu"
 	"simkron/ethersim/atmnet"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 var (
@@ -174,9 +176,18 @@ type Device struct {
 	sortCell          atmnet.Cell
 	buf               []byte
 
-	// Observers of the FIFOs (ObserveFIFO), and when the cell being
-	// written by PIO began and the head cell's first word was read.
-	onFIFO           []func(tx bool, vci uint16, begin, end sim.Time)
+	// FIFO is the interface's trace source of the cells crossing
+	// between the host and the FIFOs: a cell entering the transmit FIFO
+	// (Tx; its first word written by PIO or carried by DMA at Begin,
+	// complete in the FIFO at End) or leaving the receive FIFO (its
+	// first word read, or its DMA begun, at Begin; its last word read,
+	// or its payload in memory, at End), with its VCI; cells the VCI
+	// sorter moves into host memory count as leaving the receive FIFO.
+	// It is what an oscilloscope on the FIFOs' strobes shows. A listener
+	// only looks.
+	FIFO trace.Source[card.FIFOCell]
+	// When the cell being written by PIO began and the head cell's first
+	// word was read.
 	txBegin, rxBegin sim.Time
 
 	stats Stats
@@ -203,23 +214,9 @@ func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, sys *memory.System) 
 	return d
 }
 
-// ObserveFIFO adds fn to the observers of the cells crossing between the
-// host and the FIFOs: a cell entering the transmit FIFO (tx; its first
-// word written by PIO or carried by DMA at begin, complete in the FIFO at
-// end) or leaving the receive FIFO (its first word read, or its DMA begun,
-// at begin; its last word read, or its payload in memory, at end), with
-// its VCI; cells the VCI sorter moves into host memory count as leaving
-// the receive FIFO. It is what an oscilloscope on the FIFOs' strobes
-// shows. fn only looks.
-func (d *Device) ObserveFIFO(fn func(tx bool, vci uint16, begin, end sim.Time)) {
-	d.onFIFO = append(d.onFIFO, fn)
-}
-
-// showFIFO tells the observers a cell crossed.
+// showFIFO fires FIFO: a cell crossed.
 func (d *Device) showFIFO(tx bool, vci uint16, begin, end sim.Time) {
-	for _, fn := range d.onFIFO {
-		fn(tx, vci, begin, end)
-	}
+	d.FIFO.Fire(card.FIFOCell{Tx: tx, VCI: vci, Begin: begin, End: end})
 }
 
 // SetLine attaches the interface to a line end: cells go out through it
@@ -516,7 +513,7 @@ func (d *Device) pushWord(v uint32) {
 		d.txWords = 0
 		var c atmnet.Cell
 		d.fill(&c, &d.txPart)
-		if len(d.onFIFO) > 0 {
+		if d.FIFO.Listened() {
 			d.showFIFO(true, c.VCI(), d.txBegin, d.k.Now())
 		}
 		d.enqueueTx(&c)
@@ -704,7 +701,7 @@ func (d *Device) popWord() uint32 {
 // host from begin to end.
 func (d *Device) popCell(begin, end sim.Time) {
 	e := &d.rx[d.rxHead]
-	if len(d.onFIFO) > 0 {
+	if d.FIFO.Listened() {
 		d.showFIFO(false, uint16(e.words[0]>>4), begin, end)
 	}
 	if e.words[0]&0xA == 2 { // user data (PT bit 3 clear) with the AUU bit: PT 001 or 011
@@ -857,7 +854,7 @@ func (d *Device) txDMADeliver() {
 	i := 0
 	for ; i < len(d.txDMA) && d.txDMA[i].at <= now; i++ {
 		c := d.txDMA[i].cell
-		if len(d.onFIFO) > 0 {
+		if d.FIFO.Listened() {
 			d.showFIFO(true, c.VCI(), d.txDMA[i].begin, d.txDMA[i].at)
 		}
 		d.enqueueTx(&c)
@@ -997,7 +994,7 @@ func (d *Device) sortNext() {
 		d.sortCell = c
 		d.dmaBusy, d.dmaSort = true, true
 		total := d.p.DMALatency + dur
-		if len(d.onFIFO) > 0 {
+		if d.FIFO.Listened() {
 			d.showFIFO(false, c.VCI(), d.k.Now(), d.k.Now()+total)
 		}
 		d.stats.DMABusy += total

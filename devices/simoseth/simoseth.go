@@ -70,6 +70,7 @@ import (
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // Wire is the network side of the card's transmitter: Transmit starts
@@ -171,10 +172,14 @@ type NIC struct {
 	job      job
 	engineEv *sim.Event
 	since    sim.Time // start of the busy period
-	// onEngine are the observers of the engine's busy periods, and shown
-	// the state they were last told.
-	onEngine []func(busy bool)
-	shown    bool
+	// DMA is the card's trace source of the DMA engine's busy periods:
+	// it fires true when the engine starts moving data between host
+	// memory and the card after being idle, and false when it has
+	// nothing more to do (back-to-back transfers are one busy period).
+	// A listener only looks.
+	DMA trace.Source[bool]
+	// shown is the state DMA last fired.
+	shown bool
 
 	chainErr bool // an incomplete transmit chain was reported (once per frame)
 	irqLevel bool
@@ -216,22 +221,14 @@ func (n *NIC) Port() *memory.DMAPort { return n.dma }
 // Busy reports whether the DMA engine is working.
 func (n *NIC) Busy() bool { return n.busy }
 
-// ObserveDMA adds fn to the observers of the DMA engine: it is called with
-// true when the engine starts moving data between host memory and the
-// card after being idle, and with false when it has nothing more to do
-// (back-to-back transfers are one busy period). It only looks.
-func (n *NIC) ObserveDMA(fn func(busy bool)) { n.onEngine = append(n.onEngine, fn) }
-
-// showEngine tells the observers a change of the engine's state.
+// showEngine fires DMA on a change of the engine's state.
 func (n *NIC) showEngine() {
-	if n.busy == n.shown || len(n.onEngine) == 0 {
+	if n.busy == n.shown || !n.DMA.Listened() {
 		n.shown = n.busy
 		return
 	}
 	n.shown = n.busy
-	for _, fn := range n.onEngine {
-		fn(n.busy)
-	}
+	n.DMA.Fire(n.busy)
 }
 
 // Stats returns the card's counters, DMABusy up to now.

@@ -41,6 +41,7 @@ import (
 	"simkron/stack/header"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/trace"
 )
 
 // Addr is an IPv4 address.
@@ -195,9 +196,10 @@ type Stack struct {
 	}
 	tcp tcpStack
 
-	// Observer hooks (nil when nobody listens): a datagram handed to
-	// UDP and one returned to a program. They only look.
-	OnDeliver func(b netdev.Buf)
+	// Delivered is the trace source of the datagrams UDP queues on a
+	// socket for a program, fired with the buffer that holds one (its IP
+	// header at Addr, as IP handed it up). A listener only looks.
+	Delivered trace.Source[netdev.Buf]
 }
 
 // New attaches the Internet layer to device dev of the host's device layer,
