@@ -139,10 +139,14 @@ func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Kernel, er
 	k.sym.idle = syms.Define(defIdle)
 	c.IRQSymbol = syms.Define(defIRQ)
 	k.defineLib()
-	// The heap starts on a 64 KiB boundary after the text, leaving room for
-	// protocol code defined after boot.
-	heapBase := (syms.TextEnd() + 256*1024 + 0xFFFF) &^ 0xFFFF
-	a, err := NewAllocator(heapBase, uint64(p.HeapSize), uint64(k.sys.Phys.Size()))
+	if text := uint64(syms.TextEnd() - syms.TextStart()); text > uint64(MaxBootText) {
+		panic(fmt.Sprintf("kernel: %s: %d bytes of text at boot, more than MaxBootText (%d), which the config check counts on", name, text, MaxBootText))
+	}
+	l, err := PlaceHeap(uint64(syms.TextEnd()), p, uint64(k.sys.Phys.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	a, err := NewAllocator(memory.Addr(l.HeapBase), uint64(p.HeapSize), uint64(k.sys.Phys.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
