@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"simkron/annotations"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
@@ -23,7 +24,7 @@ func loadUDP(t testing.TB, sizes []int, messages int) *machine.Experiment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	udp := exp.Workload.Params["udp"].(*latency.UDPParams)
 	udp.Sizes = sizes
 	udp.Messages = messages

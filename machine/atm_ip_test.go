@@ -10,6 +10,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/internal/isotest"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/stack/apps/latency"
 	"simkron/stack/header"
@@ -35,7 +36,7 @@ func TestATMIPConfig(t *testing.T) {
 	}
 	firsts := map[string]int{}
 	for _, h := range r.Hosts {
-		h.ATMCards[0].Received().Connect(func(pdu []byte) {
+		machinetest.ATMCards(h)[0].Received().Connect(func(pdu []byte) {
 			if len(pdu) != 48 {
 				t.Errorf("%s: the listener got %d bytes of a first cell", h.Name, len(pdu))
 			}
@@ -59,7 +60,7 @@ func TestATMIPConfig(t *testing.T) {
 		}
 	}
 	for i, h := range r.Hosts {
-		d := h.ATMCards[0].Driver.Stats()
+		d := machinetest.ATMCards(h)[0].Driver.Stats()
 		if d.Overruns+d.RxBroken+d.RxBadCRC+d.RxBadLength != 0 {
 			t.Errorf("%s: drops %+v", h.Name, d)
 		}
@@ -69,13 +70,13 @@ func TestATMIPConfig(t *testing.T) {
 		// The run stops when the programs end: the last PDU (the closing
 		// FIN's ACK) may be on its way then, its first cell in, the rest
 		// in the network.
-		peer := r.Hosts[1-i].ATMCards[0]
-		inNet := peer.End.Stats().TxCells - h.ATMCards[0].End.Stats().RxCells
+		peer := machinetest.ATMCards(r.Hosts[1-i])[0]
+		inNet := peer.End.Stats().TxCells - machinetest.ATMCards(h)[0].End.Stats().RxCells
 		if n := uint64(firsts[h.Name]); n != d.RxPDUs && !(n == d.RxPDUs+1 && inNet > 0) {
 			t.Errorf("%s: the observers saw %d first cells, the driver received %d PDUs (%d cells in the network)", h.Name, n, d.RxPDUs, inNet)
 		}
-		if h.Spec.Inet.MTU != 9180 {
-			t.Errorf("%s: IP MTU %d", h.Name, h.Spec.Inet.MTU)
+		if machinetest.InetParams(h.Spec).MTU != 9180 {
+			t.Errorf("%s: IP MTU %d", h.Name, machinetest.InetParams(h.Spec).MTU)
 		}
 	}
 	var capture []byte
@@ -211,7 +212,7 @@ func BenchmarkATMCells(b *testing.B) {
 		}
 		took += time.Since(start)
 		for _, h := range r.Hosts {
-			cells += h.ATMCards[0].End.Stats().TxCells
+			cells += machinetest.ATMCards(h)[0].End.Stats().TxCells
 		}
 	}
 	b.ReportMetric(float64(cells)/took.Seconds(), "cells/s")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"simkron/card"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/atminterleave"
@@ -100,7 +101,7 @@ func TestATMConfigLoadsAndRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The card with the host's address carries IP at the driver's MTU.
-	if got := exp.Hosts[0].Machine.Inet.MTU; got != 9180 {
+	if got := machinetest.InetParams(exp.Hosts[0].Machine).MTU; got != 9180 {
 		t.Errorf("IP MTU on the ATM card: %d, want the driver's 9180", got)
 	}
 	r, err := machine.New(exp, machine.Options{})
@@ -108,19 +109,19 @@ func TestATMConfigLoadsAndRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := r.Hosts[0]
-	if h.Inet == nil || len(h.ATMCards) != 1 || h.ATMCards[0].End == nil {
-		t.Fatalf("host ha: inet %v, ATM cards %v", h.Inet != nil, h.ATMCards)
+	if machinetest.Inet(h) == nil || len(machinetest.ATMCards(h)) != 1 || machinetest.ATMCards(h)[0].End == nil {
+		t.Fatalf("host ha: inet %v, ATM cards %v", machinetest.Inet(h) != nil, machinetest.ATMCards(h))
 	}
 	// The workloads' view: the card is a card.Card of link type
 	// LLC/SNAP, and the driver a component of its own.
-	var asCard card.Card = h.ATMCards[0]
+	var asCard card.Card = machinetest.ATMCards(h)[0]
 	if asCard.Link() != card.LLCSNAP {
 		t.Errorf("the ATM card's link type is %q, not %q", asCard.Link(), card.LLCSNAP)
 	}
-	if got := r.Hosts[2].ATMCards[0].Driver.Params().Tx; got != "dma-b" {
+	if got := machinetest.ATMCards(r.Hosts[2])[0].Driver.Params().Tx; got != "dma-b" {
 		t.Errorf("[host.atm.driver] tx: the driver has %q", got)
 	}
-	if r.Hosts[0].ATMCards[0].Driver.Params().Tx != "pio" {
+	if machinetest.ATMCards(r.Hosts[0])[0].Driver.Params().Tx != "pio" {
 		t.Error("one host's override reached another's driver")
 	}
 	res, err := r.Execute(machine.Options{})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
@@ -19,7 +20,7 @@ func sweep(t testing.TB, attribution bool, messages int) (*report.Result, uint64
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	udpParams(exp).Sizes = []int{4, 1024, 4096}
 	udpParams(exp).Messages = messages
 	h := fnv.New64a()

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 )
@@ -30,7 +31,7 @@ func TestConnectTimesOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			exp.Segments[0].Pcap = false
+			machinetest.Segments(exp)[0].Pcap = false
 			exp.Info.StopAt = 900 * sim.Second
 			if tc.workload == "tcp" {
 				tcpParams(exp).CompareUDP = false
@@ -38,7 +39,7 @@ func TestConnectTimesOut(t *testing.T) {
 				exp.Hosts[0].Name, exp.Hosts[1].Name = "pcA", "pcB"
 				ttcpParams(exp).Transmitter, ttcpParams(exp).Receiver = "pcA", "pcB"
 			}
-			exp.Hosts[0].NICs[0].Faults = ethersim.FaultParams{Drop: 1}
+			machinetest.NICSpecs(&exp.Hosts[0])[0].Faults = ethersim.FaultParams{Drop: 1}
 			r := build(t, exp, machine.Options{NoCapture: true})
 			res, err := r.Execute(machine.Options{})
 			if err != nil {
@@ -52,7 +53,7 @@ func TestConnectTimesOut(t *testing.T) {
 			if end := sim.Time(res.SimTimePS); end < 127*sim.Second || end > 127*sim.Second+50*sim.Millisecond {
 				t.Errorf("the run ended at %v, want 127 s after the connect", end)
 			}
-			st := host(t, r, "pcA").Inet.Stats()
+			st := machinetest.Inet(host(t, r, "pcA")).Stats()
 			if st.TCPActiveOpens != 1 || st.TCPAttemptFails != 1 || st.TCPTimeouts != 7 {
 				t.Errorf("pcA: %d active opens, %d failed, %d retransmission timeouts; want 1, 1 and 7 (6 retransmissions, then giving up)",
 					st.TCPActiveOpens, st.TCPAttemptFails, st.TCPTimeouts)

@@ -25,6 +25,7 @@ import (
 	"simkron/cpu"
 	"simkron/ethersim"
 	"simkron/ethersim/gvisorpeer"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/sim"
@@ -78,22 +79,22 @@ func newInterop(t *testing.T) *interop {
 	exp.Hosts = exp.Hosts[:1]
 	exp.Workload.Type = "membench"
 	*membenchParams(exp) = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
-	for i := range exp.Segments {
-		exp.Segments[i].Pcap = false
+	for i := range machinetest.Segments(exp) {
+		machinetest.Segments(exp)[i].Pcap = false
 	}
 	r, err := machine.New(exp, machine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	x := &interop{t: t, run: r, k: r.K, host: r.Hosts[0]}
-	if x.host.Inet == nil || x.host.Inet.Addr() != inet.Addr(interopSimIP) {
+	if machinetest.Inet(x.host) == nil || machinetest.Inet(x.host).Addr() != inet.Addr(interopSimIP) {
 		t.Fatalf("pcA has no IP stack at %v", interopSimIP)
 	}
-	seg, ok := r.Net.Segment("lan0")
+	seg, ok := machinetest.Ethernet(r.Net).Segment("lan0")
 	if !ok {
 		t.Fatal("no segment lan0")
 	}
-	x.peer, err = gvisorpeer.New(r.Net.Network, seg, gvisorpeer.Config{Name: "gvisor", MAC: interopGvMAC, IP: interopGvIP})
+	x.peer, err = gvisorpeer.New(machinetest.Ethernet(r.Net).Network, seg, gvisorpeer.Config{Name: "gvisor", MAC: interopGvMAC, IP: interopGvIP})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,12 +102,12 @@ func newInterop(t *testing.T) *interop {
 		x.toGv = append(x.toGv, bytes.Clone(f))
 		x.note("sim->gv", f)
 	})
-	x.host.NICs[0].Received().Connect(func(f []byte) {
+	machinetest.NICs(x.host)[0].Received().Connect(func(f []byte) {
 		f = f[:len(f)-4]
 		x.toSim = append(x.toSim, bytes.Clone(f))
 		x.note("gv->sim", f)
 	})
-	x.main = x.host.Kernel.Symbols().Define(cpu.Def{Name: "interop_main", Layer: cpu.LayerAPPL, Instructions: 20, CodeBytes: 128, Why: "test program: socket calls in a row"})
+	x.main = machinetest.Kernel(x.host).Symbols().Define(cpu.Def{Name: "interop_main", Layer: cpu.LayerAPPL, Instructions: 20, CodeBytes: 128, Why: "test program: socket calls in a row"})
 	t.Cleanup(func() {
 		x.peer.Close()
 		r.Close()
@@ -120,8 +121,8 @@ func (x *interop) note(dir string, f []byte) {
 
 // spawn runs body as a program on pcA.
 func (x *interop) spawn(name string, body func(t *kernel.Thread, c *cpu.CPU)) {
-	x.host.Kernel.Spawn(name, func(t *kernel.Thread) {
-		c := x.host.Kernel.CPU()
+	machinetest.Kernel(x.host).Spawn(name, func(t *kernel.Thread) {
+		c := machinetest.Kernel(x.host).CPU()
 		c.Enter(x.main)
 		defer c.Exit(x.main)
 		body(t, c)
@@ -318,9 +319,9 @@ func (x *interop) simInitiates() {
 	dst := inet.Addr(interopGvIP)
 	x.spawn("interop", func(th *kernel.Thread, c *cpu.CPU) {
 		defer func() { done = true }()
-		s := x.host.Inet
-		buf := x.host.Kernel.Kmalloc(32768)
-		in := x.host.Kernel.Kmalloc(32768)
+		s := machinetest.Inet(x.host)
+		buf := machinetest.Kernel(x.host).Kmalloc(32768)
+		in := machinetest.Kernel(x.host).Kmalloc(32768)
 		fd, err := s.Socket(th, inet.SockPing)
 		if err != 0 {
 			t.Errorf("socket(ping): %v", err)
@@ -377,7 +378,7 @@ func (x *interop) simInitiates() {
 	} else {
 		t.Logf("gVisor learned %v is at %v (state %v)", interopSimIP, mac, state)
 	}
-	st := x.host.Inet.Stats()
+	st := machinetest.Inet(x.host).Stats()
 	if st.ARPRepliesRecvd == 0 {
 		t.Errorf("the simulated host received no ARP reply: %+v", st)
 	}
@@ -433,7 +434,7 @@ func (x *interop) simInitiates() {
 		t.Errorf("packets per UDP datagram, gv->sim: %v, want %v", got, want)
 	}
 	x.checkHealthy()
-	t.Logf("simulated host: %+v", x.host.Inet.Stats())
+	t.Logf("simulated host: %+v", machinetest.Inet(x.host).Stats())
 	t.Logf("bridge: %+v; %d frames to gVisor, %d to the simulated host, %v simulated", x.peer.Stats(), len(x.toGv), len(x.toSim), x.k.Now())
 }
 
@@ -441,7 +442,7 @@ func (x *interop) simInitiates() {
 // Internet layer, its card and driver, gVisor, and the bridge.
 func (x *interop) checkHealthy() {
 	t := x.t
-	st := x.host.Inet.Stats()
+	st := machinetest.Inet(x.host).Stats()
 	bad := map[string]uint64{
 		"IPInHdrErrors": st.IPInHdrErrors, "IPInBadChecksum": st.IPInBadChecksum, "IPInAddrErrors": st.IPInAddrErrors,
 		"IPInTruncated": st.IPInTruncated, "IPReasmFails": st.IPReasmFails, "IPReasmOverlaps": st.IPReasmOverlaps,
@@ -449,7 +450,7 @@ func (x *interop) checkHealthy() {
 		"ICMPInErrors": st.ICMPInErrors, "UDPNoPorts": st.UDPNoPorts, "UDPInErrors": st.UDPInErrors,
 		"UDPInBadChecksum": st.UDPInBadChecksum, "UDPRcvbufErrors": st.UDPRcvbufErrors, "NoBuffers": st.NoBuffers,
 	}
-	nic := x.host.NICs[0]
+	nic := machinetest.NICs(x.host)[0]
 	bad["card GuestErrors"] = ne2k(nic).Stats().GuestErrors
 	bad["driver TxErrors"] = ne2kDriver(nic).Stats().TxErrors
 	bad["driver RxErrors"] = ne2kDriver(nic).Stats().RxErrors
@@ -489,8 +490,8 @@ func (x *interop) gvisorInitiates() {
 	var simGot []simEcho
 	x.spawn("interop-echo", func(th *kernel.Thread, c *cpu.CPU) {
 		defer func() { done = true }()
-		s := x.host.Inet
-		buf := x.host.Kernel.Kmalloc(32768)
+		s := machinetest.Inet(x.host)
+		buf := machinetest.Kernel(x.host).Kmalloc(32768)
 		fd, err := s.Socket(th, inet.SockDgram)
 		if err == 0 {
 			err = s.Bind(th, fd, port)
@@ -589,7 +590,7 @@ func (x *interop) gvisorInitiates() {
 			t.Errorf("gVisor UDP write of %d bytes: %s", n, terr)
 		}
 		if !x.runUntil(2*sim.Second, func() bool { return len(udpGot) > i }) {
-			t.Errorf("UDP %d bytes: no echo within 2s (simulated host stats %+v)", n, x.host.Inet.Stats())
+			t.Errorf("UDP %d bytes: no echo within 2s (simulated host stats %+v)", n, machinetest.Inet(x.host).Stats())
 			udpGot = append(udpGot, reply{})
 		}
 	}
@@ -617,7 +618,7 @@ func (x *interop) gvisorInitiates() {
 		t.Errorf("packets per UDP datagram, sim->gv: %v, want %v", got, want)
 	}
 	x.checkHealthy()
-	t.Logf("simulated host: %+v", x.host.Inet.Stats())
+	t.Logf("simulated host: %+v", machinetest.Inet(x.host).Stats())
 	t.Logf("bridge: %+v; %d frames to gVisor, %d to the simulated host, %v simulated", x.peer.Stats(), len(x.toGv), len(x.toSim), x.k.Now())
 }
 
@@ -652,9 +653,9 @@ func (x *interop) gvisorPings(sizes []int) (sent, got [][]byte) {
 			t.Errorf("gVisor ping write: %s", terr)
 		}
 		if !x.runUntil(2*sim.Second, func() bool { return len(got) > i }) {
-			nic := x.host.NICs[0]
+			nic := machinetest.NICs(x.host)[0]
 			t.Errorf("gVisor ping %d (%d data bytes): no reply within 2s\nsimulated host: %+v\ncard: %+v\ndriver: %+v",
-				i, n, x.host.Inet.Stats(), ne2k(nic).Stats(), ne2kDriver(nic).Stats())
+				i, n, machinetest.Inet(x.host).Stats(), ne2k(nic).Stats(), ne2kDriver(nic).Stats())
 			got = append(got, nil)
 		}
 	}

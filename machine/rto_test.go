@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 )
 
@@ -59,11 +60,11 @@ nodelay = true
 		t.Fatalf("run: %v %s", err, res.Incomplete)
 	}
 	for _, h := range r.Hosts {
-		d := h.ATMCards[0].Driver.Stats()
+		d := machinetest.ATMCards(h)[0].Driver.Stats()
 		if d.Overruns+d.RxBroken+d.RxBadCRC+d.RxBadLength != 0 {
 			t.Fatalf("%s: the path lost cells: %+v", h.Name, d)
 		}
-		if st := h.Inet.Stats(); st.TCPTimeouts != 0 || st.TCPRetransSegs != 0 {
+		if st := machinetest.Inet(h).Stats(); st.TCPTimeouts != 0 || st.TCPRetransSegs != 0 {
 			t.Errorf("%s: %d retransmission timeouts, %d segments resent on a lossless path", h.Name, st.TCPTimeouts, st.TCPRetransSegs)
 		}
 	}

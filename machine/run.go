@@ -10,10 +10,10 @@ import (
 
 	"simkron/config"
 	"simkron/cpu"
+	"simkron/machine/part"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
-	"simkron/stack/kernel"
 	"simkron/workload"
 )
 
@@ -81,13 +81,8 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
 	var err error
-	if r.Net, err = newNetwork(r.K, exp.Segments, !opt.NoCapture); err != nil {
+	if r.Net, err = newNetwork(r.K, exp, !opt.NoCapture); err != nil {
 		return nil, err
-	}
-	if len(exp.ATMLinks)+len(exp.ATMSwitches) > 0 {
-		if err := r.Net.buildATM(r.K, exp.ATMLinks, exp.ATMSwitches); err != nil {
-			return nil, err
-		}
 	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
@@ -113,7 +108,11 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			}
 		}), exp.Info.FullFrom)
 	}
-	r.isoRoutes()
+	for _, f := range part.Families() {
+		if f.Connect != nil {
+			f.Connect(r.Hosts)
+		}
+	}
 	for _, name := range append([]string{exp.Workload.Type}, exp.Workload.Then...) {
 		t, ok := workload.Lookup(name)
 		if !ok {
@@ -136,7 +135,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	var costErrs config.Errors
 	seen := map[string]bool{}
 	for _, h := range r.Hosts {
-		if err := h.CheckCosts(); err != nil {
+		if err := CheckCosts(h); err != nil {
 			es, ok := err.(config.Errors)
 			if !ok {
 				return nil, err
@@ -149,11 +148,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 				}
 			}
 		}
-		if h.TOP != nil {
-			h.TOP.OnIdle = r.hostDone
-		} else {
-			h.Kernel.OnAllDone = r.hostDone
-		}
+		h.Env.OnIdle(r.hostDone)
 	}
 	if costErrs != nil {
 		return nil, costErrs
@@ -225,69 +220,12 @@ func (e runEnv) Params(name string) any {
 	return nil
 }
 
-// hostView is a host as workloads see it: its kernel (or its TOP
-// station), its device layer, Internet protocols and VIA agent when it
-// has them, and its network cards.
+// hostView is a host as workloads see it: its name and its components
+// (part.Host.Components), which they find by type.
 type hostView struct{ h *Host }
 
-func (v hostView) Name() string { return v.h.Name }
-
+func (v hostView) Name() string      { return v.h.Name }
 func (v hostView) Components() []any { return v.h.Components() }
-
-// FindAll returns every component of h that is a T, in order (as
-// workload.FindAll does for a workload's view of a host).
-func FindAll[T any](h *Host) []T {
-	var out []T
-	for _, c := range h.Components() {
-		if v, ok := c.(T); ok {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// Find returns the first component of h that is a T.
-func Find[T any](h *Host) (T, bool) {
-	for _, c := range h.Components() {
-		if v, ok := c.(T); ok {
-			return v, true
-		}
-	}
-	var zero T
-	return zero, false
-}
-
-// Components returns the components the host was built with, in a fixed
-// order: its environment's, its protocol families', then its cards.
-func (h *Host) Components() []any {
-	v := hostView{h}
-	var out []any
-	if v.h.Kernel != nil {
-		out = append(out, v.h.Kernel)
-	}
-	if v.h.TOP != nil {
-		out = append(out, v.h.TOP)
-	}
-	if v.h.Net != nil {
-		out = append(out, v.h.Net)
-	}
-	if v.h.Inet != nil {
-		out = append(out, v.h.Inet)
-	}
-	if v.h.VIA != nil {
-		out = append(out, v.h.VIA)
-	}
-	if v.h.ISO != nil {
-		out = append(out, v.h.ISO)
-	}
-	for _, n := range v.h.NICs {
-		out = append(out, n)
-	}
-	for _, a := range v.h.ATMCards {
-		out = append(out, a, a.Driver)
-	}
-	return out
-}
 
 // hostDone runs when a host's last thread has ended: once every host's
 // have, the next workload starts, or the run stops after the last; a
@@ -301,7 +239,7 @@ func (r *Run) hostDone() {
 		return
 	}
 	for _, h := range r.Hosts {
-		if h.Kernel != nil && h.Kernel.Threads() > 0 || h.TOP != nil && h.TOP.Busy() {
+		if h.Env.Busy() {
 			return
 		}
 	}
@@ -530,12 +468,12 @@ func (r *Run) result() (*report.Result, error) {
 	// is an InternalError among the errors, and the others are kept.
 	var errs []error
 	for _, h := range r.Hosts {
-		errs = append(errs, part(func() { res.Hosts = append(res.Hosts, h.result()) }))
+		errs = append(errs, resultPart(func() { res.Hosts = append(res.Hosts, hostResult(h)) }))
 	}
 	// The workloads that started, in order.
 	told := false // the stop_at reason says a workload's too
 	for _, w := range r.Workloads[:r.phase+1] {
-		perr := part(func() {
+		perr := resultPart(func() {
 			wr, err := w.Result()
 			errs = append(errs, err)
 			for _, s := range wr.Sections {
@@ -560,22 +498,18 @@ func (r *Run) result() (*report.Result, error) {
 		})
 		errs = append(errs, perr)
 	}
-	errs = append(errs, part(func() {
-		for _, seg := range r.Net.Segments() {
-			st := seg.Stats()
-			res.Segments = append(res.Segments, report.Segment{
-				Name: seg.Name(), Rate: int64(seg.Params().Rate), Mode: seg.Params().Mode,
-				Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
-			})
+	errs = append(errs, resultPart(func() {
+		for _, t := range r.Net.order {
+			r.Net.byTech[t].Report(res)
 		}
-		res.Bridges, res.Realtime = r.bridgeResults()
+		r.bridgeResults(res)
 	}))
 	return res, errors.Join(errs...)
 }
 
-// part runs f, one part of taking a result; a panic in it is returned as
-// an InternalError.
-func part(f func()) (err error) {
+// resultPart runs f, one part of taking a result; a panic in it is
+// returned as an InternalError.
+func resultPart(f func()) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = newInternalError(p, panicStack(p))
@@ -603,14 +537,8 @@ func (r *Run) header() report.Header {
 	return h
 }
 
-func (h *Host) result() report.Host {
+func hostResult(h *Host) report.Host {
 	cs := h.CPU.Stats()
-	var ks kernel.Stats
-	var peak uint64
-	if h.Kernel != nil {
-		ks = h.Kernel.Stats()
-		_, peak = h.Kernel.Allocator().InUse()
-	}
 	out := report.Host{
 		Name:        h.Name,
 		Machine:     h.Spec.Machine.Name,
@@ -627,12 +555,9 @@ func (h *Host) result() report.Host {
 			Reads:        h.Sys.Cache.MemReads(),
 			Writes:       h.Sys.Cache.MemWrites(),
 		},
-		Kernel: report.Kernel{
-			Syscalls: ks.Syscalls, Ticks: ks.Ticks, TimersFired: ks.TimersFired,
-			SoftirqRuns: ks.SoftirqRuns, Schedules: ks.Schedules, HeapPeak: peak,
-		},
 		GuestErrors: h.Sys.Guest.Count(),
 	}
+	h.Env.Report(&out)
 	// Functional detail has no caches to count: the hierarchy is never
 	// touched, and its zeros are not reported as measurements.
 	for _, c := range h.Sys.Cache.Caches() {
@@ -647,7 +572,7 @@ func (h *Host) result() report.Host {
 			FetchHits: s.FetchHits, FetchMisses: s.FetchMisses, Writebacks: s.Writebacks,
 		})
 	}
-	devs := map[string]Device{}
+	devs := map[string]part.Device{}
 	for _, d := range h.Devices {
 		devs[d.Name()] = d
 	}

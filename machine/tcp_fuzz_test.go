@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/header"
@@ -60,7 +61,7 @@ func decodeFuzzSegs(data []byte) []fuzzSeg {
 
 func checkTCPInvariants(t *testing.T, when string, h *machine.Host) {
 	t.Helper()
-	for _, c := range h.Inet.TCPConns() {
+	for _, c := range machinetest.Inet(h).TCPConns() {
 		if int32(c.SndNxt-c.SndUna) < 0 || int32(c.SndMax-c.SndNxt) < 0 {
 			t.Fatalf("%s: %s: snd_una %d snd_nxt %d snd_max %d out of order (%+v)", when, h.Name, c.SndUna, c.SndNxt, c.SndMax, c)
 		}
@@ -96,7 +97,7 @@ func FuzzTCPInput(f *testing.F) {
 		}
 		exp := loadUDP(t, []int{4}, 1, 0)
 		for i := range 2 {
-			p := &ownMachine(exp, i).Inet
+			p := machinetest.InetParams(ownMachine(exp, i))
 			p.TCPMSL = 100 * sim.Millisecond
 			if style&1 != 0 {
 				p.TCPDelAckStyle = inet.DelAckBSD
@@ -110,7 +111,7 @@ func FuzzTCPInput(f *testing.F) {
 		const size = 16 * 1024
 		payload := pattern(size, 5)
 		tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
-			s := h.Inet
+			s := machinetest.Inet(h)
 			lfd, _ := s.Socket(th, inet.SockStream)
 			if style&4 != 0 {
 				s.SetOption(th, lfd, inet.OptKeepAlive, 1)
@@ -134,7 +135,7 @@ func FuzzTCPInput(f *testing.F) {
 			s.Close(th, lfd)
 		})
 		tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-			s := h.Inet
+			s := machinetest.Inet(h)
 			th.SleepFor(10 * sim.Millisecond)
 			fd, _ := s.Socket(th, inet.SockStream)
 			if s.Connect(th, fd, ipB, tcpPort) != 0 {
@@ -155,7 +156,7 @@ func FuzzTCPInput(f *testing.F) {
 
 		ha, hb := host(t, tr.r, "pcA"), host(t, tr.r, "pcB")
 		src := ethersim.MAC{2, 0, 0, 0, 0, 0x0e}
-		dst := hb.NICs[0].Spec.MAC
+		dst := machinetest.NICs(hb)[0].Spec.MAC
 		att, err := lan0(t, tr.r).Attach("rogue", rogue{}, ethersim.FaultParams{})
 		if err != nil {
 			t.Fatal(err)
@@ -172,7 +173,7 @@ func FuzzTCPInput(f *testing.F) {
 			g := segs[i]
 			i++
 			var rcvNxt, sndUna uint32
-			if cs := hb.Inet.TCPConns(); len(cs) > 0 {
+			if cs := machinetest.Inet(hb).TCPConns(); len(cs) > 0 {
 				rcvNxt, sndUna = cs[0].RcvNxt, cs[0].SndUna
 			}
 			hl := header.TCPMinimumSize + (len(g.options)+3)&^3

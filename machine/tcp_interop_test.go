@@ -19,6 +19,7 @@ import (
 
 	"simkron/ethersim"
 	"simkron/ethersim/gvisorpeer"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/apps/membench"
@@ -96,18 +97,18 @@ func newTCPInterop(t *testing.T, faults ethersim.FaultParams) (*machine.Run, *ma
 	exp.Hosts = exp.Hosts[:1]
 	exp.Workload.Type = "membench"
 	*membenchParams(exp) = membench.Params{MinSize: 64, MaxSize: 64, Ops: []string{"checksum"}, Passes: 2}
-	exp.Hosts[0].NICs[0].Faults = faults
-	ownMachine(exp, 0).Inet.TCPMSL = 500 * sim.Millisecond
+	machinetest.NICSpecs(&exp.Hosts[0])[0].Faults = faults
+	machinetest.InetParams(ownMachine(exp, 0)).TCPMSL = 500 * sim.Millisecond
 	r, err := machine.New(exp, machine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(r.Close)
-	seg, ok := r.Net.Segment("lan0")
+	seg, ok := machinetest.Ethernet(r.Net).Segment("lan0")
 	if !ok {
 		t.Fatal("no segment lan0")
 	}
-	p, err := gvisorpeer.New(r.Net.Network, seg, gvisorpeer.Config{Name: "gvtcp", MAC: interopGvMAC, IP: interopGvIP, TCP: true, Faults: faults})
+	p, err := gvisorpeer.New(machinetest.Ethernet(r.Net).Network, seg, gvisorpeer.Config{Name: "gvtcp", MAC: interopGvMAC, IP: interopGvIP, TCP: true, Faults: faults})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,9 +230,9 @@ func simConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Pe
 	var simErr []string
 	var start, end sim.Time
 	done := false
-	h.Kernel.Spawn("tcp-client", func(th *kernel.Thread) {
+	machinetest.Kernel(h).Spawn("tcp-client", func(th *kernel.Thread) {
 		defer func() { done = true }()
-		s := h.Inet
+		s := machinetest.Inet(h)
 		fd, err := s.Socket(th, inet.SockStream)
 		if err == 0 {
 			err = s.Connect(th, fd, inet.Addr(interopGvIP), port)
@@ -240,14 +241,14 @@ func simConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Pe
 			simErr = append(simErr, "connect: "+err.Error())
 			return
 		}
-		start = h.Kernel.CPU().LocalTime()
+		start = machinetest.Kernel(h).CPU().LocalTime()
 		tr := &threadRun{t: t}
 		sendAll(tr, th, h, fd, up, 8192, "sim")
 		if e := s.Shutdown(th, fd, inet.ShutWr); e != 0 {
 			simErr = append(simErr, "shutdown: "+e.Error())
 		}
 		simGot = recvAll(tr, th, h, fd, "sim")
-		end = h.Kernel.CPU().LocalTime()
+		end = machinetest.Kernel(h).CPU().LocalTime()
 		if e := s.Close(th, fd); e != 0 {
 			simErr = append(simErr, "close: "+e.Error())
 		}
@@ -255,7 +256,7 @@ func simConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Pe
 		th.SleepFor(1500 * sim.Millisecond) // TIME_WAIT ends
 	})
 	if !runSim(k, 120*sim.Second, func() bool { return done }) {
-		t.Fatalf("the simulated client did not finish by %v: got %d bytes; gVisor got %d; pcA %+v conns %+v", k.Now(), len(simGot), len(gc.got), h.Inet.Stats(), h.Inet.TCPConns())
+		t.Fatalf("the simulated client did not finish by %v: got %d bytes; gVisor got %d; pcA %+v conns %+v", k.Now(), len(simGot), len(gc.got), machinetest.Inet(h).Stats(), machinetest.Inet(h).TCPConns())
 	}
 	for _, e := range simErr {
 		t.Error(e)
@@ -272,9 +273,9 @@ func simConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Pe
 	if !bytes.Equal(simGot, down) {
 		t.Errorf("the simulated host got %d bytes, want %d", len(simGot), len(down))
 	}
-	st := h.Inet.Stats()
-	if len(h.Inet.TCPConns()) != 0 || st.TCPTimeWaitEnds != 1 {
-		t.Errorf("pcA: connections left %+v, %d TIME_WAIT ends", h.Inet.TCPConns(), st.TCPTimeWaitEnds)
+	st := machinetest.Inet(h).Stats()
+	if len(machinetest.Inet(h).TCPConns()) != 0 || st.TCPTimeWaitEnds != 1 {
+		t.Errorf("pcA: connections left %+v, %d TIME_WAIT ends", machinetest.Inet(h).TCPConns(), st.TCPTimeWaitEnds)
 	}
 	gc.ep.Close()
 	lep.Close()
@@ -307,11 +308,11 @@ func checkRetransmissions(t *testing.T, r *machine.Run, h *machine.Host, faults 
 	}
 	toGv, toSim := retransmissions(t, caps[0].Data)
 	faulty := faults != ethersim.FaultParams{}
-	t.Logf("retransmitted data segments in the capture: %d to gVisor, %d to pcA; pcA counted %d", toGv, toSim, h.Inet.Stats().TCPRetransSegs)
+	t.Logf("retransmitted data segments in the capture: %d to gVisor, %d to pcA; pcA counted %d", toGv, toSim, machinetest.Inet(h).Stats().TCPRetransSegs)
 	if faulty != (toGv > 0) || faulty != (toSim > 0) {
 		t.Errorf("faults %+v: %d retransmissions to gVisor and %d to pcA in the capture", faults, toGv, toSim)
 	}
-	if got := h.Inet.Stats().TCPRetransSegs; uint64(toGv) != got {
+	if got := machinetest.Inet(h).Stats().TCPRetransSegs; uint64(toGv) != got {
 		t.Errorf("the capture shows %d retransmissions from pcA, its stack counted %d", toGv, got)
 	}
 }
@@ -338,9 +339,9 @@ func gvisorConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer
 	var simErr []string
 	ready, done := false, false
 	var start, mid, end sim.Time
-	h.Kernel.Spawn("tcp-server", func(th *kernel.Thread) {
+	machinetest.Kernel(h).Spawn("tcp-server", func(th *kernel.Thread) {
 		defer func() { done = true }()
-		s := h.Inet
+		s := machinetest.Inet(h)
 		lfd, err := s.Socket(th, inet.SockStream)
 		if err == 0 {
 			err = s.Bind(th, lfd, port)
@@ -358,16 +359,16 @@ func gvisorConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer
 			simErr = append(simErr, "accept failed")
 			return
 		}
-		start = h.Kernel.CPU().LocalTime()
+		start = machinetest.Kernel(h).CPU().LocalTime()
 		tr := &threadRun{t: t}
 		simGot = recvAll(tr, th, h, fd, "sim")
-		mid = h.Kernel.CPU().LocalTime()
+		mid = machinetest.Kernel(h).CPU().LocalTime()
 		sendAll(tr, th, h, fd, down, 8192, "sim")
 		if e := s.Close(th, fd); e != 0 {
 			simErr = append(simErr, "close: "+e.Error())
 		}
 		s.Close(th, lfd)
-		end = h.Kernel.CPU().LocalTime()
+		end = machinetest.Kernel(h).CPU().LocalTime()
 		simErr = append(simErr, tr.errs...)
 	})
 	if !runSim(k, sim.Second, func() bool { return ready }) {
@@ -389,7 +390,7 @@ func gvisorConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer
 	gc := &gvConn{p: p, ep: ep, out: up}
 	poll(k, 500*sim.Microsecond, gc.pump, func() bool { return gc.err != nil || gc.eof && gc.shut })
 	if !runSim(k, 120*sim.Second, func() bool { return done && gc.eof }) {
-		t.Fatalf("not finished by %v: sim got %d, gVisor got %d; pcA %+v conns %+v", k.Now(), len(simGot), len(gc.got), h.Inet.Stats(), h.Inet.TCPConns())
+		t.Fatalf("not finished by %v: sim got %d, gVisor got %d; pcA %+v conns %+v", k.Now(), len(simGot), len(gc.got), machinetest.Inet(h).Stats(), machinetest.Inet(h).TCPConns())
 	}
 	runSim(k, 100*sim.Millisecond, func() bool { return false })
 	for _, e := range simErr {
@@ -404,12 +405,12 @@ func gvisorConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer
 	if !bytes.Equal(gc.got, down) {
 		t.Errorf("gVisor got %d bytes, want %d", len(gc.got), len(down))
 	}
-	if len(h.Inet.TCPConns()) != 0 {
-		t.Errorf("pcA: connections left %+v", h.Inet.TCPConns())
+	if len(machinetest.Inet(h).TCPConns()) != 0 {
+		t.Errorf("pcA: connections left %+v", machinetest.Inet(h).TCPConns())
 	}
 	gc.ep.Close()
 	p.Settle()
 	t.Logf("gVisor -> sim 1 MiB in %v (%.2f Mbit/s); sim -> gVisor 1 MiB in %v (%.2f Mbit/s)",
 		mid-start, 8*float64(interopTCPSize)/(mid-start).Seconds()/1e6, end-mid, 8*float64(interopTCPSize)/(end-mid).Seconds()/1e6)
-	t.Logf("pcA: %+v", h.Inet.Stats())
+	t.Logf("pcA: %+v", machinetest.Inet(h).Stats())
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/inet"
@@ -17,12 +18,12 @@ import (
 func keepAliveRun(t *testing.T, keep bool, cut sim.Time) (a, b inet.Stats, recvErr inet.Errno, endedAt sim.Time) {
 	exp := loadUDP(t, []int{4}, 1, 0)
 	for i := range 2 {
-		p := &ownMachine(exp, i).Inet
+		p := machinetest.InetParams(ownMachine(exp, i))
 		p.TCPKeepIdle, p.TCPKeepIntvl, p.TCPKeepProbes = 2*sim.Second, 500*sim.Millisecond, 3
 	}
 	tr := newThreadRun(t, exp)
 	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		lfd, _ := s.Socket(th, inet.SockStream)
 		s.Bind(th, lfd, tcpPort)
 		s.Listen(th, lfd, 1)
@@ -35,7 +36,7 @@ func keepAliveRun(t *testing.T, keep bool, cut sim.Time) (a, b inet.Stats, recvE
 		s.Recv(th, fd, buf, 64, 25*sim.Second)
 	})
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		th.SleepFor(10 * sim.Millisecond)
 		fd, _ := s.Socket(th, inet.SockStream)
 		if keep {
@@ -49,19 +50,19 @@ func keepAliveRun(t *testing.T, keep bool, cut sim.Time) (a, b inet.Stats, recvE
 		}
 		buf := userBuf(h, 64, nil)
 		_, recvErr = s.Recv(th, fd, buf, 64, 20*sim.Second)
-		endedAt = h.Kernel.CPU().LocalTime()
+		endedAt = machinetest.Kernel(h).CPU().LocalTime()
 		s.Close(th, fd)
 	})
 	if cut > 0 {
 		k := tr.r.K
 		k.Schedule(sim.NewEvent("cut", func() {
-			if err := host(t, tr.r, "pcB").NICs[0].Port.SetFaults(ethersim.FaultParams{Drop: 1}); err != nil {
+			if err := machinetest.NICs(host(t, tr.r, "pcB"))[0].Port.SetFaults(ethersim.FaultParams{Drop: 1}); err != nil {
 				t.Error(err)
 			}
 		}), cut)
 	}
 	tr.execute()
-	return host(t, tr.r, "pcA").Inet.Stats(), host(t, tr.r, "pcB").Inet.Stats(), recvErr, endedAt
+	return machinetest.Inet(host(t, tr.r, "pcA")).Stats(), machinetest.Inet(host(t, tr.r, "pcB")).Stats(), recvErr, endedAt
 }
 
 // Keep-alive is off by default: an idle connection sends nothing. With

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/inet"
@@ -21,13 +22,13 @@ import (
 func TestTCPSegmentsOverLoweredMTU(t *testing.T) {
 	exp := loadUDP(t, []int{4}, 1, 0)
 	for i := range 2 {
-		ownMachine(exp, i).Inet.TCPMSL = 500 * sim.Millisecond
+		machinetest.InetParams(ownMachine(exp, i)).TCPMSL = 500 * sim.Millisecond
 	}
 	tr := newThreadRun(t, exp)
 	up := pattern(20000, 5)
 	var got []byte
 	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		lfd, _ := s.Socket(th, inet.SockStream)
 		if err := s.Bind(th, lfd, tcpPort); err != 0 {
 			tr.errorf("bind: %v", err)
@@ -48,7 +49,7 @@ func TestTCPSegmentsOverLoweredMTU(t *testing.T) {
 		th.SleepFor(2 * sim.Second)
 	})
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		th.SleepFor(10 * sim.Millisecond)
 		fd, _ := s.Socket(th, inet.SockStream)
 		if err := s.Connect(th, fd, ipB, tcpPort); err != 0 {
@@ -68,7 +69,7 @@ func TestTCPSegmentsOverLoweredMTU(t *testing.T) {
 		t.Fatalf("server got %d bytes, want the %d sent", len(got), len(up))
 	}
 	a, b := host(t, tr.r, "pcA"), host(t, tr.r, "pcB")
-	sa, sb := a.Inet.Stats(), b.Inet.Stats()
+	sa, sb := machinetest.Inet(a).Stats(), machinetest.Inet(b).Stats()
 	// 1460-byte segments over a 576-byte MTU: three fragments each.
 	if sa.IPFragCreates < 3*uint64(len(up)/1460) || sb.IPReasmOKs < uint64(len(up)/1460) {
 		t.Errorf("fragments sent %d, datagrams reassembled %d, for %d bytes in 1460-byte segments", sa.IPFragCreates, sb.IPReasmOKs, len(up))
@@ -76,7 +77,7 @@ func TestTCPSegmentsOverLoweredMTU(t *testing.T) {
 	if sa.TCPRetransSegs != 0 || sa.NoBuffers != 0 {
 		t.Errorf("pcA: %d segments resent, %d buffers wanted", sa.TCPRetransSegs, sa.NoBuffers)
 	}
-	if now, _ := a.Kernel.Allocator().InUse(); now > 1<<16 {
+	if now, _ := machinetest.Kernel(a).Allocator().InUse(); now > 1<<16 {
 		t.Errorf("pcA: %d bytes of heap still in use", now)
 	}
 }

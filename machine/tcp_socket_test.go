@@ -6,6 +6,7 @@ package machine_test
 import (
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/inet"
@@ -18,11 +19,11 @@ import (
 // numbers on the way.
 func TestTCPConnectErrors(t *testing.T) {
 	exp := loadUDP(t, []int{4}, 1, 0)
-	ownMachine(exp, 0).Inet.TCPInitialRTO = 10 * sim.Millisecond
+	machinetest.InetParams(ownMachine(exp, 0)).TCPInitialRTO = 10 * sim.Millisecond
 	tr := newThreadRun(t, exp)
 	var timedOutAt, startedAt sim.Time
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		want := func(what string, got, want inet.Errno) {
 			if got != want {
 				tr.errorf("%s: %v, want %v", what, got, want)
@@ -50,13 +51,13 @@ func TestTCPConnectErrors(t *testing.T) {
 		s.Close(th, udp)
 
 		fd, _ = s.Socket(th, inet.SockStream)
-		startedAt = h.Kernel.CPU().LocalTime()
+		startedAt = machinetest.Kernel(h).CPU().LocalTime()
 		want("connect to nobody", s.Connect(th, fd, inet.Addr{10, 0, 0, 99}, 80), inet.ETIMEDOUT)
-		timedOutAt = h.Kernel.CPU().LocalTime()
+		timedOutAt = machinetest.Kernel(h).CPU().LocalTime()
 		want("close", s.Close(th, fd), 0)
 	})
 	tr.execute()
-	a, b := host(t, tr.r, "pcA").Inet.Stats(), host(t, tr.r, "pcB").Inet.Stats()
+	a, b := machinetest.Inet(host(t, tr.r, "pcA")).Stats(), machinetest.Inet(host(t, tr.r, "pcB")).Stats()
 	if b.TCPNoPorts != 1 || b.TCPOutRsts != 1 || a.TCPAttemptFails != 2 {
 		t.Errorf("pcB: %d segments for no port, %d RSTs; pcA: %d failed attempts; want 1, 1, 2", b.TCPNoPorts, b.TCPOutRsts, a.TCPAttemptFails)
 	}
@@ -65,8 +66,8 @@ func TestTCPConnectErrors(t *testing.T) {
 	if d := timedOutAt - startedAt; d < 1250*sim.Millisecond || d > 1500*sim.Millisecond {
 		t.Errorf("connect timed out after %v, want about 1.27 s", d)
 	}
-	if len(host(t, tr.r, "pcA").Inet.TCPConns()) != 0 {
-		t.Errorf("connections left on pcA: %+v", host(t, tr.r, "pcA").Inet.TCPConns())
+	if len(machinetest.Inet(host(t, tr.r, "pcA")).TCPConns()) != 0 {
+		t.Errorf("connections left on pcA: %+v", machinetest.Inet(host(t, tr.r, "pcA")).TCPConns())
 	}
 }
 
@@ -77,7 +78,7 @@ func nagleRun(t *testing.T, noDelay bool) (segs uint64) {
 	exp := loadUDP(t, []int{4}, 1, 0)
 	tr := newThreadRun(t, exp)
 	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		lfd, _ := s.Socket(th, inet.SockStream)
 		s.Bind(th, lfd, tcpPort)
 		s.Listen(th, lfd, 1)
@@ -94,7 +95,7 @@ func nagleRun(t *testing.T, noDelay bool) (segs uint64) {
 	})
 	var before, after uint64
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		th.SleepFor(10 * sim.Millisecond)
 		fd, _ := s.Socket(th, inet.SockStream)
 		if noDelay {
@@ -136,11 +137,11 @@ func TestTCPNagle(t *testing.T) {
 func ackDelays(t *testing.T, delack sim.Time) []sim.Time {
 	exp := loadUDP(t, []int{4}, 1, 0)
 	if delack > 0 {
-		ownMachine(exp, 1).Inet.TCPDelAck = delack
+		machinetest.InetParams(ownMachine(exp, 1)).TCPDelAck = delack
 	}
 	tr := newThreadRun(t, exp)
 	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		lfd, _ := s.Socket(th, inet.SockStream)
 		s.Bind(th, lfd, tcpPort)
 		s.Listen(th, lfd, 1)
@@ -154,7 +155,7 @@ func ackDelays(t *testing.T, delack sim.Time) []sim.Time {
 	})
 	var delays []sim.Time
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		th.SleepFor(10 * sim.Millisecond)
 		fd, _ := s.Socket(th, inet.SockStream)
 		if e := s.Connect(th, fd, ipB, tcpPort); e != 0 {
@@ -162,7 +163,7 @@ func ackDelays(t *testing.T, delack sim.Time) []sim.Time {
 			return
 		}
 		buf := userBuf(h, 100, make([]byte, 100))
-		c := h.Kernel.CPU()
+		c := machinetest.Kernel(h).CPU()
 		for range 16 {
 			th.SleepFor(300 * sim.Millisecond)
 			start := c.LocalTime()

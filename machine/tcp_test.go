@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/sim"
@@ -29,10 +30,10 @@ type tcpTransfer struct {
 
 // recvAll reads until end of stream into a Go slice.
 func recvAll(tr *threadRun, th *kernel.Thread, h *machine.Host, fd int, what string) []byte {
-	s := h.Inet
+	s := machinetest.Inet(h)
 	const chunk = 4096
 	buf := userBuf(h, chunk, nil)
-	defer h.Kernel.Kfree(buf)
+	defer machinetest.Kernel(h).Kfree(buf)
 	var got []byte
 	for {
 		n, err := s.Recv(th, fd, buf, chunk, 0)
@@ -43,17 +44,17 @@ func recvAll(tr *threadRun, th *kernel.Thread, h *machine.Host, fd int, what str
 		if n == 0 {
 			return got
 		}
-		got = append(got, readSim(h.Kernel.CPU(), buf, n)...)
+		got = append(got, readSim(machinetest.Kernel(h).CPU(), buf, n)...)
 	}
 }
 
 // sendAll sends data in pieces of at most piece bytes.
 func sendAll(tr *threadRun, th *kernel.Thread, h *machine.Host, fd int, data []byte, piece int, what string) {
 	buf := userBuf(h, len(data), data)
-	defer h.Kernel.Kfree(buf)
+	defer machinetest.Kernel(h).Kfree(buf)
 	for off := 0; off < len(data); {
 		n := min(piece, len(data)-off)
-		sent, err := h.Inet.Send(th, fd, buf+memory.Addr(off), n)
+		sent, err := machinetest.Inet(h).Send(th, fd, buf+memory.Addr(off), n)
 		if err != 0 || sent != n {
 			tr.errorf("%s: send of %d at %d: sent %d, %v", what, n, off, sent, err)
 			return
@@ -65,7 +66,7 @@ func sendAll(tr *threadRun, th *kernel.Thread, h *machine.Host, fd int, data []b
 func runTCPExchange(t *testing.T, size int, drop float64) tcpTransfer {
 	return runTCPExchangeWith(t, size, func(exp *machine.Experiment) {
 		if drop > 0 {
-			exp.Hosts[1].NICs[0].Faults.Drop = drop
+			machinetest.NICSpecs(&exp.Hosts[1])[0].Faults.Drop = drop
 		}
 	})
 }
@@ -73,7 +74,7 @@ func runTCPExchange(t *testing.T, size int, drop float64) tcpTransfer {
 func runTCPExchangeWith(t *testing.T, size int, faults func(*machine.Experiment)) tcpTransfer {
 	exp := loadUDP(t, []int{4}, 1, 0)
 	for i := range 2 {
-		ownMachine(exp, i).Inet.TCPMSL = 500 * sim.Millisecond
+		machinetest.InetParams(ownMachine(exp, i)).TCPMSL = 500 * sim.Millisecond
 	}
 	faults(exp)
 	tr := newThreadRun(t, exp)
@@ -82,8 +83,8 @@ func runTCPExchangeWith(t *testing.T, size int, faults func(*machine.Experiment)
 	tr.execute()
 	res := tcpTransfer{toServer: ex.toServer, toClient: ex.toClient, clientDone: ex.clientDone}
 	ha, hb := host(t, tr.r, "pcA"), host(t, tr.r, "pcB")
-	res.a, res.b = ha.Inet.Stats(), hb.Inet.Stats()
-	res.connsA, res.connsB = ha.Inet.TCPConns(), hb.Inet.TCPConns()
+	res.a, res.b = machinetest.Inet(ha).Stats(), machinetest.Inet(hb).Stats()
+	res.connsA, res.connsB = machinetest.Inet(ha).TCPConns(), machinetest.Inet(hb).TCPConns()
 	if !bytes.Equal(res.toServer, up) {
 		t.Errorf("server got %d bytes, want %d, equal %v", len(res.toServer), len(up), bytes.Equal(res.toServer, up))
 	}
@@ -100,7 +101,7 @@ func runTCPExchangeWith(t *testing.T, size int, faults func(*machine.Experiment)
 		t.Errorf("resets: pcA %d sent, pcB %d sent, %d connections reset", res.a.TCPOutRsts, res.b.TCPOutRsts, res.a.TCPEstabResets+res.b.TCPEstabResets)
 	}
 	for _, h := range []*machine.Host{ha, hb} {
-		if now, _ := h.Kernel.Allocator().InUse(); now > 1<<16 {
+		if now, _ := machinetest.Kernel(h).Allocator().InUse(); now > 1<<16 {
 			t.Logf("%s: %d bytes of heap still in use", h.Name, now)
 		}
 	}
@@ -119,7 +120,7 @@ type exchange struct {
 func spawnExchange(tr *threadRun, up, down []byte) *exchange {
 	ex := &exchange{}
 	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		lfd, err := s.Socket(th, inet.SockStream)
 		if err != 0 {
 			tr.errorf("server socket: %v", err)
@@ -149,7 +150,7 @@ func spawnExchange(tr *threadRun, up, down []byte) *exchange {
 		th.SleepFor(2 * sim.Second)
 	})
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		th.SleepFor(10 * sim.Millisecond) // the server listens first
 		fd, err := s.Socket(th, inet.SockStream)
 		if err != 0 {
@@ -168,7 +169,7 @@ func spawnExchange(tr *threadRun, up, down []byte) *exchange {
 		if err := s.Close(th, fd); err != 0 {
 			tr.errorf("client close: %v", err)
 		}
-		ex.clientDone = h.Kernel.CPU().LocalTime()
+		ex.clientDone = machinetest.Kernel(h).CPU().LocalTime()
 		th.SleepFor(2 * sim.Second) // TIME_WAIT (2·MSL = 1 s) runs out
 	})
 	return ex
@@ -207,7 +208,7 @@ func TestTCPExchangeUnderLoss(t *testing.T) {
 func TestTCPExchangeHostile(t *testing.T) {
 	r := runTCPExchangeWith(t, 100*1024, func(exp *machine.Experiment) {
 		for i := range 2 {
-			f := &exp.Hosts[i].NICs[0].Faults
+			f := &machinetest.NICSpecs(&exp.Hosts[i])[0].Faults
 			f.Drop, f.Duplicate, f.Corrupt = 0.05, 0.02, 0.02
 		}
 	})

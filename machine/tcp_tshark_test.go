@@ -39,6 +39,7 @@ import (
 
 	"simkron/cpu"
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/sim"
@@ -90,7 +91,7 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 	t.Helper()
 	exp := loadUDP(t, []int{4}, 1, 0)
 	for i := range 2 {
-		ownMachine(exp, i).Inet.TCPMSL = tcpMSL
+		machinetest.InetParams(ownMachine(exp, i)).TCPMSL = tcpMSL
 	}
 	faults(exp)
 	tr := newThreadRun(t, exp)
@@ -104,10 +105,10 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 	// flipped.
 	hostOf, peer := map[string]string{}, map[string]string{}
 	for _, h := range tr.r.Hosts {
-		hostOf[h.NICs[0].Port.Name()] = h.Name
+		hostOf[machinetest.NICs(h)[0].Port.Name()] = h.Name
 		for _, o := range tr.r.Hosts {
 			if o != h {
-				peer[h.NICs[0].Port.Name()] = o.NICs[0].Port.Name()
+				peer[machinetest.NICs(h)[0].Port.Name()] = machinetest.NICs(o)[0].Port.Name()
 			}
 		}
 	}
@@ -160,7 +161,7 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 		t.Fatal(err)
 	}
 	for _, h := range tr.r.Hosts {
-		nic := h.NICs[0]
+		nic := machinetest.NICs(h)[0]
 		nic.Sent().Connect(func([]byte) { handoffs[nic.Port.Name()] = append(handoffs[nic.Port.Name()], k.Now()) })
 		nic.Received().Connect(func(f []byte) {
 			ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, int64(k.Now()/sim.Nanosecond)).UTC(), CaptureLength: len(f), Length: len(f)}
@@ -197,12 +198,12 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 	for _, h := range tr.r.Hosts {
 		// The checks take a frame that reached the card intact to have
 		// reached the stack.
-		card, port := ne2k(h.NICs[0]).Stats(), h.NICs[0].Port.Stats()
+		card, port := ne2k(machinetest.NICs(h)[0]).Stats(), machinetest.NICs(h)[0].Port.Stats()
 		if card.RxFrames != port.RxFrames-port.Corrupted {
 			t.Fatalf("%s: the card stored %d frames of the %d that reached it intact: %+v", h.Name, card.RxFrames, port.RxFrames-port.Corrupted, card)
 		}
 		res.corrupted += port.Corrupted
-		res.stats[h.Name] = h.Inet.Stats()
+		res.stats[h.Name] = machinetest.Inet(h).Stats()
 	}
 	return res
 }
@@ -776,7 +777,7 @@ func tshFaults(seed uint64, drop, corrupt float64) func(*machine.Experiment) {
 	return func(exp *machine.Experiment) {
 		exp.Info.Seed = seed
 		for i := range exp.Hosts {
-			f := &exp.Hosts[i].NICs[0].Faults
+			f := &machinetest.NICSpecs(&exp.Hosts[i])[0].Faults
 			f.Drop, f.Corrupt = drop, corrupt
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/stack/apps/latency"
 )
@@ -16,7 +17,7 @@ func TestUDPLayersSumToLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	udpParams(exp).Sizes = []int{4, 1472, 4096, 16384}
 	udpParams(exp).Messages = 5
 	res, _ := runSweep(t, exp)

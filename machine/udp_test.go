@@ -27,6 +27,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/memory"
@@ -388,7 +389,7 @@ type fragArrival struct {
 
 func watchFrames(h *machine.Host, to inet.Addr) *frameLog {
 	fl := &frameLog{arrivals: map[fragKey][]fragArrival{}}
-	h.NICs[0].Received().Connect(func(f []byte) {
+	machinetest.NICs(h)[0].Received().Connect(func(f []byte) {
 		if len(f) >= header.EthernetHeaderLen+header.IPv4MinimumSize && header.Ethernet(f).Type() == header.EtherTypeIPv4 {
 			ip := header.IPv4(f[header.EthernetHeaderLen:])
 			if ip.IsValid(len(ip)) && ip.Dst() == to && ip.IsFragment() {
@@ -438,7 +439,7 @@ func (fl *frameLog) tally() (whole, partial, frames, dupFirst, dupOther int) {
 // (header and data), read from the host's memory without charge.
 func watchDeliveries(h *machine.Host) *[][]byte {
 	var got [][]byte
-	h.Inet.Delivered.Connect(func(b netdev.Buf) {
+	machinetest.Inet(h).Delivered.Connect(func(b netdev.Buf) {
 		p := make([]byte, b.Len)
 		if err := h.Sys.Phys.Read(b.Addr, p); err != nil {
 			panic(err)
@@ -483,8 +484,8 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 	// The client waits longer for an echo than pcB keeps fragments, so
 	// that every incomplete datagram has expired when the run ends.
 	udpParams(exp).Timeout = 1500 * sim.Millisecond
-	ownMachine(exp, 1).Inet.FragTimeout = sim.Second
-	exp.Hosts[1].NICs[0].Faults.Drop = 0.2
+	machinetest.InetParams(ownMachine(exp, 1)).FragTimeout = sim.Second
+	machinetest.NICSpecs(&exp.Hosts[1])[0].Faults.Drop = 0.2
 	r := build(t, exp, machine.Options{})
 	b := host(t, r, "pcB")
 	fl := watchFrames(b, ipB)
@@ -502,7 +503,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 	if lost == 0 {
 		t.Error("no message lost with 20% of the frames dropped")
 	}
-	nic := b.NICs[0]
+	nic := machinetest.NICs(b)[0]
 	if d := nic.Port.Stats().Dropped; d == 0 {
 		t.Fatal("the link dropped nothing")
 	}
@@ -510,7 +511,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 		t.Fatalf("pcB's card missed %d frames and saw %d CRC errors: the accounting below needs 0", c.Missed, c.CRCErrors)
 	}
 	whole, partial, frames, _, _ := fl.tally()
-	st := b.Inet.Stats()
+	st := machinetest.Inet(b).Stats()
 	t.Logf("pcB: %d fragments arrived of %d datagrams (%d whole); inet %+v", frames, whole+partial, whole, st)
 	type reasm struct {
 		Reqds, OKs, Fails, Timeouts, Overlaps, Evicted, Delivered uint64
@@ -523,7 +524,7 @@ func TestUDPReassemblyUnderLoss(t *testing.T) {
 	if partial == 0 || st.IPReasmTimeouts == 0 {
 		t.Error("no datagram timed out in reassembly")
 	}
-	if q, n := b.Inet.ReassemblyPending(); q != 0 || n != 0 {
+	if q, n := machinetest.Inet(b).ReassemblyPending(); q != 0 || n != 0 {
 		t.Errorf("reassembly holds %d datagrams, %d bytes at the end; want none", q, n)
 	}
 	if st.UDPInErrors != 0 || st.UDPInBadChecksum != 0 || st.NoBuffers != 0 {
@@ -542,13 +543,13 @@ func TestUDPReassemblyHeapDrains(t *testing.T) {
 	inUse := func(drop float64) (uint64, inet.Stats) {
 		exp := loadUDP(t, []int{4096}, 8, 1)
 		udpParams(exp).Timeout = 1500 * sim.Millisecond
-		ownMachine(exp, 1).Inet.FragTimeout = sim.Second
-		exp.Hosts[1].NICs[0].Faults.Drop = drop
+		machinetest.InetParams(ownMachine(exp, 1)).FragTimeout = sim.Second
+		machinetest.NICSpecs(&exp.Hosts[1])[0].Faults.Drop = drop
 		r := build(t, exp, machine.Options{})
 		execute(t, r)
 		b := host(t, r, "pcB")
-		now, _ := b.Kernel.Allocator().InUse()
-		return now, b.Inet.Stats()
+		now, _ := machinetest.Kernel(b).Allocator().InUse()
+		return now, machinetest.Inet(b).Stats()
 	}
 	clean, _ := inUse(0)
 	lossy, st := inUse(0.25)
@@ -569,8 +570,8 @@ func TestUDPDuplicateFragments(t *testing.T) {
 	const messages = 10
 	exp := loadUDP(t, []int{2048, 4096, 8192}, messages, 1)
 	udpParams(exp).Timeout = 1500 * sim.Millisecond
-	ownMachine(exp, 1).Inet.FragTimeout = sim.Second
-	exp.Hosts[1].NICs[0].Faults.Duplicate = 0.3
+	machinetest.InetParams(ownMachine(exp, 1)).FragTimeout = sim.Second
+	machinetest.NICSpecs(&exp.Hosts[1])[0].Faults.Duplicate = 0.3
 	r := build(t, exp, machine.Options{})
 	b := host(t, r, "pcB")
 	fl := watchFrames(b, ipB)
@@ -582,7 +583,7 @@ func TestUDPDuplicateFragments(t *testing.T) {
 			t.Errorf("%d B: %d echoed, %d lost, %d corrupt; want %d, 0, 0", row.Size, row.Messages, row.Lost, row.Corrupt, messages)
 		}
 	}
-	nic := b.NICs[0]
+	nic := machinetest.NICs(b)[0]
 	if nic.Port.Stats().Duplicated == 0 {
 		t.Fatal("the link duplicated nothing")
 	}
@@ -590,8 +591,8 @@ func TestUDPDuplicateFragments(t *testing.T) {
 		t.Fatalf("pcB's card missed %d frames and saw %d CRC errors: the accounting below needs 0", c.Missed, c.CRCErrors)
 	}
 	whole, partial, frames, dupFirst, dupOther := fl.tally()
-	st := b.Inet.Stats()
-	q, bytesHeld := b.Inet.ReassemblyPending()
+	st := machinetest.Inet(b).Stats()
+	q, bytesHeld := machinetest.Inet(b).ReassemblyPending()
 	t.Logf("pcB: %d fragment frames, %d datagrams, %d copies of first fragments, %d of others; pending %d; inet %+v", frames, whole, dupFirst, dupOther, q, st)
 	if partial != 0 || whole != 3*(messages+1) {
 		t.Fatalf("%d datagrams arrived whole, %d in part; want %d, 0", whole, partial, 3*(messages+1))
@@ -624,7 +625,7 @@ func TestUDPCorruptFramesDropped(t *testing.T) {
 	const messages = 20
 	exp := loadUDP(t, []int{64, 1472, 4096}, messages, 1)
 	udpParams(exp).Timeout = 100 * sim.Millisecond
-	exp.Hosts[1].NICs[0].Faults.Corrupt = 0.2
+	machinetest.NICSpecs(&exp.Hosts[1])[0].Faults.Corrupt = 0.2
 	r := build(t, exp, machine.Options{})
 	b := host(t, r, "pcB")
 	delivered := watchDeliveries(b)
@@ -638,7 +639,7 @@ func TestUDPCorruptFramesDropped(t *testing.T) {
 			t.Errorf("%d B: %d echoed + %d lost, %d corrupt; want %d, 0 corrupt", row.Size, row.Messages, row.Lost, row.Corrupt, messages)
 		}
 	}
-	nic := b.NICs[0]
+	nic := machinetest.NICs(b)[0]
 	port, card := nic.Port.Stats(), ne2k(nic).Stats()
 	if port.Corrupted == 0 || lost == 0 {
 		t.Fatalf("%d frames corrupted, %d messages lost: want some of each", port.Corrupted, lost)
@@ -646,7 +647,7 @@ func TestUDPCorruptFramesDropped(t *testing.T) {
 	if card.CRCErrors+card.RxFiltered != port.Corrupted {
 		t.Errorf("card: %d CRC errors + %d filtered, want the %d frames the link corrupted", card.CRCErrors, card.RxFiltered, port.Corrupted)
 	}
-	st := b.Inet.Stats()
+	st := machinetest.Inet(b).Stats()
 	if st.IPInHdrErrors+st.IPInBadChecksum+st.IPInTruncated+st.IPInAddrErrors+st.IPReasmOverlaps+st.UDPInErrors+st.UDPInBadChecksum+st.ARPBadPackets != 0 {
 		t.Errorf("pcB saw damaged packets above the card: %+v", st)
 	}
@@ -675,7 +676,7 @@ func (tr *threadRun) errorf(format string, args ...any) {
 // spawn starts body as a thread of host name.
 func (tr *threadRun) spawn(name string, body func(th *kernel.Thread, h *machine.Host)) {
 	h := host(tr.t, tr.r, name)
-	h.Kernel.Spawn("test", func(th *kernel.Thread) { body(th, h) })
+	machinetest.Kernel(h).Spawn("test", func(th *kernel.Thread) { body(th, h) })
 }
 
 func (tr *threadRun) execute() *report.Result {
@@ -689,12 +690,12 @@ func (tr *threadRun) execute() *report.Result {
 
 // userBuf allocates n bytes for a thread's data and fills them with p.
 func userBuf(h *machine.Host, n int, p []byte) memory.Addr {
-	a := h.Kernel.Kmalloc(n)
+	a := machinetest.Kernel(h).Kmalloc(n)
 	if a == 0 {
 		panic("out of kernel memory")
 	}
 	if p != nil {
-		h.Kernel.CPU().Write(a, p)
+		machinetest.Kernel(h).CPU().Write(a, p)
 	}
 	return a
 }
@@ -705,7 +706,7 @@ func userBuf(h *machine.Host, n int, p []byte) memory.Addr {
 func TestSocketErrors(t *testing.T) {
 	tr := newThreadRun(t, loadUDP(t, []int{4}, 1, 0))
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		buf := userBuf(h, 65508, nil)
 		want := func(what string, got, want inet.Errno) {
 			if got != want {
@@ -772,7 +773,7 @@ func TestSocketErrors(t *testing.T) {
 	})
 	tr.execute()
 
-	a, b := host(t, tr.r, "pcA").Inet.Stats(), host(t, tr.r, "pcB").Inet.Stats()
+	a, b := machinetest.Inet(host(t, tr.r, "pcA")).Stats(), machinetest.Inet(host(t, tr.r, "pcB")).Stats()
 	t.Logf("pcA %+v", a)
 	t.Logf("pcB %+v", b)
 	if b.UDPNoPorts != 2 || b.ICMPOutDestUnreachs != 2 || b.IPReasmOKs != 1 {
@@ -821,8 +822,8 @@ func TestRecvFromTimeout(t *testing.T) {
 	var waited []sim.Time
 	tr := newThreadRun(t, loadUDP(t, []int{4}, 1, 0))
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
-		c := h.Kernel.CPU()
+		s := machinetest.Inet(h)
+		c := machinetest.Kernel(h).CPU()
 		buf := userBuf(h, 4, nil)
 		fd, err := s.Socket(th, inet.SockDgram)
 		if err == 0 {
@@ -886,7 +887,7 @@ func testPing(t *testing.T, size int) {
 	var reply []byte
 	var from inet.Addr
 	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
-		s := h.Inet
+		s := machinetest.Inet(h)
 		fd, err := s.Socket(th, inet.SockPing)
 		if err != 0 {
 			tr.errorf("socket: %v", err)
@@ -947,7 +948,7 @@ func testPing(t *testing.T, size int) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ICMP on the wire (-want +got):\n%s", diff)
 	}
-	a, b := host(t, tr.r, "pcA").Inet.Stats(), host(t, tr.r, "pcB").Inet.Stats()
+	a, b := machinetest.Inet(host(t, tr.r, "pcA")).Stats(), machinetest.Inet(host(t, tr.r, "pcB")).Stats()
 	if b.ICMPInEchos != 1 || b.ICMPOutEchoReps != 1 || a.ICMPInMsgs != 1 || a.ICMPInErrors != 0 {
 		t.Errorf("pcB: %d echoes in, %d replies out; pcA: %d ICMP in, %d errors; want 1, 1, 1, 0", b.ICMPInEchos, b.ICMPOutEchoReps, a.ICMPInMsgs, a.ICMPInErrors)
 	}
@@ -964,7 +965,7 @@ func (rogue) Receive([]byte) {}
 func injectFragments(t *testing.T, tr *threadRun, proto uint8, id uint16, msg []byte) {
 	t.Helper()
 	src := ethersim.MAC{2, 0, 0, 0, 0, 0x0e}
-	dst := host(t, tr.r, "pcB").NICs[0].Spec.MAC
+	dst := machinetest.NICs(host(t, tr.r, "pcB"))[0].Spec.MAC
 	var frames [][]byte
 	for off := (len(msg) - 1) / 1480 * 1480; off >= 0; off -= 1480 {
 		part := msg[off:min(off+1480, len(msg))]
@@ -1015,7 +1016,7 @@ func TestReassemblyRefusesOversizeDatagram(t *testing.T) {
 			tr.spawn("pcB", func(th *kernel.Thread, _ *machine.Host) { th.SleepFor(300 * sim.Millisecond) })
 			injectFragments(t, tr, header.IPv4ProtocolICMP, 0x4242, msg)
 			tr.execute()
-			st := host(t, tr.r, "pcB").Inet.Stats()
+			st := machinetest.Inet(host(t, tr.r, "pcB")).Stats()
 			t.Logf("pcB: %d fragments, reassembled %d, failed %d, echoes in %d, replies out %d", st.IPReasmReqds, st.IPReasmOKs, st.IPReasmFails, st.ICMPInEchos, st.ICMPOutEchoReps)
 			if st.IPReasmReqds != uint64(fragsFor(tc.data-header.UDPMinimumSize)) {
 				t.Fatalf("pcB got %d fragments, want %d", st.IPReasmReqds, fragsFor(tc.data-header.UDPMinimumSize))

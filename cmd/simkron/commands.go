@@ -16,6 +16,7 @@ import (
 
 	"simkron/config"
 	"simkron/machine"
+	"simkron/machine/part"
 	"simkron/report"
 	"simkron/report/shape"
 	"simkron/sim"
@@ -548,14 +549,17 @@ type paramSection struct {
 }
 
 // paramSections lists every parameter, by table, in the order simkron
-// params prints them.
+// params prints them: machine files (their own tables, then each part's),
+// devices, experiment files (their own tables, each network
+// technology's, and each host's bindings of its cards), workloads.
 func paramSections() []paramSection {
 	spec := machine.DefaultSpec()
 	d := machine.DefaultDevice()
-	secs := []paramSection{
-		{heading: "Machine files (configs/machines/*.toml)", params: config.Params("", &spec)},
-		{heading: "[[device]] entries", params: config.Params("device[]", &d)},
+	secs := []paramSection{{heading: "Machine files (configs/machines/*.toml)", params: config.Params("", &spec)}}
+	for _, sec := range part.Sections() {
+		secs = append(secs, paramSection{heading: fmt.Sprintf("[%s]: %s", sec.Key, sec.Help), params: config.Params(sec.Key, sec.Defaults())})
 	}
+	secs = append(secs, paramSection{heading: "[[device]] entries", params: config.Params("device[]", &d)})
 	for _, t := range machine.DeviceTypes() {
 		secs = append(secs, paramSection{heading: fmt.Sprintf("[device.params] of type = %q: %s", t.Name, t.Help),
 			params: config.Params("device[].params", t.Defaults())})
@@ -565,9 +569,16 @@ func paramSections() []paramSection {
 		}
 	}
 	exp := machine.DefaultExperiment()
-	secs = append(secs,
-		paramSection{heading: "Experiment files", params: config.Params("", &exp)},
-		paramSection{heading: "[host.inet]: any key of the machine file's [inet], for that host only", key: "host.inet"})
+	secs = append(secs, paramSection{heading: "Experiment files", params: config.Params("", &exp)})
+	for _, t := range part.Technologies() {
+		ps := append(config.Params("", t.Tables()), config.Params("host[]", t.Bindings())...)
+		secs = append(secs, paramSection{heading: fmt.Sprintf("Experiment files: %s (%s)", t.Name, t.Help), params: ps})
+	}
+	for _, sec := range part.Sections() {
+		if sec.HostOverride != nil {
+			secs = append(secs, paramSection{heading: fmt.Sprintf("[host.%s]: keys of the machine file's [%s], for that host only", sec.Key, sec.Key), key: "host." + sec.Key})
+		}
+	}
 	for _, t := range workload.Types() {
 		secs = append(secs, paramSection{heading: fmt.Sprintf("[workload.%s] (type = %q): %s", t.Name, t.Name, t.Help),
 			params: config.Params("workload."+t.Name, t.Params())})

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"simkron/internal/machinetest"
 	"simkron/internal/testtool"
 	"simkron/stack/header"
 )
@@ -288,7 +289,7 @@ loopback = false
 	if len(caps) != 1 {
 		t.Fatalf("%d captures", len(caps))
 	}
-	frames := r.Net.Segments()[0].Stats().Frames
+	frames := machinetest.Ethernet(r.Net).Segments()[0].Stats().Frames
 	rows, _ := checkCapture(t, caps[0].Data, frames, nil, "clnp.cnf.type", "cotp.type")
 	dsaps, types, clnp, cotp := counts(rows, 3), counts(rows, 5), counts(rows, 7), counts(rows, 8)
 	t.Logf("%d frames: DSAPs %v, EtherTypes %v, CLNP types %v, COTP %v", len(rows), dsaps, types, clnp, cotp)
@@ -304,7 +305,7 @@ func upperCapture(t *testing.T, levels string) ([]byte, uint64) {
 	cases := "[[workload.top.case]]\nname = \"upper\"\nlevels = " + levels + "\nloopback = false\n"
 	text := strings.Replace(string(variant(t, upperConfig, "[128, 1152]", 20, cases)), "split_sizes", "echo_every = 5\nsplit_sizes", 1)
 	_, _, r := run(t, upperConfig, withCapture(t, []byte(text)))
-	return r.Net.Captures()[0].Data, r.Net.Segments()[0].Stats().Frames
+	return r.Net.Captures()[0].Data, machinetest.Ethernet(r.Net).Segments()[0].Stats().Frames
 }
 
 // The transport user's capture as Wireshark reads it: LLC, CLNP with good

@@ -1,21 +1,22 @@
-package machine
+package tophost
 
 import (
 	"fmt"
 
 	"simkron/cpu"
 	"simkron/devices/pit"
+	"simkron/machine/part"
 	"simkron/report"
-	"simkron/sim"
 )
 
 func init() {
-	registerDevice(DeviceType{
+	part.RegisterDevice(part.DeviceType{
 		Name:     "pit",
 		Help:     "the PC's 8253/8254 interval timer, counter 0 on an edge-triggered line (devices/pit); programmed by the TOP environment's BIOS for the 18.2 Hz tick, no kernel driver",
 		Defaults: func() any { p := pit.DefaultParams(); return &p },
 		Size:     pit.Size,
-		build: func(h *Host, k *sim.Kernel, d *DeviceSpec, _ *cpu.IRQLine) (Device, error) {
+		NoDriver: true,
+		Build: func(h *part.Host, d *part.DeviceSpec, _ *cpu.IRQLine) (part.Device, error) {
 			if d.IRQ < 0 {
 				return nil, fmt.Errorf("a pit needs an irq (the PC's is 0)")
 			}
@@ -25,7 +26,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return pitDevice{pit.New(k, h.Name+"."+d.Name, *d.Params.(*pit.Params), line, h.Sys.Guest)}, nil
+			return pitDevice{pit.New(h.K, h.Name+"."+d.Name, *d.Params.(*pit.Params), line, h.Sys.Guest)}, nil
 		},
 	})
 }

@@ -1,27 +1,38 @@
-package machine
+package atm
 
 import (
 	"fmt"
 
 	"simkron/cpu"
 	devatm "simkron/devices/atmtaxi"
+	"simkron/machine/part"
+	"simkron/machine/parts/kernelhost"
 	"simkron/memory"
-	"simkron/sim"
 	drvatm "simkron/stack/driver/atmtaxi"
 )
 
 func init() {
-	registerDevice(DeviceType{
+	part.RegisterDevice(part.DeviceType{
 		Name:           "atmtaxi",
 		Help:           "Yes V2 TURBOchannel ATM interface on a 100 Mbit/s TAXI line (devices/atmtaxi), with its driver (stack/driver/atmtaxi): raw ATM sockets and classical IP over AAL5",
+		Technology:     Name,
 		Defaults:       func() any { p := devatm.DefaultParams(); return &p },
 		DriverDefaults: func() any { p := drvatm.DefaultParams(); return &p },
 		Size:           devatm.Size,
-		build:          buildATMTaxi,
-		setMTU:         atmMTU,
-		check:          checkATMTaxi,
-		cable:          atmCable,
+		Build:          buildATMTaxi,
+		SetMTU:         atmMTU,
+		Check:          checkATMTaxi,
+		Cable:          atmCable,
 	})
+	part.RegisterDriver(part.Driver{Environment: kernelhost.Name, Device: "atmtaxi",
+		New: func(h *part.Host, d *part.DeviceSpec, a part.DriverArgs) (any, error) {
+			drv, err := drvatm.New(kernelhost.Kernel(h), kernelhost.NetStack(h), a.Ifname, d.Space, memory.Addr(d.Base), d.IRQ, *a.Params.(*drvatm.Params))
+			if err != nil {
+				return nil, err
+			}
+			h.AddInit(drv.Init)
+			return drv, nil
+		}})
 }
 
 // atmCable connects two hosts' ATM cards as configs/atm-ip.toml does:
@@ -30,11 +41,11 @@ func init() {
 // cells/s and the receive interrupt on every cell (the base programmed-I/O
 // receive path overruns its FIFO on unpaced PDUs, and a header-flag
 // interrupt cannot serve IP; see atm-ip.toml).
-func atmCable(d *DeviceSpec) cable {
+func atmCable(d *part.DeviceSpec, hosts [2]part.PairHost) part.Cable {
 	links := [2]string{"a", "b"}
 	vcis := [2]int{100, 200}
-	return cable{
-		network: `[[atm_link]]
+	return part.Cable{
+		Network: `[[atm_link]]
 name = "a"
 
 [[atm_link]]
@@ -50,16 +61,16 @@ out = "b"
 out_vc = "0/200"
 duplex = true
 `,
-		host: func(i int) string {
+		Host: func(i int) string {
 			return fmt.Sprintf("[[host.atm]]\ndevice = %q\nlink = %q\nip = %q\n[[host.atm.vc]]\nip = %q\nvpi = 0\nvci = %d\npcr = 30000\n[host.atm.driver]\nrx_interrupt = \"cell\"\n",
-				d.Name, links[i], PairHosts[i].IP, PairHosts[1-i].IP, vcis[i])
+				d.Name, links[i], hosts[i].IP, hosts[1-i].IP, vcis[i])
 		},
 	}
 }
 
 // atmMTU sets the IP interface's MTU: an AAL5 PDU carries it with the 8
 // bytes of LLC/SNAP, so any MTU the driver accepts fits the line.
-func atmMTU(d *DeviceSpec, mtu int) error {
+func atmMTU(d *part.DeviceSpec, mtu int) error {
 	drv := d.Driver.(*drvatm.Params)
 	drv.MTU = mtu
 	return drv.Validate()
@@ -68,11 +79,11 @@ func atmMTU(d *DeviceSpec, mtu int) error {
 // checkATMTaxi finds what neither the board's nor the driver's table
 // shows alone: the driver must not start a DMA longer than the board
 // takes, and may use an assist only where the board has it fitted.
-func checkATMTaxi(d *DeviceSpec) []DeviceProblem {
+func checkATMTaxi(d *part.DeviceSpec) []part.Problem {
 	card, drv := d.Params.(*devatm.Params), d.Driver.(*drvatm.Params)
-	var out []DeviceProblem
+	var out []part.Problem
 	add := func(key, format string, args ...any) {
-		out = append(out, DeviceProblem{Key: []string{"driver", key}, Msg: fmt.Sprintf(format, args...)})
+		out = append(out, part.Problemf([]string{"driver", key}, format, args...))
 	}
 	if drv.DMAMaxBytes > card.DMAMaxBytes {
 		add("dma_max_bytes", "%v is longer than the board's DMA limit, params.dma_max_bytes = %v: the driver would start transfers the board refuses",
@@ -92,7 +103,7 @@ func checkATMTaxi(d *DeviceSpec) []DeviceProblem {
 
 // buildATMTaxi builds the board and its driver and plugs the board into
 // the link the experiment's [[host.atm]] names (none: unplugged).
-func buildATMTaxi(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+func buildATMTaxi(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Device, error) {
 	if irq == nil {
 		return nil, fmt.Errorf("an atmtaxi needs an irq")
 	}
@@ -104,28 +115,50 @@ func buildATMTaxi(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Devi
 		return nil, err
 	}
 	dp := *d.Driver.(*drvatm.Params)
-	bind := h.atmSpec(d.Name)
+	bind := binding(h, d.Name)
 	if bind != nil {
 		dp.VCs = append(dp.VCs, bind.VCs...)
 	}
-	dev := devatm.New(k, h.Name+"."+d.Name, p, irq, h.Sys)
-	ifname := fmt.Sprintf("atm%d", len(h.ATMCards))
-	drv, err := drvatm.New(h.Kernel, h.netStack(), ifname, d.Space, memory.Addr(d.Base), d.IRQ, dp)
+	dev := devatm.New(h.K, h.Name+"."+d.Name, p, irq, h.Sys)
+	drv, err := part.NewDriver(h, d, part.DriverArgs{Ifname: fmt.Sprintf("atm%d", len(Cards(h))), Params: &dp})
 	if err != nil {
 		return nil, err
 	}
-	card := &ATMCard{Name: d.Name, Dev: dev, Driver: drv, Spec: bind}
+	c := &Card{Name: d.Name, Dev: dev, Driver: drv.(*drvatm.Driver), Spec: bind}
 	if bind != nil {
-		end, err := h.net.atmEnd(bind.Link)
+		net := NetworkOf(h)
+		end, err := net.end(bind.Link)
 		if err != nil {
 			return nil, err
 		}
 		dev.SetLine(end)
-		end.SetReceiver(card) // the card's observers look, then the board
-		card.End = end
-		card.port = h.net.atmPort(bind.Link)
+		end.SetReceiver(c) // the card's listeners look, then the board
+		c.End = end
+		c.port = net.port(bind.Link)
 	}
-	h.inits = append(h.inits, drv.Init)
-	h.ATMCards = append(h.ATMCards, card)
-	return atmDevice{card}, nil
+	h.AddCard(Name, c, c.Driver)
+	return device{c}, nil
+}
+
+// Cards returns host h's ATM cards, in machine order.
+func Cards(h *part.Host) []*Card {
+	var out []*Card
+	for _, x := range h.Cards(Name) {
+		if c, ok := x.(*Card); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// binding returns the experiment's [[host.atm]] of host h's device, or
+// nil.
+func binding(h *part.Host, device string) *Spec {
+	b := BindingsOf(h.HostSpec)
+	for i := range b.Cards {
+		if b.Cards[i].Device == device {
+			return &b.Cards[i]
+		}
+	}
+	return nil
 }

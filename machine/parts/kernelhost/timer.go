@@ -1,35 +1,42 @@
-package machine
+package kernelhost
 
 import (
 	"fmt"
 
 	"simkron/cpu"
 	"simkron/devices/timer"
+	"simkron/machine/part"
 	"simkron/memory"
 	"simkron/report"
-	"simkron/sim"
 	"simkron/stack/driver/clock"
 )
 
 func init() {
-	registerDevice(DeviceType{
+	part.RegisterDevice(part.DeviceType{
 		Name:     "timer",
 		Help:     "real-time clock, periodic tick and one-shot timer (devices/timer)",
 		Defaults: func() any { p := timer.DefaultParams(); return &p },
 		Size:     timer.Size,
-		build: func(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+		Build: func(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Device, error) {
 			if irq == nil {
 				return nil, fmt.Errorf("a timer needs an irq")
 			}
-			t, err := timer.New(k, h.Name+"."+d.Name, *d.Params.(*timer.Params), irq, h.Sys.Guest)
+			t, err := timer.New(h.K, h.Name+"."+d.Name, *d.Params.(*timer.Params), irq, h.Sys.Guest)
 			if err != nil {
 				return nil, err
 			}
-			drv := clock.New(h.Kernel, d.Space, memory.Addr(d.Base), d.IRQ)
-			h.inits = append(h.inits, drv.Init)
+			if _, err := part.NewDriver(h, d, part.DriverArgs{}); err != nil {
+				return nil, err
+			}
 			return timerDevice{t}, nil
 		},
 	})
+	part.RegisterDriver(part.Driver{Environment: Name, Device: "timer",
+		New: func(h *part.Host, d *part.DeviceSpec, _ part.DriverArgs) (any, error) {
+			drv := clock.New(Kernel(h), d.Space, memory.Addr(d.Base), d.IRQ)
+			h.AddInit(drv.Init)
+			return drv, nil
+		}})
 }
 
 type timerDevice struct{ *timer.Timer }

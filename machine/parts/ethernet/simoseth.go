@@ -1,4 +1,4 @@
-package machine
+package ethernet
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"simkron/cpu"
 	"simkron/devices/simoseth"
 	"simkron/ethersim"
+	"simkron/machine/part"
+	"simkron/machine/parts/kernelhost"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
@@ -13,16 +15,26 @@ import (
 )
 
 func init() {
-	registerDevice(DeviceType{
+	part.RegisterDevice(part.DeviceType{
 		Name:           "simoseth",
 		Help:           "bus-master descriptor-DMA Ethernet NIC of the Linux/SimOS study (devices/simoseth), with its Linux-2.x-style ring driver (stack/driver/simoseth)",
+		Technology:     Name,
 		Defaults:       func() any { p := simoseth.DefaultParams(); return &p },
 		DriverDefaults: func() any { p := drvsimoseth.DefaultParams(); return &p },
 		Size:           simoseth.Size,
-		build:          checkSimoseth,
-		setMTU:         simosethMTU,
-		cable:          simosethCable,
+		Build:          checkSimoseth,
+		SetMTU:         simosethMTU,
+		Cable:          simosethCable,
 	})
+	part.RegisterDriver(part.Driver{Environment: kernelhost.Name, Device: "simoseth",
+		New: func(h *part.Host, d *part.DeviceSpec, a part.DriverArgs) (any, error) {
+			drv, err := drvsimoseth.New(kernelhost.Kernel(h), kernelhost.NetStack(h), a.Ifname, memory.Addr(d.Base), d.IRQ, *a.Params.(*drvsimoseth.Params))
+			if err != nil {
+				return nil, err
+			}
+			h.AddInit(drv.Init)
+			return SimosethDriver{drv}, nil
+		}})
 }
 
 // simosethCable connects two hosts' cards as the Linux/SimOS study's
@@ -32,15 +44,15 @@ func init() {
 // 100 ns of cable (20 m). The study leaves MAC and physical-layer time out
 // of its latencies, so the network only sets the round trip; EtherSim,
 // which carried its hosts' frames, has no figures of its own.
-func simosethCable(d *DeviceSpec) cable {
-	c := etherCable(d.Name, sim.Gbps, ethersim.ModeSwitch)
-	c.network += "switch_latency = \"1us\"\npropagation = \"100ns\"\n"
+func simosethCable(d *part.DeviceSpec, hosts [2]part.PairHost) part.Cable {
+	c := Cable(d.Name, sim.Gbps, ethersim.ModeSwitch, hosts)
+	c.Network += "switch_latency = \"1us\"\npropagation = \"100ns\"\n"
 	return c
 }
 
 // simosethMTU sets the driver's MTU and lets the card carry its frames
 // (past 1518 bytes the card's max_frame stands in for jumbo frames).
-func simosethMTU(d *DeviceSpec, mtu int) error {
+func simosethMTU(d *part.DeviceSpec, mtu int) error {
 	card, drv := d.Params.(*simoseth.Params), d.Driver.(*drvsimoseth.Params)
 	drv.MTU = mtu
 	if err := drv.Validate(); err != nil {
@@ -63,7 +75,7 @@ func simosethMTU(d *DeviceSpec, mtu int) error {
 //     [[uncached]] ranges: otherwise it is cached memory, and a
 //     non-coherent card would read stale rings;
 //   - the driver reaches the card through memory-mapped registers only.
-func checkSimoseth(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+func checkSimoseth(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Device, error) {
 	card, drv := d.Params.(*simoseth.Params), d.Driver.(*drvsimoseth.Params)
 	if drv.MaxFrame() > int(card.MaxFrame) {
 		return nil, fmt.Errorf("driver.mtu: %d needs frames of %d bytes (header and FCS included), longer than params.max_frame (%v) lets the card send",
@@ -76,7 +88,7 @@ func checkSimoseth(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Dev
 		return nil, fmt.Errorf("driver.coherent: true, but the card's DMA does not snoop the caches (params.coherent = false): the driver would read stale lines of what the card wrote; set driver.coherent = false (with dma_base in an [[uncached]] range)")
 	}
 	if drv.DMABase != 0 {
-		if !inUncached(h.Spec.Uncached, drv.DMABase, uint64(drv.DMASize)) {
+		if !h.Spec.InUncached(drv.DMABase, uint64(drv.DMASize)) {
 			return nil, fmt.Errorf("driver.dma_base: [0x%x, 0x%x) is not inside one [[uncached]] range of the machine: the driver's uncached DMA memory would be cached",
 				drv.DMABase, drv.DMABase+uint64(drv.DMASize))
 		}
@@ -84,57 +96,50 @@ func checkSimoseth(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Dev
 	if d.Space != memory.SpaceMem {
 		return nil, fmt.Errorf("space: the simoseth's registers are memory-mapped: space must be \"mem\"")
 	}
-	return buildSimoseth(h, k, d, irq)
+	return buildSimoseth(h, d, irq)
 }
 
-// inUncached reports whether [base, base+n) lies inside one of us.
-func inUncached(us []UncachedSpec, base, n uint64) bool {
-	for _, u := range us {
-		if base+n >= base && base >= u.Base && base+n <= u.Base+uint64(u.Size) {
-			return true
-		}
-	}
-	return false
-}
-
-func buildSimoseth(h *Host, k *sim.Kernel, d *DeviceSpec, irq *cpu.IRQLine) (Device, error) {
+func buildSimoseth(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Device, error) {
 	if irq == nil {
 		return nil, fmt.Errorf("a simoseth needs an irq")
 	}
 	p := *d.Params.(*simoseth.Params)
 	prom := p.MAC
-	if bind := h.nicSpec(d.Name); bind != nil {
+	if bind := binding(h, d.Name); bind != nil {
 		p.MAC = bind.MAC
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	card := simoseth.New(k, h.Name+"."+d.Name, p, irq, h.Sys)
-	var drv *drvsimoseth.Driver
-	nic, err := h.addNIC(d, card, prom, func(n *NIC) { card.SetWire(n) },
-		func(ifname string) (NetDriver, error) {
-			var err error
-			drv, err = drvsimoseth.New(h.Kernel, h.netStack(), ifname, memory.Addr(d.Base), d.IRQ, *d.Driver.(*drvsimoseth.Params))
-			return drv, err
-		},
-		func() []report.Counter {
-			c, d := card.Stats(), drv.Stats()
-			return []report.Counter{
-				{Name: "card.tx_frames", Value: c.TxFrames}, {Name: "card.rx_frames", Value: c.RxFrames},
-				{Name: "card.tx_desc_errors", Value: c.TxDescErrors}, {Name: "card.tx_waits", Value: c.TxWaits},
-				{Name: "card.rx_crc_errors", Value: c.RxCRCErrors}, {Name: "card.rx_no_descriptor", Value: c.RxNoDescriptor},
-				{Name: "card.rx_overflow", Value: c.RxOverflow}, {Name: "card.rx_desc_errors", Value: c.RxDescErrors},
-				{Name: "card.dma_transfers", Value: c.DMATransfers}, {Name: "card.dma_bytes", Value: c.DMABytes},
-				{Name: "card.dma_busy_ps", Value: uint64(c.DMABusy)}, {Name: "card.interrupts", Value: c.Interrupts},
-				{Name: "driver.tx_frames", Value: d.TxFrames}, {Name: "driver.rx_frames", Value: d.RxFrames},
-				{Name: "driver.tx_errors", Value: d.TxErrors}, {Name: "driver.tx_busy", Value: d.TxBusy},
-				{Name: "driver.rx_errors", Value: d.RxErrors}, {Name: "driver.rx_no_buffer", Value: d.RxNoBuffer},
-				{Name: "driver.rx_restarts", Value: d.RxRestarts}, {Name: "driver.missed", Value: d.Missed},
-			}
-		})
+	c := simoseth.New(h.K, h.Name+"."+d.Name, p, irq, h.Sys)
+	nic, err := plug(h, d, c, prom, p.MAC, func(n *NIC) { c.SetWire(n) }, func() []report.Counter {
+		s := c.Stats()
+		return []report.Counter{
+			{Name: "card.tx_frames", Value: s.TxFrames}, {Name: "card.rx_frames", Value: s.RxFrames},
+			{Name: "card.tx_desc_errors", Value: s.TxDescErrors}, {Name: "card.tx_waits", Value: s.TxWaits},
+			{Name: "card.rx_crc_errors", Value: s.RxCRCErrors}, {Name: "card.rx_no_descriptor", Value: s.RxNoDescriptor},
+			{Name: "card.rx_overflow", Value: s.RxOverflow}, {Name: "card.rx_desc_errors", Value: s.RxDescErrors},
+			{Name: "card.dma_transfers", Value: s.DMATransfers}, {Name: "card.dma_bytes", Value: s.DMABytes},
+			{Name: "card.dma_busy_ps", Value: uint64(s.DMABusy)}, {Name: "card.interrupts", Value: s.Interrupts},
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	nic.dma = &card.DMA
+	nic.dma = &c.DMA
 	return nic.device(), nil
+}
+
+// SimosethDriver is the kernel's ring driver (a NIC's Driver on a host
+// that runs the kernel) with its figures for reports.
+type SimosethDriver struct{ *drvsimoseth.Driver }
+
+func (d SimosethDriver) Counters() []report.Counter {
+	s := d.Stats()
+	return []report.Counter{
+		{Name: "driver.tx_frames", Value: s.TxFrames}, {Name: "driver.rx_frames", Value: s.RxFrames},
+		{Name: "driver.tx_errors", Value: s.TxErrors}, {Name: "driver.tx_busy", Value: s.TxBusy},
+		{Name: "driver.rx_errors", Value: s.RxErrors}, {Name: "driver.rx_no_buffer", Value: s.RxNoBuffer},
+		{Name: "driver.rx_restarts", Value: s.RxRestarts}, {Name: "driver.missed", Value: s.Missed},
+	}
 }

@@ -1,10 +1,11 @@
-package machine
+package ethernet
 
 import (
 	"fmt"
 
 	"simkron/card"
 	"simkron/ethersim"
+	"simkron/machine/part"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
@@ -12,9 +13,10 @@ import (
 )
 
 // NIC is a network card of a host on an Ethernet segment, with the
-// kernel's driver for it and the segment it is plugged into (nil when the
-// experiment leaves it unplugged). A card type builds one with
-// Host.addNIC.
+// driver the host's environment drives it with and the segment it is
+// plugged into (nil when the experiment leaves it unplugged). A card
+// model builds one with plug. It is a component of its host that
+// workloads find by the interfaces of package card.
 type NIC struct {
 	Name   string // the [[device]] name
 	Card   Card
@@ -24,7 +26,7 @@ type NIC struct {
 	// prom is the station address the card has when the experiment
 	// gives none.
 	prom [6]byte
-	// counters returns the card's and its driver's figures.
+	// counters returns the card's figures.
 	counters func() []report.Counter
 	// received and sent are the card's trace sources (Received, Sent);
 	// dma the card's DMA engine's, when it is a bus master.
@@ -33,9 +35,18 @@ type NIC struct {
 }
 
 var (
-	_ card.Card      = (*NIC)(nil)
-	_ card.Sender    = (*NIC)(nil)
-	_ card.BusMaster = (*NIC)(nil)
+	_ card.Card        = (*NIC)(nil)
+	_ card.Sender      = (*NIC)(nil)
+	_ card.BusMaster   = (*NIC)(nil)
+	_ card.Addressed   = (*NIC)(nil)
+	_ card.Station     = (*NIC)(nil)
+	_ card.Interface   = (*NIC)(nil)
+	_ card.Plugged     = (*NIC)(nil)
+	_ card.Networked   = (*NIC)(nil)
+	_ card.Wire        = (*NIC)(nil)
+	_ card.TxTimer     = (*NIC)(nil)
+	_ card.Loopback    = (*NIC)(nil)
+	_ ethersim.Station = (*NIC)(nil)
 )
 
 // Card is a network card model on an Ethernet segment: its registers,
@@ -48,12 +59,80 @@ type Card interface {
 	TxDone(st ethersim.TxStatus)
 }
 
-// NetDriver is the kernel's driver of a network card.
+// NetDriver is the driver of a network card, as the host's environment
+// made it (part.NewDriver): the kernel's, or a TOP station's packet
+// driver. It may also offer card.TxTimer, card.Loopback and part.Counted.
 type NetDriver interface {
-	// Queue is the driver's device queue in the kernel's device layer.
+	// Queue is the driver's device queue in the kernel's device layer, or
+	// -1 when the kernel does not drive the card.
 	Queue() int
-	// Init initialises the card, from the host's init thread.
-	Init()
+}
+
+// NICs returns host h's Ethernet cards, in machine order.
+func NICs(h *part.Host) []*NIC {
+	var out []*NIC
+	for _, c := range h.Cards(Name) {
+		if n, ok := c.(*NIC); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// binding returns the experiment's [[host.nic]] of host h's device, or
+// nil.
+func binding(h *part.Host, device string) *NICSpec {
+	b := BindingsOf(h.HostSpec)
+	for i := range b.NICs {
+		if b.NICs[i].Device == device {
+			return &b.NICs[i]
+		}
+	}
+	return nil
+}
+
+// plug makes the NIC of card, the [[device]] d of host h: it plugs the
+// card into the segment the experiment binds it to (when it does),
+// registers the host's addresses with the network, makes the driver the
+// host's environment drives d with (part.NewDriver, given the card's
+// interface name, "eth0", and its station address mac) and adds the NIC
+// to the host's cards. wire gives the card its side of the attachment;
+// prom is the card's own station address; counters its figures.
+func plug(h *part.Host, d *part.DeviceSpec, c Card, prom, mac [6]byte, wire func(*NIC), counters func() []report.Counter) (*NIC, error) {
+	bind := binding(h, d.Name)
+	nic := &NIC{Name: d.Name, Card: c, Spec: bind, prom: prom, counters: counters}
+	if bind != nil {
+		net := NetworkOf(h)
+		var seg *ethersim.Segment
+		ok := false
+		if net != nil {
+			seg, ok = net.Segment(bind.Segment)
+		}
+		if !ok {
+			return nil, fmt.Errorf("segment %q is not defined in a [[segment]]", bind.Segment)
+		}
+		port, err := seg.Attach(h.Name+"."+d.Name, nic, bind.Faults)
+		if err != nil {
+			return nil, err
+		}
+		port.OnTxDone = c.TxDone
+		nic.Port = port
+		wire(nic)
+		if err := net.RegisterHost(h.Name, bind.MAC, bind.IP); err != nil {
+			return nil, err
+		}
+	}
+	drv, err := part.NewDriver(h, d, part.DriverArgs{Ifname: fmt.Sprintf("eth%d", len(NICs(h))), MAC: mac, Params: d.Driver})
+	if err != nil {
+		return nil, err
+	}
+	nd, ok := drv.(NetDriver)
+	if !ok {
+		return nil, fmt.Errorf("the %s environment's driver of a %s is no network driver (%T)", h.EnvName, d.Type, drv)
+	}
+	nic.Driver = nd
+	h.AddCard(Name, nic)
+	return nic, nil
 }
 
 // Transmit is the card's wire: Sent fires, then the port sends.
@@ -110,6 +189,15 @@ func (n *NIC) DeviceName() string { return n.Name }
 // Plugged reports whether the card is plugged into a segment.
 func (n *NIC) Plugged() bool { return n.Port != nil }
 
+// IPv4 implements card.Addressed: the address the experiment gives the
+// card.
+func (n *NIC) IPv4() (addr, mask [4]byte, ok bool) {
+	if n.Spec == nil {
+		return addr, mask, false
+	}
+	return n.Spec.IPv4()
+}
+
 // StationAddress is the card's MAC address: the experiment's, or its
 // PROM's default.
 func (n *NIC) StationAddress() [6]byte {
@@ -147,78 +235,8 @@ func (n *NIC) WireRate() sim.BitRate {
 	return n.Port.Segment().Params().Rate
 }
 
-// nic returns the network card called device, or nil.
-func (h *Host) nic(device string) *NIC {
-	for _, n := range h.NICs {
-		if n.Name == device {
-			return n
-		}
-	}
-	return nil
-}
-
-// nicSpec returns the experiment's binding of device, or nil.
-func (h *Host) nicSpec(device string) *NICSpec {
-	for i := range h.HostSpec.NICs {
-		if h.HostSpec.NICs[i].Device == device {
-			return &h.HostSpec.NICs[i]
-		}
-	}
-	return nil
-}
-
-// addNIC plugs a card built for the [[device]] d into the segment the
-// experiment binds it to (when it does), registers the host's addresses
-// with the network, and adds the driver made by newDriver (given the
-// card's interface name, "eth0") to the host's init and its NICs. wire
-// gives the card its side of the attachment; prom is the card's own
-// station address; counters its figures for reports.
-func (h *Host) addNIC(d *DeviceSpec, card Card, prom [6]byte, wire func(*NIC), newDriver func(ifname string) (NetDriver, error), counters func() []report.Counter) (*NIC, error) {
-	bind := h.nicSpec(d.Name)
-	nic := &NIC{Name: d.Name, Card: card, Spec: bind, prom: prom}
-	if bind != nil {
-		seg, ok := h.net.Segment(bind.Segment)
-		if !ok {
-			return nil, fmt.Errorf("segment %q is not defined in a [[segment]]", bind.Segment)
-		}
-		port, err := seg.Attach(h.Name+"."+d.Name, nic, bind.Faults)
-		if err != nil {
-			return nil, err
-		}
-		port.OnTxDone = card.TxDone
-		nic.Port = port
-		wire(nic)
-		if err := h.net.RegisterHost(h.Name, bind.MAC, bind.IP); err != nil {
-			return nil, err
-		}
-	}
-	drv, err := newDriver(fmt.Sprintf("eth%d", len(h.NICs)))
-	if err != nil {
-		return nil, err
-	}
-	nic.Driver = drv
-	nic.counters = func() []report.Counter {
-		out := counters()
-		if nic.Port != nil {
-			p := nic.Port.Stats()
-			out = append(out,
-				report.Counter{Name: "wire.tx_frames", Value: p.TxFrames}, report.Counter{Name: "wire.rx_frames", Value: p.RxFrames},
-				report.Counter{Name: "wire.collisions", Value: p.Collisions}, report.Counter{Name: "wire.deferrals", Value: p.Deferrals},
-				report.Counter{Name: "wire.aborts", Value: p.Aborts}, report.Counter{Name: "wire.dropped", Value: p.Dropped},
-				report.Counter{Name: "wire.corrupted", Value: p.Corrupted},
-			)
-		}
-		return out
-	}
-	h.inits = append(h.inits, drv.Init)
-	h.NICs = append(h.NICs, nic)
-	return nic, nil
-}
-
 // nicDevice is a card's register window as the device registry sees it.
 type nicDevice struct{ *NIC }
-
-var _ ethersim.Station = (*NIC)(nil)
 
 func (n nicDevice) Name() string                         { return n.Card.Name() }
 func (n nicDevice) Read(off uint64, size int) uint64     { return n.Card.Read(off, size) }
@@ -236,7 +254,7 @@ func (n nicBlockDevice) WriteBlock(off uint64, width int, p []byte) {
 }
 
 // device returns n's register window for the device registry.
-func (n *NIC) device() Device {
+func (n *NIC) device() part.Device {
 	if _, ok := n.Card.(memory.BlockDevice); ok {
 		return nicBlockDevice{nicDevice{n}}
 	}
@@ -257,4 +275,19 @@ var (
 )
 
 // Counters reports the card's, the driver's and the port's figures.
-func (n nicDevice) Counters() []report.Counter { return n.counters() }
+func (n nicDevice) Counters() []report.Counter {
+	out := n.counters()
+	if d, ok := n.Driver.(part.Counted); ok {
+		out = append(out, d.Counters()...)
+	}
+	if n.Port != nil {
+		p := n.Port.Stats()
+		out = append(out,
+			report.Counter{Name: "wire.tx_frames", Value: p.TxFrames}, report.Counter{Name: "wire.rx_frames", Value: p.RxFrames},
+			report.Counter{Name: "wire.collisions", Value: p.Collisions}, report.Counter{Name: "wire.deferrals", Value: p.Deferrals},
+			report.Counter{Name: "wire.aborts", Value: p.Aborts}, report.Counter{Name: "wire.dropped", Value: p.Dropped},
+			report.Counter{Name: "wire.corrupted", Value: p.Corrupted},
+		)
+	}
+	return out
+}
