@@ -137,19 +137,19 @@ func callers() []uintptr {
 
 // Stats counts what the core did.
 type Stats struct {
-	Cycles       int64 // cycle counter, idle included
-	IdleCycles   int64
-	Instructions int64
-	Interrupts   uint64
-	Spurious     uint64
-	Switches     uint64
-	Traps        uint64
-	SyncsFast    uint64 // Sync with nothing due: no yield
-	SyncsSlow    uint64 // Sync that yielded to the event kernel
-	SyncsEarly   uint64 // device accesses made ahead of the event clock, within the sync quantum
-	WaitsNested  uint64 // waits (slow Syncs, halts) that ran the event loop on the context's stack
-	IOAccesses   uint64
-	IOCycles     int64 // cycles spent on bus accesses to devices
+	Cycles       int64  `stat:"cycles" help:"cycles since boot, idle included"`
+	IdleCycles   int64  `stat:"idle_cycles" help:"cycles the core spent halted with nothing to run"`
+	Instructions int64  `stat:"instructions" help:"instructions charged (cycles are these times the CPI, plus the memory stalls)"`
+	Interrupts   uint64 `stat:"interrupts" help:"interrupt handlers run"`
+	Spurious     uint64 `stat:"spurious" help:"interrupts raised on a line with no handler (masked)"`
+	Switches     uint64 `stat:"switches" help:"context switches"`
+	Traps        uint64 `stat:"traps" help:"system-call traps taken"`
+	SyncsFast    uint64 `stat:"syncs_fast" help:"synchronisations with the event clock that found nothing due (no yield)"`
+	SyncsSlow    uint64 `stat:"syncs_slow" help:"synchronisations that yielded to the event kernel"`
+	SyncsEarly   uint64 `stat:"syncs_early" help:"device accesses made ahead of the event clock, within the sync quantum"`
+	WaitsNested  uint64 `stat:"waits_nested" help:"waits (slow Syncs, halts) that ran the event loop on the context's stack"`
+	IOAccesses   uint64 `stat:"io_accesses" help:"bus accesses to device registers (each word of a string transfer one)"`
+	IOCycles     int64  `stat:"io_cycles" help:"cycles spent on bus accesses to devices"`
 }
 
 // Trace holds the core's trace sources (package trace): the edges of its

@@ -9,6 +9,7 @@ import (
 	"simkron/machine/part"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/stats"
 )
 
 // Host is one assembled machine with its environment booted: its
@@ -23,6 +24,26 @@ func Find[T any](h *Host) (T, bool) { return part.Find[T](h) }
 
 // FindAll returns every component of h that is a T, in order.
 func FindAll[T any](h *Host) []T { return part.FindAll[T](h) }
+
+// CoreCounters declares the counters every host's core reports, as
+// zero values: the cpu's, under its name in the result (hostA.cpu0).
+func CoreCounters() []stats.Group { return []stats.Group{{Name: "cpu0", Value: cpu.Stats{}}} }
+
+// Counters returns every counter of host h, read now, each named under
+// the host: its core's (hostA.cpu0.cycles), its environment's and
+// families' (hostA.kernel.syscalls, hostA.inet.tcp_in_segs), then each
+// device's in machine order (hostA.nic0.card.tx_frames).
+func Counters(h *Host) []stats.Counter {
+	var out []stats.Counter
+	for _, g := range CoreCounters() {
+		out = append(out, stats.Walk(stats.Join(h.Name, g.Name), h.CPU.Stats())...)
+	}
+	out = append(out, stats.WalkGroups(h.Name, h.Counters())...)
+	for i, d := range h.Devices {
+		out = append(out, stats.WalkGroups(stats.Join(h.Name, h.Spec.Devices[i].Name), d.Counters())...)
+	}
+	return out
+}
 
 // Build assembles the host hs on event kernel k in the given detail, on
 // the run's network net, in the order every host is built:

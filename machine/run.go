@@ -14,6 +14,7 @@ import (
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
+	"simkron/stats"
 	"simkron/workload"
 )
 
@@ -576,13 +577,17 @@ func hostResult(h *Host) report.Host {
 	for _, d := range h.Devices {
 		devs[d.Name()] = d
 	}
+	types := map[string]*part.DeviceType{}
+	for _, d := range h.Spec.Devices {
+		types[d.Name], _ = part.LookupDevice(d.Type)
+	}
 	for _, m := range h.Sys.Devices.Mappings() {
 		d := report.Device{Name: h.Name + "." + m.Name, Space: m.Space.String(), Base: uint64(m.Base), Size: m.Size}
 		if m.Bus != nil {
 			d.Bus = m.Bus.Name()
 		}
-		if dev, ok := devs[h.Name+"."+m.Name]; ok {
-			d.Counters = dev.Counters()
+		if dev, ok := devs[h.Name+"."+m.Name]; ok && types[m.Name] != nil {
+			d.Counters = summary(types[m.Name].Summary, dev.Counters())
 		}
 		out.Devices = append(out.Devices, d)
 	}
@@ -620,4 +625,21 @@ func (r *Run) memoryDetail() string {
 		return fmt.Sprintf("functional (the run ended before full_detail_from, %v)", e.FullFrom)
 	}
 	return fmt.Sprintf("functional until %v, then full", e.FullFrom)
+}
+
+// summary returns the counters of groups that names (relative to the
+// device: "card.tx_frames") asks for, in its order; a name the groups do
+// not have is left out.
+func summary(names []string, groups []stats.Group) []report.Counter {
+	have := map[string]uint64{}
+	for _, c := range stats.WalkGroups("", groups) {
+		have[c.Name] = c.Value
+	}
+	var out []report.Counter
+	for _, n := range names {
+		if v, ok := have[n]; ok {
+			out = append(out, report.Counter{Name: n, Value: v})
+		}
+	}
+	return out
 }

@@ -24,6 +24,8 @@ var layerRules = []struct {
 	{pkg: "simkron/sim", only: []string{"simkron/trace"}},
 	{pkg: "simkron/memory", only: []string{"simkron/sim", "simkron/trace"}},
 	{pkg: "simkron/cpu", only: []string{"simkron/sim", "simkron/memory", "simkron/trace"}},
+	// Counters are read from tagged stats structs by reflection alone.
+	{pkg: "simkron/stats", only: []string{}},
 	// The cards' capabilities: what workloads and parts name a card by.
 	{pkg: "simkron/card", only: []string{"simkron/sim", "simkron/trace"}},
 	{pkg: "simkron/config", only: []string{"simkron/sim", "simkron/internal/infile", "simkron/trace"}},

@@ -60,32 +60,32 @@ var (
 
 // Stats counts the interface's events.
 type Stats struct {
-	TxCells      uint64 // cells sent to the line
-	TxPIOWords   uint64 // words written to the transmit data port
-	TxOverflow   uint64 // words written while the transmit FIFO was full (dropped)
-	RxCells      uint64 // cells stored in the receive FIFO
-	RxPIOWords   uint64 // words read from the receive data port
-	RxOverflow   uint64 // cells lost: receive FIFO full
-	RxBadHEC     uint64 // cells dropped: header error
-	RxCorrected  uint64 // single-bit header errors corrected (hec_correct)
-	RxDisabled   uint64 // cells that arrived with the receiver off
-	RxUnderrun   uint64 // reads of an empty receive FIFO
-	DMATransfers uint64 // DMAs that ran
-	DMABytes     uint64
-	DMABusy      sim.Time // summed DMA durations (latency and transfer)
-	DMAReadBusy  sim.Time // of them, transfers memory → interface
-	DMAWriteBusy sim.Time // of them, transfers interface → memory (the sorter's too)
-	DMAErrors    uint64
-	Interrupts   uint64 // rising edges of the interrupt line
-	TxCRCPDUs    uint64 // PDUs whose CRC-32 the TX assist filled in
-	RxCRCPDUs    uint64 // PDUs the RX assist checked
-	RxCRCLost    uint64 // PDUs whose context another VC took mid-PDU
-	SortCells    uint64 // cells sorted into host buffers
-	SortPDUs     uint64 // completions posted
-	SortNoBuffer uint64 // cells dropped: no buffer armed for the VC
-	SortOverrun  uint64 // PDUs cut short: buffer too small
-	SortDoneFull uint64 // completions lost: the DONE FIFO full
-	GuestErrors  uint64
+	TxCells      uint64   `stat:"tx_cells" help:"cells sent to the line"`
+	TxPIOWords   uint64   `stat:"tx_pio_words" help:"words written to the transmit data port"`
+	TxOverflow   uint64   `stat:"tx_overflow" help:"words written while the transmit FIFO was full (dropped)"`
+	RxCells      uint64   `stat:"rx_cells" help:"cells stored in the receive FIFO"`
+	RxPIOWords   uint64   `stat:"rx_pio_words" help:"words read from the receive data port"`
+	RxOverflow   uint64   `stat:"rx_overflow" help:"cells lost: receive FIFO full"`
+	RxBadHEC     uint64   `stat:"rx_bad_hec" help:"cells dropped: header error"`
+	RxCorrected  uint64   `stat:"rx_corrected" help:"single-bit header errors corrected (hec_correct)"`
+	RxDisabled   uint64   `stat:"rx_disabled" help:"cells that arrived with the receiver off"`
+	RxUnderrun   uint64   `stat:"rx_underrun" help:"reads of an empty receive FIFO"`
+	DMATransfers uint64   `stat:"dma_transfers" help:"DMAs that ran"`
+	DMABytes     uint64   `stat:"dma_bytes" help:"bytes the DMAs moved"`
+	DMABusy      sim.Time `stat:"dma_busy_ps" help:"summed DMA durations (latency and transfer), in picoseconds"`
+	DMAReadBusy  sim.Time `stat:"dma_read_busy_ps" help:"of them, transfers memory to interface, in picoseconds"`
+	DMAWriteBusy sim.Time `stat:"dma_write_busy_ps" help:"of them, transfers interface to memory (the sorter's too), in picoseconds"`
+	DMAErrors    uint64   `stat:"dma_errors" help:"DMAs refused: a bad length or address"`
+	Interrupts   uint64   `stat:"interrupts" help:"rising edges of the interrupt line"`
+	TxCRCPDUs    uint64   `stat:"tx_crc_pdus" help:"PDUs whose CRC-32 the TX assist filled in"`
+	RxCRCPDUs    uint64   `stat:"rx_crc_pdus" help:"PDUs the RX assist checked"`
+	RxCRCLost    uint64   `stat:"rx_crc_lost" help:"PDUs whose context another VC took mid-PDU"`
+	SortCells    uint64   `stat:"sort_cells" help:"cells sorted into host buffers"`
+	SortPDUs     uint64   `stat:"sort_pdus" help:"completions posted"`
+	SortNoBuffer uint64   `stat:"sort_no_buffer" help:"cells dropped: no buffer armed for the VC"`
+	SortOverrun  uint64   `stat:"sort_overrun" help:"PDUs cut short: buffer too small"`
+	SortDoneFull uint64   `stat:"sort_done_full" help:"completions lost: the DONE FIFO full"`
+	GuestErrors  uint64   `stat:"guest_errors" help:"misuses reported to the guest log"`
 }
 
 // rxEntry is one cell in the receive FIFO: its header word, its payload

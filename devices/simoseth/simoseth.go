@@ -89,31 +89,31 @@ var (
 
 // Stats counts the card's events.
 type Stats struct {
-	TxFrames       uint64   // frames handed to the wire
-	TxBytes        uint64   // their bytes, FCS included
-	TxDMAFrames    uint64   // frames read from host memory into the tx buffer
-	TxDescErrors   uint64   // frames refused for their descriptors (ELEN, EDMA, EFMT)
-	TxWaits        uint64   // times the transmit DMA found no room in the tx buffer
-	TxAborts       uint64   // frames the wire gave up on (16 collisions) or refused
-	TxCollisions   uint64   // collisions reported by the wire
-	RxFrames       uint64   // frames stored in host memory
-	RxBytes        uint64   // their bytes, without the FCS
-	RxCRCErrors    uint64   // frames with a bad FCS, dropped
-	RxRunts        uint64   // frames under 64 bytes, dropped
-	RxTooLong      uint64   // frames over max_frame, dropped
-	RxFiltered     uint64   // frames for another station, dropped
-	RxOffline      uint64   // frames that arrived with the receiver off
-	RxNoDescriptor uint64   // frames dropped because the receive ring had run out
-	RxOverflow     uint64   // frames dropped because the rx buffer was full
-	RxDescErrors   uint64   // frames dropped for their descriptors (ELEN, EDMA)
-	DescFetches    uint64   // descriptors read
-	DMATransfers   uint64   // transfers of the DMA engine
-	DMABytes       uint64   // bytes they moved
-	DMABusy        sim.Time // time the DMA engine was busy
-	Interrupts     uint64   // rising edges of the interrupt line
-	GuestErrors    uint64   // misuses reported to the guest log
-	Resets         uint64
-	SpuriousTxEnd  uint64 // TxDone with nothing on the wire (a wiring bug)
+	TxFrames       uint64   `stat:"tx_frames" help:"frames handed to the wire"`
+	TxBytes        uint64   `stat:"tx_bytes" help:"their bytes, FCS included"`
+	TxDMAFrames    uint64   `stat:"tx_dma_frames" help:"frames read from host memory into the tx buffer"`
+	TxDescErrors   uint64   `stat:"tx_desc_errors" help:"frames refused for their descriptors (ELEN, EDMA, EFMT)"`
+	TxWaits        uint64   `stat:"tx_waits" help:"times the transmit DMA found no room in the tx buffer"`
+	TxAborts       uint64   `stat:"tx_aborts" help:"frames the wire gave up on (16 collisions) or refused"`
+	TxCollisions   uint64   `stat:"tx_collisions" help:"collisions reported by the wire"`
+	RxFrames       uint64   `stat:"rx_frames" help:"frames stored in host memory"`
+	RxBytes        uint64   `stat:"rx_bytes" help:"their bytes, without the FCS"`
+	RxCRCErrors    uint64   `stat:"rx_crc_errors" help:"frames with a bad FCS, dropped"`
+	RxRunts        uint64   `stat:"rx_runts" help:"frames under 64 bytes, dropped"`
+	RxTooLong      uint64   `stat:"rx_too_long" help:"frames over max_frame, dropped"`
+	RxFiltered     uint64   `stat:"rx_filtered" help:"frames for another station, dropped"`
+	RxOffline      uint64   `stat:"rx_offline" help:"frames that arrived with the receiver off"`
+	RxNoDescriptor uint64   `stat:"rx_no_descriptor" help:"frames dropped because the receive ring had run out"`
+	RxOverflow     uint64   `stat:"rx_overflow" help:"frames dropped because the rx buffer was full"`
+	RxDescErrors   uint64   `stat:"rx_desc_errors" help:"frames dropped for their descriptors (ELEN, EDMA)"`
+	DescFetches    uint64   `stat:"desc_fetches" help:"descriptors read"`
+	DMATransfers   uint64   `stat:"dma_transfers" help:"transfers of the DMA engine"`
+	DMABytes       uint64   `stat:"dma_bytes" help:"bytes they moved"`
+	DMABusy        sim.Time `stat:"dma_busy_ps" help:"time the DMA engine was busy, in picoseconds"`
+	Interrupts     uint64   `stat:"interrupts" help:"rising edges of the interrupt line"`
+	GuestErrors    uint64   `stat:"guest_errors" help:"misuses reported to the guest log"`
+	Resets         uint64   `stat:"resets" help:"card resets through its control register"`
+	SpuriousTxEnd  uint64   `stat:"spurious_tx_end" help:"TxDone with nothing on the wire (a wiring bug)"`
 }
 
 type jobKind uint8

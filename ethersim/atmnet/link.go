@@ -174,11 +174,11 @@ type End struct {
 // EndStats counts one end's traffic and the faults of cells arriving at
 // it.
 type EndStats struct {
-	TxCells    uint64 // cells sent from this end
-	RxCells    uint64 // cells handed to the receiver
-	Lost       uint64 // cells lost on the way here (cell_loss)
-	Corrupted  uint64 // cells delivered with a bit flipped (bit_error)
-	NoReceiver uint64 // cells that arrived with no receiver attached
+	TxCells    uint64 `stat:"tx_cells" help:"cells sent from this end"`
+	RxCells    uint64 `stat:"rx_cells" help:"cells handed to the receiver"`
+	Lost       uint64 `stat:"lost" help:"cells lost on the way here (cell_loss)"`
+	Corrupted  uint64 `stat:"corrupted" help:"cells delivered with a bit flipped (bit_error)"`
+	NoReceiver uint64 `stat:"no_receiver" help:"cells that arrived with no receiver attached"`
 }
 
 func newEnd(l *Link, name string, dte bool) *End {

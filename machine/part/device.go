@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"simkron/cpu"
+	"simkron/stats"
 )
 
 // DeviceType is a device model that machine files can name with
@@ -46,6 +47,15 @@ type DeviceType struct {
 	// table can alone; each problem names its key relative to the
 	// [[device]] table (["driver", "dma_max_bytes"]).
 	Check func(d *DeviceSpec) []Problem
+	// Counters declares the stats structs its devices report
+	// (Device.Counters) beside their drivers' (Driver.Counters), each
+	// under its name, as zero values: simkron counters lists them.
+	Counters []stats.Group
+	// Summary names the counters (relative to the device, "card.tx_frames")
+	// the summary and result.json's devices[].counters show, in order; a
+	// name the device does not report (a driver's the environment does
+	// not use, an unplugged card's wire) is left out.
+	Summary []string
 }
 
 // PairHost is one host of the experiment machine.PairExperiment writes.
@@ -94,8 +104,11 @@ type Driver struct {
 	Device      string // the device model's name ("ne2000")
 	// New makes the driver of device d on host h. What it returns is the
 	// driver; the device's part uses it through the interface it expects
-	// of its drivers.
+	// of its drivers, and reports its counters when it is Counted.
 	New func(h *Host, d *DeviceSpec, a DriverArgs) (any, error)
+	// Counters declares the stats structs the driver reports, as zero
+	// values, for simkron counters.
+	Counters []stats.Group
 }
 
 // DriverArgs is what a device's part hands its driver beside the
@@ -122,6 +135,19 @@ func RegisterDriver(d Driver) {
 		panic(fmt.Sprintf("part: driver of %q in environment %q needs New", d.Device, d.Environment))
 	}
 	drivers[k] = &d
+}
+
+// Drivers returns the drivers registered for device model device, by
+// environment in name order.
+func Drivers(device string) []*Driver {
+	var out []*Driver
+	for _, d := range drivers {
+		if d.Device == device {
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Environment < out[j].Environment })
+	return out
 }
 
 // Drives reports whether environment env can run a host with a device of

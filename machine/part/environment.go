@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"simkron/report"
+	"simkron/stats"
 )
 
 // Environment is a host environment: the software a host runs its
@@ -42,8 +43,12 @@ type Environment struct {
 	// host hosts[i], which runs it; keys are the experiment file's.
 	CheckHost func(hosts []HostSpec, i int) []Problem
 	// Boot makes the environment on host h, after its core and memory
-	// and before its devices, adding its components (Host.AddEnv).
+	// and before its devices, adding its components (Host.AddEnv) and
+	// their counters (Host.AddCounters).
 	Boot func(h *Host) (Env, error)
+	// Counters declares the stats structs its components report, each
+	// under its name, as zero values: simkron counters lists them.
+	Counters []stats.Group
 }
 
 // Env is a host's booted environment.

@@ -3,6 +3,8 @@ package part
 import (
 	"fmt"
 	"slices"
+
+	"simkron/stats"
 )
 
 // Family is a protocol family a host's environment runs on its cards:
@@ -35,6 +37,10 @@ type Family struct {
 	// Connect, when set, joins the families of every host of the run once
 	// all are built (static routes between them).
 	Connect func(hosts []*Host)
+	// Counters declares the stats structs its components report
+	// (Host.AddCounters), each under its name, as zero values: simkron
+	// counters lists them.
+	Counters []stats.Group
 }
 
 // RegisterFamily adds a protocol family; a name taken twice, or a family

@@ -3,8 +3,8 @@ package part
 import (
 	"simkron/cpu"
 	"simkron/memory"
-	"simkron/report"
 	"simkron/sim"
+	"simkron/stats"
 )
 
 // Host is one assembled machine: the hardware the assembler made, its
@@ -36,6 +36,14 @@ type Host struct {
 	// cards' by technology.
 	env, fam []any
 	cards    map[string][]any
+	// counters are the environment's and families' stats structs, read
+	// when the result is taken (AddCounters).
+	counters []counterGroup
+}
+
+type counterGroup struct {
+	name string
+	read func() any
 }
 
 // NewHost returns a host called name of machine spec, bound by hs, on
@@ -71,6 +79,24 @@ func (h *Host) AddCard(tech string, c ...any) { h.cards[tech] = append(h.cards[t
 
 // Cards returns the components AddCard added for technology tech.
 func (h *Host) Cards(tech string) []any { return h.cards[tech] }
+
+// AddCounters adds a component's counters to the host's result, under
+// name ("kernel", "iso.tp4"): read returns its stats struct (package
+// stats) when the result is taken, or nil when the component is absent.
+// The devices' counters are their own (Device.Counters).
+func (h *Host) AddCounters(name string, read func() any) {
+	h.counters = append(h.counters, counterGroup{name, read})
+}
+
+// Counters returns the counters AddCounters added, read now, in the
+// order they were added.
+func (h *Host) Counters() []stats.Group {
+	out := make([]stats.Group, len(h.counters))
+	for i, g := range h.counters {
+		out[i] = stats.Group{Name: g.name, Value: g.read()}
+	}
+	return out
+}
 
 // Components returns every component of the host in a fixed order: the
 // environment's, then the protocol families' (in the families' order),
@@ -112,8 +138,9 @@ type Device interface {
 	Counted
 }
 
-// Counted is a component with counters for reports.
+// Counted is a component with counters: its stats structs (package
+// stats), each under a name relative to the component ("card",
+// "driver"), read now.
 type Counted interface {
-	// Counters returns named counters, in a fixed order.
-	Counters() []report.Counter
+	Counters() []stats.Group
 }

@@ -113,14 +113,14 @@ type Kernel struct {
 
 // Stats counts kernel events.
 type Stats struct {
-	Syscalls      uint64
-	Schedules     uint64
-	Wakeups       uint64
-	Ticks         uint64
-	TimersFired   uint64
-	SoftirqRuns   uint64
-	ThreadsEnded  uint64
-	AllocFailures uint64
+	Syscalls      uint64 `stat:"syscalls" help:"system calls made"`
+	Schedules     uint64 `stat:"schedules" help:"times the scheduler picked the next thread"`
+	Wakeups       uint64 `stat:"wakeups" help:"threads woken from a wait queue"`
+	Ticks         uint64 `stat:"ticks" help:"clock ticks handled"`
+	TimersFired   uint64 `stat:"timers_fired" help:"kernel timers whose handlers ran"`
+	SoftirqRuns   uint64 `stat:"softirq_runs" help:"deferred-work (softirq) handlers run"`
+	ThreadsEnded  uint64 `stat:"threads_ended" help:"threads whose body returned"`
+	AllocFailures uint64 `stat:"alloc_failures" help:"buffer allocations refused: the heap exhausted or the size too large"`
 }
 
 // Boot brings up a kernel on c: it places its functions in the text

@@ -5,10 +5,12 @@ import (
 
 	"simkron/cpu"
 	devatm "simkron/devices/atmtaxi"
+	"simkron/ethersim/atmnet"
 	"simkron/machine/part"
 	"simkron/machine/parts/kernelhost"
 	"simkron/memory"
 	drvatm "simkron/stack/driver/atmtaxi"
+	"simkron/stats"
 )
 
 func init() {
@@ -23,6 +25,18 @@ func init() {
 		SetMTU:         atmMTU,
 		Check:          checkATMTaxi,
 		Cable:          atmCable,
+		Counters: []stats.Group{{Name: "card", Value: devatm.Stats{}}, {Name: "ip", Value: drvatm.InterfaceStats{}},
+			{Name: "line", Value: atmnet.EndStats{}}, {Name: "switch_port", Value: atmnet.PortStats{}}},
+		Summary: []string{"card.tx_cells", "card.rx_cells", "card.rx_overflow", "card.rx_bad_hec",
+			"card.dma_transfers", "card.dma_bytes", "card.dma_errors", "card.interrupts",
+			"card.tx_crc_pdus", "card.rx_crc_pdus", "card.sort_cells", "card.sort_pdus", "card.sort_no_buffer",
+			"driver.tx_pdus", "driver.tx_cells", "driver.tx_dmas", "driver.tx_spins", "driver.tx_deferred", "driver.tx_paced",
+			"driver.rx_cells", "driver.rx_pdus", "driver.rx_no_vc", "driver.rx_seq_errors", "driver.rx_too_long", "driver.rx_no_buffer",
+			"driver.rx_bad_crc", "driver.rx_bad_length", "driver.rx_bad_llc", "driver.rx_broken", "driver.rx_socket_full",
+			"driver.overruns", "driver.interrupts",
+			"ip.tx_frames", "ip.rx_frames", "ip.no_vc", "ip.tx_drops",
+			"line.tx_cells", "line.rx_cells", "line.lost", "line.corrupted",
+			"switch_port.tx_cells", "switch_port.queue_drops", "switch_port.queue_peak"},
 	})
 	part.RegisterDriver(part.Driver{Environment: kernelhost.Name, Device: "atmtaxi",
 		New: func(h *part.Host, d *part.DeviceSpec, a part.DriverArgs) (any, error) {
@@ -32,7 +46,8 @@ func init() {
 			}
 			h.AddInit(drv.Init)
 			return drv, nil
-		}})
+		},
+		Counters: []stats.Group{{Name: "driver", Value: drvatm.Stats{}}}})
 }
 
 // atmCable connects two hosts' ATM cards as configs/atm-ip.toml does:

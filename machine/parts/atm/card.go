@@ -8,10 +8,10 @@ import (
 	"simkron/ethersim/atmnet"
 	"simkron/machine/part"
 	"simkron/memory"
-	"simkron/report"
 	"simkron/sim"
 	drvatm "simkron/stack/driver/atmtaxi"
 	"simkron/stack/header"
+	"simkron/stats"
 	"simkron/trace"
 )
 
@@ -175,43 +175,17 @@ func (a device) WriteBlock(off uint64, width int, p []byte) {
 func (a device) Peek(off uint64) (uint64, bool) { return a.Dev.Peek(off) }
 
 // Counters reports the board's, the driver's, the IP interface's and the
-// line's figures, and the far switch port's when there is one.
-func (a *Card) Counters() []report.Counter {
-	c, d := a.Dev.Stats(), a.Driver.Stats()
-	out := []report.Counter{
-		{Name: "card.tx_cells", Value: c.TxCells}, {Name: "card.rx_cells", Value: c.RxCells},
-		{Name: "card.rx_overflow", Value: c.RxOverflow}, {Name: "card.rx_bad_hec", Value: c.RxBadHEC},
-		{Name: "card.dma_transfers", Value: c.DMATransfers}, {Name: "card.dma_bytes", Value: c.DMABytes},
-		{Name: "card.dma_errors", Value: c.DMAErrors}, {Name: "card.interrupts", Value: c.Interrupts},
-		{Name: "card.tx_crc_pdus", Value: c.TxCRCPDUs}, {Name: "card.rx_crc_pdus", Value: c.RxCRCPDUs},
-		{Name: "card.sort_cells", Value: c.SortCells}, {Name: "card.sort_pdus", Value: c.SortPDUs},
-		{Name: "card.sort_no_buffer", Value: c.SortNoBuffer},
-		{Name: "driver.tx_pdus", Value: d.TxPDUs}, {Name: "driver.tx_cells", Value: d.TxCells},
-		{Name: "driver.tx_dmas", Value: d.TxDMAs}, {Name: "driver.tx_spins", Value: d.TxSpins},
-		{Name: "driver.tx_deferred", Value: d.TxDeferred}, {Name: "driver.tx_paced", Value: d.TxPaced},
-		{Name: "driver.rx_cells", Value: d.RxCells}, {Name: "driver.rx_pdus", Value: d.RxPDUs},
-		{Name: "driver.rx_no_vc", Value: d.RxNoVC}, {Name: "driver.rx_seq_errors", Value: d.RxSeqErrors},
-		{Name: "driver.rx_too_long", Value: d.RxTooLong}, {Name: "driver.rx_no_buffer", Value: d.RxNoBuffer},
-		{Name: "driver.rx_bad_crc", Value: d.RxBadCRC}, {Name: "driver.rx_bad_length", Value: d.RxBadLength},
-		{Name: "driver.rx_bad_llc", Value: d.RxBadLLC}, {Name: "driver.rx_broken", Value: d.RxBroken},
-		{Name: "driver.rx_socket_full", Value: d.RxSocketFull}, {Name: "driver.overruns", Value: d.Overruns},
-		{Name: "driver.interrupts", Value: d.Interrupts},
-	}
+// line's counters, and the far switch port's when there is one.
+func (a *Card) Counters() []stats.Group {
+	out := []stats.Group{{Name: "card", Value: a.Dev.Stats()}, {Name: "driver", Value: a.Driver.Stats()}}
 	if f := a.Driver.Interface(); f != nil {
-		s := f.Stats()
-		out = append(out, report.Counter{Name: "ip.tx_frames", Value: s.TxFrames}, report.Counter{Name: "ip.rx_frames", Value: s.RxFrames},
-			report.Counter{Name: "ip.no_vc", Value: s.NoVC}, report.Counter{Name: "ip.tx_drops", Value: s.TxDrops})
+		out = append(out, stats.Group{Name: "ip", Value: f.Stats()})
 	}
 	if a.End != nil {
-		e := a.End.Stats()
-		out = append(out, report.Counter{Name: "line.tx_cells", Value: e.TxCells}, report.Counter{Name: "line.rx_cells", Value: e.RxCells},
-			report.Counter{Name: "line.lost", Value: e.Lost}, report.Counter{Name: "line.corrupted", Value: e.Corrupted})
+		out = append(out, stats.Group{Name: "line", Value: a.End.Stats()})
 	}
 	if a.port != nil {
-		p := a.port.Stats()
-		out = append(out, report.Counter{Name: "switch_port.tx_cells", Value: p.TxCells},
-			report.Counter{Name: "switch_port.queue_drops", Value: p.QueueDrops},
-			report.Counter{Name: "switch_port.queue_peak", Value: uint64(p.QueuePeak)})
+		out = append(out, stats.Group{Name: "switch_port", Value: a.port.Stats()})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package ethernet
 
 import (
 	"fmt"
+	"slices"
 
 	"simkron/cpu"
 	"simkron/devices/ne2000"
@@ -9,9 +10,9 @@ import (
 	"simkron/machine/part"
 	"simkron/machine/parts/kernelhost"
 	"simkron/memory"
-	"simkron/report"
 	"simkron/sim"
 	drvne2000 "simkron/stack/driver/ne2000"
+	"simkron/stats"
 )
 
 func init() {
@@ -27,6 +28,11 @@ func init() {
 		Cable: func(d *part.DeviceSpec, hosts [2]part.PairHost) part.Cable {
 			return Cable(d.Name, ethersim.DefaultRate, ethersim.ModeShared, hosts)
 		},
+		Counters: []stats.Group{{Name: "card", Value: ne2000.Stats{}}, {Name: "wire", Value: ethersim.AttachmentStats{}}},
+		Summary: slices.Concat([]string{"card.tx_frames", "card.rx_frames", "card.crc_errors", "card.missed", "card.overflows", "card.interrupts",
+			"driver.tx_frames", "driver.rx_frames", "driver.tx_errors", "driver.rx_errors", "driver.overruns", "driver.loopback_frames",
+			"pktdrv.tx_frames", "pktdrv.rx_frames", "pktdrv.tx_errors", "pktdrv.rx_errors", "pktdrv.rx_dropped", "pktdrv.overruns", "pktdrv.tx_waits", "pktdrv.loopback_frames"},
+			wireSummary),
 	})
 	part.RegisterDriver(part.Driver{Environment: kernelhost.Name, Device: "ne2000",
 		New: func(h *part.Host, d *part.DeviceSpec, a part.DriverArgs) (any, error) {
@@ -36,7 +42,8 @@ func init() {
 			}
 			h.AddInit(drv.Init)
 			return NE2000Driver{drv}, nil
-		}})
+		},
+		Counters: []stats.Group{{Name: "driver", Value: drvne2000.Stats{}}}})
 }
 
 // ne2000MTU sets the driver's MTU and lets the card send the frames it
@@ -77,13 +84,8 @@ func buildNE2000(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Devic
 		return nil, err
 	}
 	c := ne2000.New(h.K, h.Name+"."+d.Name, p, irq, h.Sys.Guest)
-	nic, err := plug(h, d, c, prom, p.MAC, func(n *NIC) { c.SetWire(n) }, func() []report.Counter {
-		s := c.Stats()
-		return []report.Counter{
-			{Name: "card.tx_frames", Value: s.TxFrames}, {Name: "card.rx_frames", Value: s.RxFrames},
-			{Name: "card.crc_errors", Value: s.CRCErrors}, {Name: "card.missed", Value: s.Missed},
-			{Name: "card.overflows", Value: s.Overflows}, {Name: "card.interrupts", Value: s.Interrupts},
-		}
+	nic, err := plug(h, d, c, prom, p.MAC, func(n *NIC) { c.SetWire(n) }, func() []stats.Group {
+		return []stats.Group{{Name: "card", Value: c.Stats()}}
 	})
 	if err != nil {
 		return nil, err
@@ -95,11 +97,6 @@ func buildNE2000(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Devic
 // that runs the kernel) with its figures for reports.
 type NE2000Driver struct{ *drvne2000.Driver }
 
-func (d NE2000Driver) Counters() []report.Counter {
-	s := d.Stats()
-	return []report.Counter{
-		{Name: "driver.tx_frames", Value: s.TxFrames}, {Name: "driver.rx_frames", Value: s.RxFrames},
-		{Name: "driver.tx_errors", Value: s.TxErrors}, {Name: "driver.rx_errors", Value: s.RxErrors},
-		{Name: "driver.overruns", Value: s.Overruns}, {Name: "driver.loopback_frames", Value: s.LoopbackFrames},
-	}
+func (d NE2000Driver) Counters() []stats.Group {
+	return []stats.Group{{Name: "driver", Value: d.Stats()}}
 }

@@ -7,8 +7,8 @@ import (
 	"simkron/ethersim"
 	"simkron/machine/part"
 	"simkron/memory"
-	"simkron/report"
 	"simkron/sim"
+	"simkron/stats"
 	"simkron/trace"
 )
 
@@ -26,8 +26,8 @@ type NIC struct {
 	// prom is the station address the card has when the experiment
 	// gives none.
 	prom [6]byte
-	// counters returns the card's figures.
-	counters func() []report.Counter
+	// counters returns the card's stats.
+	counters func() []stats.Group
 	// received and sent are the card's trace sources (Received, Sent);
 	// dma the card's DMA engine's, when it is a bus master.
 	received, sent trace.Source[[]byte]
@@ -98,7 +98,7 @@ func binding(h *part.Host, device string) *NICSpec {
 // interface name, "eth0", and its station address mac) and adds the NIC
 // to the host's cards. wire gives the card its side of the attachment;
 // prom is the card's own station address; counters its figures.
-func plug(h *part.Host, d *part.DeviceSpec, c Card, prom, mac [6]byte, wire func(*NIC), counters func() []report.Counter) (*NIC, error) {
+func plug(h *part.Host, d *part.DeviceSpec, c Card, prom, mac [6]byte, wire func(*NIC), counters func() []stats.Group) (*NIC, error) {
 	bind := binding(h, d.Name)
 	nic := &NIC{Name: d.Name, Card: c, Spec: bind, prom: prom, counters: counters}
 	if bind != nil {
@@ -274,20 +274,18 @@ var (
 	_ memory.Peeker      = nicDevice{}
 )
 
-// Counters reports the card's, the driver's and the port's figures.
-func (n nicDevice) Counters() []report.Counter {
+// Counters reports the card's, the driver's and the port's counters
+// (card, driver or pktdrv, wire).
+func (n nicDevice) Counters() []stats.Group {
 	out := n.counters()
 	if d, ok := n.Driver.(part.Counted); ok {
 		out = append(out, d.Counters()...)
 	}
 	if n.Port != nil {
-		p := n.Port.Stats()
-		out = append(out,
-			report.Counter{Name: "wire.tx_frames", Value: p.TxFrames}, report.Counter{Name: "wire.rx_frames", Value: p.RxFrames},
-			report.Counter{Name: "wire.collisions", Value: p.Collisions}, report.Counter{Name: "wire.deferrals", Value: p.Deferrals},
-			report.Counter{Name: "wire.aborts", Value: p.Aborts}, report.Counter{Name: "wire.dropped", Value: p.Dropped},
-			report.Counter{Name: "wire.corrupted", Value: p.Corrupted},
-		)
+		out = append(out, stats.Group{Name: "wire", Value: n.Port.Stats()})
 	}
 	return out
 }
+
+// wireSummary are the wire's counters the summary shows.
+var wireSummary = []string{"wire.tx_frames", "wire.rx_frames", "wire.collisions", "wire.deferrals", "wire.aborts", "wire.dropped", "wire.corrupted"}

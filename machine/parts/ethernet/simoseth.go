@@ -2,6 +2,7 @@ package ethernet
 
 import (
 	"fmt"
+	"slices"
 
 	"simkron/cpu"
 	"simkron/devices/simoseth"
@@ -9,9 +10,9 @@ import (
 	"simkron/machine/part"
 	"simkron/machine/parts/kernelhost"
 	"simkron/memory"
-	"simkron/report"
 	"simkron/sim"
 	drvsimoseth "simkron/stack/driver/simoseth"
+	"simkron/stats"
 )
 
 func init() {
@@ -25,6 +26,12 @@ func init() {
 		Build:          checkSimoseth,
 		SetMTU:         simosethMTU,
 		Cable:          simosethCable,
+		Counters:       []stats.Group{{Name: "card", Value: simoseth.Stats{}}, {Name: "wire", Value: ethersim.AttachmentStats{}}},
+		Summary: slices.Concat([]string{"card.tx_frames", "card.rx_frames", "card.tx_desc_errors", "card.tx_waits",
+			"card.rx_crc_errors", "card.rx_no_descriptor", "card.rx_overflow", "card.rx_desc_errors",
+			"card.dma_transfers", "card.dma_bytes", "card.dma_busy_ps", "card.interrupts",
+			"driver.tx_frames", "driver.rx_frames", "driver.tx_errors", "driver.tx_busy",
+			"driver.rx_errors", "driver.rx_no_buffer", "driver.rx_restarts", "driver.missed"}, wireSummary),
 	})
 	part.RegisterDriver(part.Driver{Environment: kernelhost.Name, Device: "simoseth",
 		New: func(h *part.Host, d *part.DeviceSpec, a part.DriverArgs) (any, error) {
@@ -34,7 +41,8 @@ func init() {
 			}
 			h.AddInit(drv.Init)
 			return SimosethDriver{drv}, nil
-		}})
+		},
+		Counters: []stats.Group{{Name: "driver", Value: drvsimoseth.Stats{}}}})
 }
 
 // simosethCable connects two hosts' cards as the Linux/SimOS study's
@@ -112,16 +120,8 @@ func buildSimoseth(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Dev
 		return nil, err
 	}
 	c := simoseth.New(h.K, h.Name+"."+d.Name, p, irq, h.Sys)
-	nic, err := plug(h, d, c, prom, p.MAC, func(n *NIC) { c.SetWire(n) }, func() []report.Counter {
-		s := c.Stats()
-		return []report.Counter{
-			{Name: "card.tx_frames", Value: s.TxFrames}, {Name: "card.rx_frames", Value: s.RxFrames},
-			{Name: "card.tx_desc_errors", Value: s.TxDescErrors}, {Name: "card.tx_waits", Value: s.TxWaits},
-			{Name: "card.rx_crc_errors", Value: s.RxCRCErrors}, {Name: "card.rx_no_descriptor", Value: s.RxNoDescriptor},
-			{Name: "card.rx_overflow", Value: s.RxOverflow}, {Name: "card.rx_desc_errors", Value: s.RxDescErrors},
-			{Name: "card.dma_transfers", Value: s.DMATransfers}, {Name: "card.dma_bytes", Value: s.DMABytes},
-			{Name: "card.dma_busy_ps", Value: uint64(s.DMABusy)}, {Name: "card.interrupts", Value: s.Interrupts},
-		}
+	nic, err := plug(h, d, c, prom, p.MAC, func(n *NIC) { c.SetWire(n) }, func() []stats.Group {
+		return []stats.Group{{Name: "card", Value: c.Stats()}}
 	})
 	if err != nil {
 		return nil, err
@@ -134,12 +134,6 @@ func buildSimoseth(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Dev
 // that runs the kernel) with its figures for reports.
 type SimosethDriver struct{ *drvsimoseth.Driver }
 
-func (d SimosethDriver) Counters() []report.Counter {
-	s := d.Stats()
-	return []report.Counter{
-		{Name: "driver.tx_frames", Value: s.TxFrames}, {Name: "driver.rx_frames", Value: s.RxFrames},
-		{Name: "driver.tx_errors", Value: s.TxErrors}, {Name: "driver.tx_busy", Value: s.TxBusy},
-		{Name: "driver.rx_errors", Value: s.RxErrors}, {Name: "driver.rx_no_buffer", Value: s.RxNoBuffer},
-		{Name: "driver.rx_restarts", Value: s.RxRestarts}, {Name: "driver.missed", Value: s.Missed},
-	}
+func (d SimosethDriver) Counters() []stats.Group {
+	return []stats.Group{{Name: "driver", Value: d.Stats()}}
 }

@@ -14,6 +14,7 @@ import (
 	"simkron/machine/part"
 	"simkron/machine/parts/kernelhost"
 	"simkron/stack/inet"
+	"simkron/stats"
 )
 
 func init() {
@@ -30,7 +31,8 @@ func init() {
 				params.(*inet.Params).MTU = e.IPMTU()
 			}
 		},
-		Build: build,
+		Build:    build,
+		Counters: []stats.Group{{Name: "inet", Value: inet.Stats{}}},
 	})
 }
 
@@ -57,6 +59,7 @@ func build(h *part.Host, params any) error {
 			return fmt.Errorf("inet: %w", err)
 		}
 		h.AddFamily(s)
+		h.AddCounters("inet", func() any { return s.Stats() })
 		return nil
 	}
 	return nil

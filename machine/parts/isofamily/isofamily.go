@@ -20,7 +20,11 @@ import (
 	"simkron/machine/parts/atm"
 	"simkron/machine/parts/ethernet"
 	"simkron/machine/parts/kernelhost"
+	"simkron/stack/osi/clnp"
+	"simkron/stack/osi/llc"
 	"simkron/stack/osi/netiso"
+	"simkron/stack/osi/tp4"
+	"simkron/stats"
 )
 
 // Spec is a machine file's [iso] table: whether the kernel runs the ISO
@@ -43,6 +47,8 @@ func init() {
 		Enabled:     func(p any) bool { return p.(*Spec).Enabled },
 		Build:       build,
 		Connect:     routes,
+		Counters: []stats.Group{{Name: "iso", Value: netiso.Stats{}}, {Name: "iso.tp4", Value: tp4.Stats{}},
+			{Name: "iso.clnp", Value: clnp.Stats{}}, {Name: "iso.llc", Value: llc.Stats{}}},
 	})
 }
 
@@ -59,7 +65,7 @@ func build(h *part.Host, params any) error {
 		if err != nil {
 			return fmt.Errorf("iso: %w", err)
 		}
-		h.AddFamily(f)
+		add(h, f)
 		return nil
 	}
 	n := nics[0]
@@ -67,8 +73,34 @@ func build(h *part.Host, params any) error {
 	if err != nil {
 		return fmt.Errorf("iso: %w", err)
 	}
-	h.AddFamily(f)
+	add(h, f)
 	return nil
+}
+
+// add adds the family and its protocol machines' counters to h: those of
+// a machine the family has not made (it makes them when first used; no
+// LLC type 1 over ATM) are absent.
+func add(h *part.Host, f *netiso.Family) {
+	h.AddFamily(f)
+	h.AddCounters("iso", func() any { return f.Stats() })
+	h.AddCounters("iso.tp4", func() any {
+		if t := f.TP4(); t != nil {
+			return t.Stats()
+		}
+		return nil
+	})
+	h.AddCounters("iso.clnp", func() any {
+		if c := f.CLNP(); c != nil {
+			return c.Stats()
+		}
+		return nil
+	})
+	h.AddCounters("iso.llc", func() any {
+		if l := f.LLC(); l != nil {
+			return l.Stats()
+		}
+		return nil
+	})
 }
 
 // onATM returns the ATM card a host without an Ethernet card runs the

@@ -15,6 +15,7 @@ import (
 	"simkron/report"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/stats"
 )
 
 // Name is the environment's name, as drivers register for it.
@@ -31,6 +32,7 @@ func init() {
 		NoDriver: func(device string) string { return fmt.Sprintf("the simulated kernel has no driver for a %s", device) },
 		Check:    check,
 		Boot:     boot,
+		Counters: []stats.Group{{Name: "kernel", Value: kernel.Stats{}}, {Name: "netdev", Value: netdev.Stats{}}},
 	})
 }
 
@@ -61,6 +63,7 @@ func boot(h *part.Host) (part.Env, error) {
 		return nil, err
 	}
 	h.AddEnv(k)
+	h.AddCounters("kernel", func() any { return k.Stats() })
 	return &env{h: h, k: k}, nil
 }
 
@@ -104,5 +107,6 @@ func NetStack(h *part.Host) *netdev.Stack {
 	}
 	ns := netdev.New(Kernel(h))
 	h.AddEnv(ns)
+	h.AddCounters("netdev", func() any { return ns.Stats() })
 	return ns
 }

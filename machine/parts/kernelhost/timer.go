@@ -7,8 +7,8 @@ import (
 	"simkron/devices/timer"
 	"simkron/machine/part"
 	"simkron/memory"
-	"simkron/report"
 	"simkron/stack/driver/clock"
+	"simkron/stats"
 )
 
 func init() {
@@ -17,6 +17,8 @@ func init() {
 		Help:     "real-time clock, periodic tick and one-shot timer (devices/timer)",
 		Defaults: func() any { p := timer.DefaultParams(); return &p },
 		Size:     timer.Size,
+		Counters: []stats.Group{{Value: timer.Stats{}}},
+		Summary:  []string{"ticks", "one_shots"},
 		Build: func(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Device, error) {
 			if irq == nil {
 				return nil, fmt.Errorf("a timer needs an irq")
@@ -41,7 +43,4 @@ func init() {
 
 type timerDevice struct{ *timer.Timer }
 
-func (t timerDevice) Counters() []report.Counter {
-	s := t.Stats()
-	return []report.Counter{{Name: "ticks", Value: s.Ticks}, {Name: "one_shots", Value: s.OneShots}}
-}
+func (t timerDevice) Counters() []stats.Group { return []stats.Group{{Value: t.Stats()}} }

@@ -6,7 +6,7 @@ import (
 	"simkron/cpu"
 	"simkron/devices/pit"
 	"simkron/machine/part"
-	"simkron/report"
+	"simkron/stats"
 )
 
 func init() {
@@ -16,6 +16,8 @@ func init() {
 		Defaults: func() any { p := pit.DefaultParams(); return &p },
 		Size:     pit.Size,
 		NoDriver: true,
+		Counters: []stats.Group{{Value: pit.Stats{}}},
+		Summary:  []string{"interrupts"},
 		Build: func(h *part.Host, d *part.DeviceSpec, _ *cpu.IRQLine) (part.Device, error) {
 			if d.IRQ < 0 {
 				return nil, fmt.Errorf("a pit needs an irq (the PC's is 0)")
@@ -33,6 +35,4 @@ func init() {
 
 type pitDevice struct{ *pit.PIT }
 
-func (t pitDevice) Counters() []report.Counter {
-	return []report.Counter{{Name: "interrupts", Value: t.Stats().Interrupts}}
-}
+func (t pitDevice) Counters() []stats.Group { return []stats.Group{{Value: t.Stats()}} }

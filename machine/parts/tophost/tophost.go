@@ -21,6 +21,7 @@ import (
 	"simkron/machine/part"
 	"simkron/report"
 	"simkron/stack/top"
+	"simkron/stats"
 )
 
 // Name is the environment's name, as drivers register for it.
@@ -57,6 +58,7 @@ func init() {
 		Check:     check,
 		CheckHost: checkHost,
 		Boot:      boot,
+		Counters:  []stats.Group{{Name: "top", Value: top.StationStats{}}},
 	})
 }
 
@@ -121,6 +123,7 @@ func boot(h *part.Host) (part.Env, error) {
 		return nil, err
 	}
 	h.AddEnv(st)
+	h.AddCounters("top", func() any { return st.Stats() })
 	return &env{st}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"simkron/machine/part"
 	"simkron/machine/parts/kernelhost"
 	"simkron/stack/via"
+	"simkron/stats"
 )
 
 // Spec is a machine file's [via] table: whether the host runs the agent,
@@ -33,6 +34,7 @@ func init() {
 		Noun:        "VIA agent",
 		Enabled:     func(p any) bool { return p.(*Spec).Enabled },
 		Build:       build,
+		Counters:    []stats.Group{{Name: "via", Value: via.Stats{}}},
 	})
 }
 
@@ -61,5 +63,6 @@ func build(h *part.Host, params any) error {
 		a.AddNIC(c.Queue())
 	}
 	h.AddFamily(a)
+	h.AddCounters("via", func() any { return a.Stats() })
 	return nil
 }
