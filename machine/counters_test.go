@@ -1,7 +1,10 @@
 package machine_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +12,8 @@ import (
 	"simkron/machine"
 	"simkron/machine/part"
 	"simkron/stats"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // declaredCounters returns every counter the parts declare (simkron
@@ -115,5 +120,87 @@ func TestCountersDeclared(t *testing.T) {
 	}
 	for g, n := range groups {
 		t.Logf("no shipped config reports the %d counters of %s", n, g)
+	}
+}
+
+// fieldNames returns the counter names a stats struct declares, read
+// from its tags here (not by package stats): every exported field but
+// those tagged "-", a struct field's under its name.
+func fieldNames(prefix string, v any) []string {
+	rv := reflect.Indirect(reflect.ValueOf(v))
+	if !rv.IsValid() {
+		return nil
+	}
+	var out []string
+	for i := range rv.NumField() {
+		sf := rv.Type().Field(i)
+		tag := sf.Tag.Get("stat")
+		if !sf.IsExported() || tag == "-" {
+			continue
+		}
+		if sf.Type.Kind() == reflect.Struct {
+			out = append(out, fieldNames(prefix+"."+tag, rv.Field(i).Interface())...)
+			continue
+		}
+		out = append(out, prefix+"."+tag)
+	}
+	return out
+}
+
+// Every counter of every component of every host is in result.json:
+// walking each component's stats struct by its fields finds each in the
+// host's counters of the result as written and read back, and the result
+// has no other.
+func TestEveryCounterInResult(t *testing.T) {
+	for _, cfg := range []string{"udp-ne2000", "atm-ip", "top-upper", "simos-study"} {
+		exp, err := machine.LoadExperimentWith("../configs/"+cfg+".toml", []machine.Override{{Key: "experiment.stop_at", Value: "20ms", Origin: "test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := machine.New(exp, machine.Options{NoCapture: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Execute(machine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := res.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		var back struct {
+			Hosts []struct {
+				Name     string
+				Counters []struct{ Name string }
+			}
+		}
+		if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range r.Hosts {
+			var want []string
+			for _, g := range machine.CoreCounters() {
+				want = append(want, fieldNames(h.Name+"."+g.Name, h.CPU.Stats())...)
+			}
+			for _, g := range h.Counters() {
+				want = append(want, fieldNames(strings.TrimSuffix(h.Name+"."+g.Name, "."), g.Value)...)
+			}
+			for j, d := range h.Devices {
+				for _, g := range d.Counters() {
+					want = append(want, fieldNames(strings.TrimSuffix(h.Name+"."+h.Spec.Devices[j].Name+"."+g.Name, "."), g.Value)...)
+				}
+			}
+			var got []string
+			for _, c := range back.Hosts[i].Counters {
+				got = append(got, c.Name)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s: host %s: result counters (-the components' stats structs +result.json):\n%s", cfg, h.Name, d)
+			}
+			if len(got) < 50 {
+				t.Errorf("%s: host %s reports only %d counters", cfg, h.Name, len(got))
+			}
+		}
 	}
 }

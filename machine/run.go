@@ -594,6 +594,9 @@ func hostResult(h *Host) report.Host {
 	for _, g := range h.Sys.Guest.Records() {
 		out.GuestLog = append(out.GuestLog, g.String())
 	}
+	for _, c := range Counters(h) {
+		out.Counters = append(out.Counters, report.Counter{Name: c.Name, Value: c.Value})
+	}
 	return out
 }
 
