@@ -11,6 +11,7 @@ import (
 
 	"simkron/internal/isotest"
 	"simkron/internal/machinetest"
+	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/stack/apps/latency"
 	"simkron/stack/header"
@@ -88,7 +89,7 @@ func TestATMIPConfig(t *testing.T) {
 	if capture == nil {
 		t.Fatal("no capture a.pcap")
 	}
-	rows := tsharkFrames(t, capture, []string{"udp.check_checksum:TRUE", "clnp.tp_nsap_selector:0x21", "clnp.always_decode_transport:FALSE", "clnp.reassemble:TRUE", "cotp.reassemble:TRUE"},
+	rows := testtool.TsharkFields(t, capture, []string{"udp.check_checksum:TRUE", "clnp.tp_nsap_selector:0x21", "clnp.always_decode_transport:FALSE", "clnp.reassemble:TRUE", "cotp.reassemble:TRUE"},
 		"atm.vpi", "atm.vci", "frame.protocols", "ip.checksum.status", "udp.checksum.status", "tcp.checksum.status", "_ws.expert.severity",
 		"llc.dsap", "clnp.checksum.status", "cotp.type", "_ws.expert")
 	udp, tcp, clnp := 0, 0, 0
@@ -98,7 +99,7 @@ func TestATMIPConfig(t *testing.T) {
 		if strings.Contains(p, ":clnp") {
 			clnp++
 			if f["atm.vpi"] != "0" || f["atm.vci"] != "100" || !strings.HasPrefix(p, "sunatm:atm:llc:osi:clnp:cotp") && !strings.HasPrefix(p, "atm:llc:osi:clnp:cotp") ||
-				f["llc.dsap"] != "0xfe" || f["clnp.checksum.status"] != "1" || tshMalformed(f) {
+				f["llc.dsap"] != "0xfe" || f["clnp.checksum.status"] != "1" || testtool.Malformed(f) {
 				t.Errorf("frame %s: %v", f["frame.number"], f)
 			}
 			for e := range strings.SplitSeq(f["_ws.expert"], ",") {
@@ -114,7 +115,7 @@ func TestATMIPConfig(t *testing.T) {
 		switch {
 		case f["atm.vpi"] != "0" || f["atm.vci"] != "100" || !strings.HasPrefix(p, "sunatm:atm:llc:ip") && !strings.HasPrefix(p, "atm:llc:ip"):
 			t.Errorf("frame %s: VC %s/%s, protocols %q", f["frame.number"], f["atm.vpi"], f["atm.vci"], p)
-		case tshMalformed(f) || tshSeverity(f) >= expertWarn:
+		case testtool.Malformed(f) || testtool.Severity(f) >= testtool.ExpertWarn:
 			t.Errorf("frame %s: malformed or expert warning: %v", f["frame.number"], f)
 		case f["ip.checksum.status"] != "1" && f["ip.checksum.status"] != "":
 			t.Errorf("frame %s: IP checksum status %q", f["frame.number"], f["ip.checksum.status"])

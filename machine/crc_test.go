@@ -15,7 +15,7 @@ import (
 // for frames that pass address recognition. The UDP sweep's numbers: 119
 // corrupted, 16 in the destination address, 103 CRC errors.
 func TestCRCErrorsAfterTheAddressFilter(t *testing.T) {
-	exp, err := machine.LoadExperiment(udpConfig)
+	exp, err := machine.LoadExperiment(machinetest.Config("udp-ne2000.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func reassemble(frames []tapped, port uint16) []datagram {
 func TestUDPSweepCountersMatchTheCards(t *testing.T) {
 	sizes := []int{64, 1024, 4096}
 	const messages, warmup = 30, 2
-	exp := loadUDP(t, sizes, messages, warmup)
+	exp := machinetest.LoadUDP(t, sizes, messages, warmup)
 	p := udpParams(exp)
 	p.Timeout = 20 * sim.Millisecond // reordered echoes (30 ms late) come stale
 	for i := range exp.Hosts {

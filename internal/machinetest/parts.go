@@ -25,6 +25,8 @@ import (
 	"simkron/stack/osi/netiso"
 	"simkron/stack/top"
 	"simkron/stack/via"
+
+	_ "simkron/stack/apps" // every workload, as the command links them
 )
 
 // Kernel returns h's kernel, or nil when h runs another environment.

@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 // FuzzTCPInput throws segments made from the fuzz input at a live
 // connection: a station on lan0 forges segments from pcA's address and

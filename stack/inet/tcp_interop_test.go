@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 // TCP interoperability with gVisor's netstack, through the gvisorpeer
 // bridge with TCP on: the bridge settles gVisor's processors after every
@@ -90,7 +90,7 @@ const interopTCPSize = 1 << 20
 // at pcB's addresses, faults on the frames reaching either, and lan0
 // captured.
 func newTCPInterop(t *testing.T, faults ethersim.FaultParams) (*machine.Run, *machine.Host, *gvisorpeer.Peer) {
-	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
+	exp, err := machine.LoadExperiment(machinetest.Config("udp-ne2000.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 import (
 	"testing"
@@ -23,9 +23,9 @@ func TestConnectTimesOut(t *testing.T) {
 		{"ttcp", `ttcp run "fddi-stall": pcA: connect: ETIMEDOUT`},
 	} {
 		t.Run(tc.workload, func(t *testing.T) {
-			cfg := "../configs/tcp-ne2000.toml"
+			cfg := machinetest.Config("tcp-ne2000.toml")
 			if tc.workload == "ttcp" {
-				cfg = "../configs/ttcp-stall.toml"
+				cfg = machinetest.Config("ttcp-stall.toml")
 			}
 			exp, err := machine.LoadExperiment(cfg)
 			if err != nil {

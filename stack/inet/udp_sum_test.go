@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 import (
 	"math"
@@ -13,7 +13,7 @@ import (
 // cycles inside sendto, the receive split (waiting for the wire counted as
 // DMA) to the cycles from the first frame's arrival to recvfrom's return.
 func TestUDPLayersSumToLatency(t *testing.T) {
-	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
+	exp, err := machine.LoadExperiment(machinetest.Config("udp-ne2000.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 // TCP socket calls: error numbers, refused and timed-out connects, and
 // Nagle's algorithm seen in the number of segments small writes make.

@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 import (
 	"testing"

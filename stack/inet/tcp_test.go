@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 // End-to-end tests of TCP (stack/inet) between two 486 hosts with NE2000
 // cards (configs/udp-ne2000.toml with no workload of its own): simulated

@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 // End-to-end tests of the Internet layer (stack/inet) on two 486 hosts
 // with NE2000 cards, built from configs/udp-ne2000.toml: the UDP echo
@@ -40,26 +40,16 @@ import (
 	"simkron/stack/netdev"
 )
 
-const udpConfig = "../configs/udp-ne2000.toml"
+var udpConfig = machinetest.Config("udp-ne2000.toml")
+
+func loadUDP(t testing.TB, sizes []int, messages, warmup int) *machine.Experiment {
+	return machinetest.LoadUDP(t, sizes, messages, warmup)
+}
 
 var (
 	ipA = inet.Addr{10, 0, 0, 1} // pcA, the sweep's client
 	ipB = inet.Addr{10, 0, 0, 2} // pcB, the echo server
 )
-
-// loadUDP loads the UDP sweep between pcA and pcB with the given sizes,
-// measured messages and warmup round trips per size.
-func loadUDP(t testing.TB, sizes []int, messages, warmup int) *machine.Experiment {
-	t.Helper()
-	exp, err := machine.LoadExperiment(udpConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	udpParams(exp).Sizes = sizes
-	udpParams(exp).Messages = messages
-	udpParams(exp).Warmup = warmup
-	return exp
-}
 
 // fragsFor is the number of IP datagrams a UDP message of n bytes takes
 // with a 1500-byte MTU: 1480 bytes of IP payload each.

@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 // TCP transfers between pcA and pcB (configs/udp-ne2000.toml, no workload
 // of its own) read back by tshark, with checksum validation on, against
@@ -24,9 +24,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -206,69 +204,6 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 		res.stats[h.Name] = machinetest.Inet(h).Stats()
 	}
 	return res
-}
-
-// tsharkFrames dissects capture with IP and TCP checksum validation (and
-// the preferences given) and returns, for every frame in order, the
-// fields asked for by name, several occurrences joined by ",".
-func tsharkFrames(t *testing.T, capture []byte, prefs []string, fields ...string) []map[string]string {
-	t.Helper()
-	bin := testtool.Need(t, "tshark")
-	f := filepath.Join(t.TempDir(), fmt.Sprintf("cap%d.pcap", len(capture)))
-	if err := os.WriteFile(f, capture, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-n", "-r", f, "-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE"}
-	for _, p := range prefs {
-		args = append(args, "-o", p)
-	}
-	fields = append([]string{"frame.number"}, fields...)
-	args = append(args, "-T", "fields")
-	for _, x := range fields {
-		args = append(args, "-e", x)
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshark %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	var frames []map[string]string
-	for line := range strings.SplitSeq(strings.TrimRight(string(out), "\n"), "\n") {
-		cols := strings.Split(line, "\t")
-		if len(cols) != len(fields) || cols[0] != fmt.Sprint(len(frames)+1) {
-			t.Fatalf("tshark: line %q does not hold the fields of frame %d", line, len(frames)+1)
-		}
-		row := map[string]string{}
-		for i, c := range cols {
-			row[fields[i]] = c
-		}
-		frames = append(frames, row)
-	}
-	return frames
-}
-
-// Expert severities as tshark prints them (epan/proto.h PI_WARN, PI_ERROR).
-const (
-	expertWarn  = 0x600000
-	expertError = 0x800000
-)
-
-// tshSeverity returns the highest expert severity of a frame, 0 if none.
-func tshSeverity(row map[string]string) int {
-	worst := 0
-	for v := range strings.SplitSeq(row["_ws.expert.severity"], ",") {
-		var s int
-		fmt.Sscan(v, &s)
-		worst = max(worst, s)
-	}
-	return worst
-}
-
-// tshMalformed reports whether tshark found the frame malformed.
-func tshMalformed(row map[string]string) bool {
-	return slices.Contains(strings.Split(row["frame.protocols"], ":"), "_ws.malformed")
 }
 
 var tsharkFlags struct {
@@ -494,13 +429,13 @@ func checkWire(t *testing.T, r *tshRun, faulty bool) {
 	// verified good: the tap records frames before any receive fault. A
 	// warning must come with an analysis flag (or be a reset), judged
 	// below.
-	frames := tsharkFrames(t, r.wire, nil, append([]string{"frame.protocols", "_ws.expert.severity", "_ws.expert.message",
+	frames := testtool.TsharkFields(t, r.wire, nil, append([]string{"frame.protocols", "_ws.expert.severity", "_ws.expert.message",
 		"ip.checksum.status", "tcp", "tcp.checksum.status", "tcp.flags.reset"}, tshPrefixed("tcp.analysis.", names)...)...)
 	flagged := map[int][]string{}
 	for i, row := range frames {
 		n := i + 1
 		switch {
-		case tshMalformed(row) || tshSeverity(row) >= expertError:
+		case testtool.Malformed(row) || testtool.Severity(row) >= testtool.ExpertError:
 			t.Errorf("frame %d: tshark finds it malformed or in error: %s", n, row["_ws.expert.message"])
 		case row["ip.checksum.status"] == "0" || row["tcp"] != "" && row["tcp.checksum.status"] != "1":
 			t.Errorf("frame %d: IP checksum %q, TCP checksum %q; want good", n, row["ip.checksum.status"], row["tcp.checksum.status"])
@@ -510,7 +445,7 @@ func checkWire(t *testing.T, r *tshRun, faulty bool) {
 				flagged[n] = append(flagged[n], f)
 			}
 		}
-		if tshSeverity(row) >= expertWarn && len(flagged[n]) == 0 && row["tcp.flags.reset"] != "1" {
+		if testtool.Severity(row) >= testtool.ExpertWarn && len(flagged[n]) == 0 && row["tcp.flags.reset"] != "1" {
 			t.Errorf("frame %d: a warning and no analysis flag: %s", n, row["_ws.expert.message"])
 		}
 		for _, f := range flagged[n] {
@@ -723,7 +658,7 @@ func regionOf(frame []byte, i int) bitRegion {
 func checkReceived(t *testing.T, r *tshRun) {
 	t.Helper()
 	wire := pcapFrames(t, r.wire)
-	frames := tsharkFrames(t, r.rx, []string{"eth.fcs:Always", "eth.check_fcs:TRUE"},
+	frames := testtool.TsharkFields(t, r.rx, []string{"eth.fcs:Always", "eth.check_fcs:TRUE"},
 		"frame.protocols", "_ws.expert.severity", "_ws.expert.message", "eth.fcs.status", "ip.checksum.status", "tcp.checksum.status")
 	if len(frames) != len(r.rxOf) {
 		t.Fatalf("tshark read %d received frames, want %d", len(frames), len(r.rxOf))
@@ -735,7 +670,7 @@ func checkReceived(t *testing.T, r *tshRun) {
 		f := r.fates[n]
 		what := fmt.Sprintf("received frame %d (frame %d on the wire, %s→%s)", i+1, n, f.from, f.to)
 		fcs, ipSum, tcpSum := row["eth.fcs.status"], row["ip.checksum.status"], row["tcp.checksum.status"]
-		broken := tshMalformed(row) || tshSeverity(row) >= expertError
+		broken := testtool.Malformed(row) || testtool.Severity(row) >= testtool.ExpertError
 		if f.bit < 0 {
 			if fcs != "1" || ipSum == "0" || tcpSum == "0" || broken {
 				t.Errorf("%s, not corrupted: FCS %q, IP checksum %q, TCP checksum %q, malformed %v: %s", what, fcs, ipSum, tcpSum, broken, row["_ws.expert.message"])

@@ -1,4 +1,4 @@
-package machine_test
+package inet_test
 
 // Interoperability with an independent TCP/IP implementation: a gVisor
 // netstack host (ethersim/gvisorpeer) shares segment lan0 with one
@@ -70,7 +70,7 @@ type interop struct {
 
 func newInterop(t *testing.T) *interop {
 	t.Helper()
-	exp, err := machine.LoadExperiment("../configs/udp-ne2000.toml")
+	exp, err := machine.LoadExperiment(machinetest.Config("udp-ne2000.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
