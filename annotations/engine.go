@@ -71,9 +71,8 @@ type point struct {
 // a hook does a bounds check and a nil check when a symbol or line has no
 // annotation.
 type hostState struct {
-	e    *Engine
-	v    HostView
-	prev cpu.Hooks
+	e *Engine
+	v HostView
 	// start and end are indexed by Symbol.Index(); nil where none is set.
 	start, end [][]*annotation
 	// exc holds per line [entry, exit] annotations; excAny those of any line.
@@ -90,12 +89,9 @@ func (h *hostState) hooksNeeded() bool {
 	return len(h.start) > 0 || len(h.end) > 0 || len(h.exc) > 0 || len(h.excAny[0])+len(h.excAny[1]) > 0 || len(h.io) > 0
 }
 
-// ioEvent is a device-access hook: it names the access the way
-// annotations do and fires those set on it.
-func (h *hostState) ioEvent(c *cpu.CPU, ev cpu.IOEvent) {
-	if h.prev.IO != nil {
-		h.prev.IO(c, ev)
-	}
+// ioEvent is a listener of the core's device accesses: it names the
+// access the way annotations do and fires those set on it.
+func (h *hostState) ioEvent(ev cpu.IOEvent) {
 	byEvent := h.io[ev.Device]
 	if byEvent == nil {
 		return
@@ -110,7 +106,7 @@ func (h *hostState) ioEvent(c *cpu.CPU, ev cpu.IOEvent) {
 		name = "write"
 	}
 	if as := byEvent[name]; as != nil {
-		h.e.fireAll(as, point{h: h, now: c.LocalTime(), io: ev})
+		h.e.fireAll(as, point{h: h, now: h.v.CPU.LocalTime(), io: ev})
 	}
 }
 
@@ -137,7 +133,6 @@ type Engine struct {
 	cycles    []*annotation
 	nextCycle sim.Time
 	exits     []*annotation
-	prevTrace func(sim.Time, *sim.Event)
 
 	cur    point
 	active bool
@@ -562,10 +557,10 @@ func (e *Engine) protected(fn func()) {
 	fn()
 }
 
-// Install puts the engine on the run's listener slots: the CPU hooks of
-// hosts with pc or exc annotations, the frame observers of annotated
-// cards and, when cycle annotations exist, the kernel's trace listener.
-// Each previous listener is chained and still called first.
+// Install connects the engine to the run's trace sources: the cores' of
+// hosts with pc, exc or device annotations, the annotated cards' frames
+// and, when cycle annotations exist, the event kernel's. A listener
+// connected before it is still called first.
 func (e *Engine) Install() error {
 	if e.closed {
 		return fmt.Errorf("annotations: install after the engine was closed")
@@ -577,57 +572,47 @@ func (e *Engine) Install() error {
 	for _, h := range e.hosts {
 		if h.hooksNeeded() {
 			c := h.v.CPU
-			h.prev = c.Hooks
-			c.Hooks.Enter = h.enter
-			c.Hooks.Exit = h.exit
-			c.Hooks.Interrupt = h.interrupt
-			c.Hooks.IO = h.ioEvent
+			c.Trace.Enter.Connect(h.enter)
+			c.Trace.Exit.Connect(h.exit)
+			c.Trace.Interrupt.Connect(h.interrupt)
+			c.Trace.IO.Connect(h.ioEvent)
 		}
 		for _, dev := range sortedNames(h.frames) {
 			as := h.frames[dev]
-			h.v.Frames[dev](func(frame []byte) {
+			h.v.Frames[dev].Connect(func(frame []byte) {
 				e.fireAll(as, point{h: h, now: e.k.Now(), frame: frame})
 			})
 		}
 		for _, dev := range sortedNames(h.sends) {
 			as := h.sends[dev]
-			h.v.Sends[dev](func(frame []byte) {
+			h.v.Sends[dev].Connect(func(frame []byte) {
 				e.fireAll(as, point{h: h, now: e.k.Now(), frame: frame})
 			})
 		}
 	}
 	if len(e.cycles) > 0 {
-		e.prevTrace = e.t.Trace()
 		e.updateNextCycle()
-		e.k.SetTrace(e.trace)
+		e.k.Firing.Connect(e.trace)
 	}
 	return nil
 }
 
-func (h *hostState) enter(c *cpu.CPU, s *cpu.Symbol) {
-	if h.prev.Enter != nil {
-		h.prev.Enter(c, s)
-	}
+func (h *hostState) enter(s *cpu.Symbol) {
 	if i := s.Index(); i < len(h.start) && h.start[i] != nil {
-		h.e.fireAll(h.start[i], point{h: h, now: c.LocalTime()})
+		h.e.fireAll(h.start[i], point{h: h, now: h.v.CPU.LocalTime()})
 	}
 }
 
-func (h *hostState) exit(c *cpu.CPU, s *cpu.Symbol) {
-	if h.prev.Exit != nil {
-		h.prev.Exit(c, s)
-	}
+func (h *hostState) exit(s *cpu.Symbol) {
 	if i := s.Index(); i < len(h.end) && h.end[i] != nil {
-		h.e.fireAll(h.end[i], point{h: h, now: c.LocalTime()})
+		h.e.fireAll(h.end[i], point{h: h, now: h.v.CPU.LocalTime()})
 	}
 }
 
-func (h *hostState) interrupt(c *cpu.CPU, line int, entry bool) {
-	if h.prev.Interrupt != nil {
-		h.prev.Interrupt(c, line, entry)
-	}
+func (h *hostState) interrupt(ev cpu.Interrupt) {
+	c, line := h.v.CPU, ev.Line
 	k := 0
-	if !entry {
+	if !ev.Entry {
 		k = 1
 	}
 	if as := h.excAny[k]; as != nil {
@@ -638,13 +623,10 @@ func (h *hostState) interrupt(c *cpu.CPU, line int, entry bool) {
 	}
 }
 
-// trace is the kernel's listener: cycle annotations due at or before the
-// event's time run before it fires.
-func (e *Engine) trace(t sim.Time, ev *sim.Event) {
-	if e.prevTrace != nil {
-		e.prevTrace(t, ev)
-	}
-	if t >= e.nextCycle {
+// trace is a listener of the event kernel: cycle annotations due at or
+// before the event's time run before it fires.
+func (e *Engine) trace(ev *sim.Event) {
+	if t := ev.When(); t >= e.nextCycle {
 		e.runCycles(t)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"simkron/annotations"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 )
 
@@ -40,8 +41,8 @@ func TestPointsFireAsOftenAsTheModelCounts(t *testing.T) {
 	want := map[string]int{"exit": 1}
 	nicIRQ := 0
 	for _, h := range r.r.Hosts {
-		want["ip_rcv."+h.Name] = int(h.Inet.Stats().IPInReceives)
-		want["ip_rcv_end."+h.Name] = int(h.Inet.Stats().IPInReceives)
+		want["ip_rcv."+h.Name] = int(machinetest.Inet(h).Stats().IPInReceives)
+		want["ip_rcv_end."+h.Name] = int(machinetest.Inet(h).Stats().IPInReceives)
 		n := int(h.CPU.Stats().Interrupts)
 		want["exc_entry."+h.Name] = n
 		want["exc_exit."+h.Name] = n
@@ -89,7 +90,7 @@ annotation set sim exit { puts [bucket get ip_output count] }
 	}
 	var want uint64 // one datagram of 1 KiB is one ip_output call
 	for _, h := range r.r.Hosts {
-		want += h.Inet.Stats().IPOutRequests
+		want += machinetest.Inet(h).Stats().IPOutRequests
 	}
 	bs := r.e.Buckets()
 	if len(bs) != 1 || bs[0].Count != int(want) || want == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"simkron/annotations"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/stack/apps/udp"
 )
@@ -16,7 +17,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	udp := exp.Workload.Params["udp"].(*udp.Params)
 	udp.Sizes = []int{64}
 	udp.Messages, udp.Warmup = 3, 1

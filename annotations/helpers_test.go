@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"simkron/annotations"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
@@ -23,7 +24,7 @@ func loadUDP(t testing.TB, sizes []int, messages int) *machine.Experiment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	udp := exp.Workload.Params["udp"].(*udp.Params)
 	udp.Sizes = sizes
 	udp.Messages = messages
@@ -48,8 +49,8 @@ func simulate(t testing.TB, exp *machine.Experiment, scripts []annotations.Sourc
 	out := &run{}
 	h := fnv.New64a()
 	var buf []byte
-	opt := machine.Options{Trace: func(at sim.Time, ev *sim.Event) {
-		buf = strconv.AppendInt(buf[:0], int64(at), 10)
+	opt := machine.Options{Trace: func(ev *sim.Event) {
+		buf = strconv.AppendInt(buf[:0], int64(ev.When()), 10)
 		buf = append(buf, ' ')
 		buf = append(buf, ev.Name()...)
 		buf = append(buf, '\n')

@@ -40,6 +40,7 @@ import (
 
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // ContextKind says what a context is for.
@@ -136,33 +137,47 @@ func callers() []uintptr {
 
 // Stats counts what the core did.
 type Stats struct {
-	Cycles       int64 // cycle counter, idle included
-	IdleCycles   int64
-	Instructions int64
-	Interrupts   uint64
-	Spurious     uint64
-	Switches     uint64
-	Traps        uint64
-	SyncsFast    uint64 // Sync with nothing due: no yield
-	SyncsSlow    uint64 // Sync that yielded to the event kernel
-	SyncsEarly   uint64 // device accesses made ahead of the event clock, within the sync quantum
-	WaitsNested  uint64 // waits (slow Syncs, halts) that ran the event loop on the context's stack
-	IOAccesses   uint64
-	IOCycles     int64 // cycles spent on bus accesses to devices
+	Cycles       int64  `stat:"cycles" help:"cycles since boot, idle included"`
+	IdleCycles   int64  `stat:"idle_cycles" help:"cycles the core spent halted with nothing to run"`
+	Instructions int64  `stat:"instructions" help:"instructions charged (cycles are these times the CPI, plus the memory stalls)"`
+	Interrupts   uint64 `stat:"interrupts" help:"interrupt handlers run"`
+	Spurious     uint64 `stat:"spurious" help:"interrupts raised on a line with no handler (masked)"`
+	Switches     uint64 `stat:"switches" help:"context switches"`
+	Traps        uint64 `stat:"traps" help:"system-call traps taken"`
+	SyncsFast    uint64 `stat:"syncs_fast" help:"synchronisations with the event clock that found nothing due (no yield)"`
+	SyncsSlow    uint64 `stat:"syncs_slow" help:"synchronisations that yielded to the event kernel"`
+	SyncsEarly   uint64 `stat:"syncs_early" help:"device accesses made ahead of the event clock, within the sync quantum"`
+	WaitsNested  uint64 `stat:"waits_nested" help:"waits (slow Syncs, halts) that ran the event loop on the context's stack"`
+	IOAccesses   uint64 `stat:"io_accesses" help:"bus accesses to device registers (each word of a string transfer one)"`
+	IOCycles     int64  `stat:"io_cycles" help:"cycles spent on bus accesses to devices"`
 }
 
-// Hooks are listeners on the core's execution. They observe only: they
-// must not charge, sync or touch the model. Each is guarded by a nil check.
-type Hooks struct {
-	Enter     func(c *CPU, s *Symbol)
-	Exit      func(c *CPU, s *Symbol)
-	Interrupt func(c *CPU, line int, entry bool)
-	// IO sees every device access: a register read or write once it is
-	// done, and a string transfer (insw/outsw) at its start and its end.
-	IO func(c *CPU, ev IOEvent)
+// Trace holds the core's trace sources (package trace): the edges of its
+// execution a listener can watch. Listeners only look: they must not
+// charge, sync or touch the model. A listener that needs the core's time
+// reads it from the core it connected to (LocalTime).
+type Trace struct {
+	// Enter fires when a call of a modelled function starts (Enter), its
+	// frame pushed, before its fetch and instructions are charged; Exit
+	// when it ends (Exit), before its frame is popped.
+	Enter, Exit trace.Source[*Symbol]
+	// Interrupt fires when a handler is entered, before the entry is
+	// charged, and when it has returned, after the exit is charged.
+	Interrupt trace.Source[Interrupt]
+	// IO fires at every device access: a register read or write once it
+	// is done, and a string transfer (insw/outsw) at its start and its
+	// end.
+	IO trace.Source[IOEvent]
 }
 
-// IOEvent is one device access seen by Hooks.IO.
+// Interrupt is an interrupt handler's entry or return, fired by
+// Trace.Interrupt.
+type Interrupt struct {
+	Line  int
+	Entry bool // true on entry, false on return
+}
+
+// IOEvent is one device access, fired by Trace.IO.
 type IOEvent struct {
 	Device string // the mapping's name ("nic0")
 	Offset uint64 // from the device's base
@@ -249,7 +264,9 @@ type CPU struct {
 	// IRQSymbol, when set, is active while interrupt entry and exit are
 	// charged, so that their cycles have a layer (the kernel's).
 	IRQSymbol *Symbol
-	Hooks     Hooks
+	// Trace holds the core's trace sources; SymbolTrace those of one
+	// function's calls.
+	Trace Trace
 }
 
 // New returns a core named name ("hostA.cpu0") that reaches memory and
@@ -636,11 +653,11 @@ func (c *CPU) Enter(s *Symbol) {
 	}
 	c.settle()
 	x.stack = append(x.stack, frame{sym: s, index: s.index, layer: li})
-	if c.Hooks.Enter != nil {
-		c.Hooks.Enter(c, s)
+	if c.Trace.Enter.Listened() {
+		c.Trace.Enter.Fire(s)
 	}
-	if st.watch != nil && st.watch.enter != nil {
-		st.watch.enter(c, s)
+	if w := st.watch; w != nil && w.Enter.Listened() {
+		w.Enter.Fire(s)
 	}
 	// The stall cycles of fetching the code the call runs: its
 	// instructions taken as straight-line code from its start (4 bytes
@@ -672,11 +689,11 @@ func (c *CPU) Exit(s *Symbol) {
 	if n == 0 || x.stack[n-1].sym != s {
 		panic(fmt.Sprintf("cpu: %s: exit %s does not match the active symbol %v", c.name, s.Name, c.Symbol()))
 	}
-	if c.Hooks.Exit != nil {
-		c.Hooks.Exit(c, s)
+	if c.Trace.Exit.Listened() {
+		c.Trace.Exit.Fire(s)
 	}
-	if w := c.sym[s.index].watch; w != nil && w.exit != nil {
-		w.exit(c, s)
+	if w := c.sym[s.index].watch; w != nil && w.Exit.Listened() {
+		w.Exit.Fire(s)
 	}
 	c.settle()
 	x.stack = x.stack[:n-1]
@@ -684,8 +701,8 @@ func (c *CPU) Exit(s *Symbol) {
 
 // symState is what a core keeps of one symbol.
 type symState struct {
-	layer int        // its layer index, -1 inherit, -2 not yet resolved
-	watch *callWatch // WatchCall's listeners, or nil
+	layer int          // its layer index, -1 inherit, -2 not yet resolved
+	watch *SymbolTrace // SymbolTrace's sources, or nil
 	// A call fetches fetchLines I-cache lines from fetchStart, as the
 	// method fetchLines worked out for the hierarchy fetchFor.
 	fetchFor   *memory.Hierarchy
@@ -693,37 +710,26 @@ type symState struct {
 	fetchLines uint64
 }
 
-// callWatch is the listeners WatchCall installed on one symbol.
-type callWatch struct {
-	enter, exit func(c *CPU, s *Symbol)
+// SymbolTrace holds the trace sources of one modelled function's calls
+// on a core: Enter and Exit fire where the core's Trace.Enter and
+// Trace.Exit do, for that function's calls alone, so that a listener on
+// one function costs the calls of the others nothing.
+type SymbolTrace struct {
+	Enter, Exit trace.Source[*Symbol]
 }
 
-// WatchCall makes enter see every call of s start and exit see it end,
-// where Hooks.Enter and Hooks.Exit would (either may be nil): a listener
-// on one symbol that costs the calls of other symbols nothing. Several
-// listeners on one symbol run in the order they were installed. Like
-// Hooks, they observe only.
-func (c *CPU) WatchCall(s *Symbol, enter, exit func(c *CPU, s *Symbol)) {
+// SymbolTrace returns the trace sources of s's calls on c, made on first
+// use.
+func (c *CPU) SymbolTrace(s *Symbol) *SymbolTrace {
 	if s.index >= len(c.symCycles) {
 		c.growSymbols(s.index)
 	}
 	w := c.sym[s.index].watch
 	if w == nil {
-		w = &callWatch{}
+		w = &SymbolTrace{}
 		c.sym[s.index].watch = w
 	}
-	w.enter, w.exit = chainCall(w.enter, enter), chainCall(w.exit, exit)
-}
-
-// chainCall returns a listener that calls first and then then.
-func chainCall(first, then func(c *CPU, s *Symbol)) func(c *CPU, s *Symbol) {
-	switch {
-	case then == nil:
-		return first
-	case first == nil:
-		return then
-	}
-	return func(c *CPU, s *Symbol) { first(c, s); then(c, s) }
+	return w
 }
 
 // growSymbols makes room in the per-symbol tables for symbol index i and

@@ -136,8 +136,8 @@ func (c *CPU) In(space memory.Space, a memory.Addr, size int) uint64 {
 	n := c.busReadCycles(m, size)
 	c.stats.IOCycles += n
 	c.Charge(n)
-	if c.Hooks.IO != nil {
-		c.Hooks.IO(c, IOEvent{Device: m.Name, Offset: uint64(a - m.Base), Size: size, Value: v})
+	if c.Trace.IO.Listened() {
+		c.Trace.IO.Fire(IOEvent{Device: m.Name, Offset: uint64(a - m.Base), Size: size, Value: v})
 	}
 	return v
 }
@@ -160,8 +160,8 @@ func (c *CPU) Out(space memory.Space, a memory.Addr, size int, v uint64) {
 	n := c.busCycles(m, size)
 	c.stats.IOCycles += n
 	c.Charge(n)
-	if c.Hooks.IO != nil {
-		c.Hooks.IO(c, IOEvent{Device: m.Name, Offset: uint64(a - m.Base), Size: size, Write: true, Value: v})
+	if c.Trace.IO.Listened() {
+		c.Trace.IO.Fire(IOEvent{Device: m.Name, Offset: uint64(a - m.Base), Size: size, Write: true, Value: v})
 	}
 }
 
@@ -227,12 +227,12 @@ func (c *CPU) scratch(n int) []byte {
 	return c.ioBuf[:n]
 }
 
-// stringHook tells Hooks.IO of a string transfer's start or end.
+// stringHook fires Trace.IO for a string transfer's start or end.
 func (c *CPU) stringHook(m *memory.Mapping, port memory.Addr, width int, write bool, n int, end bool) {
-	if c.Hooks.IO == nil || m == nil {
+	if !c.Trace.IO.Listened() || m == nil {
 		return
 	}
-	c.Hooks.IO(c, IOEvent{Device: m.Name, Offset: uint64(port - m.Base), Size: width, Write: write, Block: n, End: end})
+	c.Trace.IO.Fire(IOEvent{Device: m.Name, Offset: uint64(port - m.Base), Size: width, Write: write, Block: n, End: end})
 }
 
 func (c *CPU) stringCost(m *memory.Mapping, width, n int, read bool) {

@@ -181,8 +181,8 @@ func (c *CPU) runHandler(n int) {
 	p.inService = n
 	c.settle()
 	p.depth++
-	if c.Hooks.Interrupt != nil {
-		c.Hooks.Interrupt(c, n, true)
+	if c.Trace.Interrupt.Listened() {
+		c.Trace.Interrupt.Fire(Interrupt{Line: n, Entry: true})
 	}
 	c.chargeIRQ(c.p.IRQEntryCycles)
 	h.fn()
@@ -198,8 +198,8 @@ func (c *CPU) runHandler(n int) {
 	c.chargeIRQ(c.p.IRQExitCycles)
 	c.settle()
 	p.depth--
-	if c.Hooks.Interrupt != nil {
-		c.Hooks.Interrupt(c, n, false)
+	if c.Trace.Interrupt.Listened() {
+		c.Trace.Interrupt.Fire(Interrupt{Line: n})
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 func TestNestedRunsChangeNothing(t *testing.T) {
 	run := func(nested bool) (trace []string, stats []cpu.Stats) {
 		k := sim.NewKernel(7)
-		k.SetTrace(func(at sim.Time, e *sim.Event) { trace = append(trace, fmt.Sprintf("%v %s", at, e.Name())) })
+		k.Firing.Connect(func(e *sim.Event) { trace = append(trace, fmt.Sprintf("%v %s", e.When(), e.Name())) })
 		rng := rand.New(rand.NewPCG(7, 9))
 		var cores [2]*cpu.CPU
 		var lines [2]*cpu.IRQLine

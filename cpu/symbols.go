@@ -175,6 +175,9 @@ func (t *SymbolTable) Symbols() []*Symbol { return t.syms }
 // TextEnd returns the first address after the placed code.
 func (t *SymbolTable) TextEnd() memory.Addr { return t.next }
 
+// TextStart returns the address the text begins at.
+func (t *SymbolTable) TextStart() memory.Addr { return t.base }
+
 // UnusedOverrides returns override names that match no defined symbol,
 // sorted: a configuration that names a function that does not exist.
 func (t *SymbolTable) UnusedOverrides() []string {

@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // Segment is one Ethernet: either a shared half-duplex medium (ModeShared,
@@ -41,7 +42,11 @@ type Segment struct {
 
 	taps   []*pcapgo.Writer
 	tapErr error
-	trace  func(TraceRecord)
+
+	// Trace is the segment's trace source: it fires at every trace point
+	// of its stations (TraceKind). A listener must not transmit or
+	// schedule.
+	Trace trace.Source[TraceRecord]
 
 	stats SegmentStats
 }
@@ -209,13 +214,9 @@ type TraceRecord struct {
 	Arg        int
 }
 
-// SetTrace installs fn (nil removes it) to be called at every trace point.
-// It is a listener: it must not transmit or schedule.
-func (s *Segment) SetTrace(fn func(TraceRecord)) { s.trace = fn }
-
 func (s *Segment) emit(a *Attachment, kind TraceKind, arg int) {
-	if s.trace != nil {
-		s.trace(TraceRecord{At: s.k.Now(), Attachment: a.name, Kind: kind, Arg: arg})
+	if s.Trace.Listened() {
+		s.Trace.Fire(TraceRecord{At: s.k.Now(), Attachment: a.name, Kind: kind, Arg: arg})
 	}
 }
 
@@ -350,24 +351,24 @@ type Attachment struct {
 
 // AttachmentStats counts one attachment's traffic and faults.
 type AttachmentStats struct {
-	TxFrames   uint64 // frames sent completely
-	TxBytes    uint64 // their bytes, FCS included
-	RxFrames   uint64 // frames handed to the station (duplicates count twice)
-	RxBytes    uint64
-	Collisions uint64 // collisions suffered
-	Deferrals  uint64 // attempts that had to wait for the medium (or own gap)
-	Aborts     uint64 // frames given up after the attempt limit
-	Dropped    uint64 // receive fault: frames lost
+	TxFrames   uint64 `stat:"tx_frames" help:"frames sent completely"`
+	TxBytes    uint64 `stat:"tx_bytes" help:"their bytes, FCS included"`
+	RxFrames   uint64 `stat:"rx_frames" help:"frames handed to the station (duplicates count twice)"`
+	RxBytes    uint64 `stat:"rx_bytes" help:"bytes of the frames delivered to the station"`
+	Collisions uint64 `stat:"collisions" help:"collisions suffered"`
+	Deferrals  uint64 `stat:"deferrals" help:"attempts that had to wait for the medium (or own gap)"`
+	Aborts     uint64 `stat:"aborts" help:"frames given up after the attempt limit"`
+	Dropped    uint64 `stat:"dropped" help:"receive fault: frames lost"`
 	// Corrupted counts frames delivered with one bit flipped (a receive
 	// fault), whatever the station does with them: a card whose address
 	// filter refuses the frame (the bit was in the destination address)
 	// never checks its FCS, so the card's CRC errors (an NE2000's CNTR1,
 	// which the DP8390 tallies only for frames that pass address
 	// recognition) are the corrupted frames less those refused.
-	Corrupted  uint64
-	Duplicated uint64 // receive fault: frames delivered twice
-	Reordered  uint64 // receive fault: frames held back so that later ones overtook them
-	QueuePeak  int    // switch: most frames ever waiting on the port towards this station
+	Corrupted  uint64 `stat:"corrupted" help:"receive fault: frames delivered with one bit flipped (the card's CRC errors count those its address filter passes)"`
+	Duplicated uint64 `stat:"duplicated" help:"receive fault: frames delivered twice"`
+	Reordered  uint64 `stat:"reordered" help:"receive fault: frames held back so that later ones overtook them"`
+	QueuePeak  int    `stat:"queue_peak" help:"switch: most frames ever waiting on the port towards this station"`
 }
 
 type txState uint8

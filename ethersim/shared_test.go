@@ -176,7 +176,7 @@ func TestDeferral(t *testing.T) {
 // traceOf records a segment's trace.
 func traceOf(seg *ethersim.Segment) *[]ethersim.TraceRecord {
 	var tr []ethersim.TraceRecord
-	seg.SetTrace(func(r ethersim.TraceRecord) { tr = append(tr, r) })
+	seg.Trace.Connect(func(r ethersim.TraceRecord) { tr = append(tr, r) })
 	return &tr
 }
 

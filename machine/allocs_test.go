@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/memory"
 )
@@ -23,7 +24,7 @@ func TestNoAllocationPerRoundTrip(t *testing.T) {
 			if functional {
 				exp.Info.Detail = memory.DetailFunctional
 			}
-			exp.Segments[0].Pcap = false
+			machinetest.Segments(exp)[0].Pcap = false
 			udpParams(exp).Sizes = []int{1024}
 			udpParams(exp).Warmup = 1
 			udpParams(exp).Messages = messages

@@ -2,29 +2,30 @@ package machine
 
 import (
 	"simkron/annotations"
+	"simkron/card"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // AnnotationTarget adapts the built run to the annotation engine: the
-// event kernel with whatever listener the run already has (Options.Trace)
-// and a read-only view of each host. The adapter lives here, where the
-// run is assembled, so that the observer never imports its assembler.
+// event kernel and a read-only view of each host with its cards' trace
+// sources. The adapter lives here, where the run is assembled, so that
+// the observer never imports its assembler.
 func (r *Run) AnnotationTarget() annotations.Target {
-	t := &runTarget{k: r.K, trace: r.K.Trace()}
+	t := &runTarget{k: r.K}
 	for _, h := range r.Hosts {
 		v := annotations.HostView{Name: h.Name, CPU: h.CPU, Syms: h.Syms, Sys: h.Sys,
-			IRQs: map[string]int{}, Frames: map[string]func(func([]byte)){}, Sends: map[string]func(func([]byte)){}}
+			IRQs: map[string]int{}, Frames: map[string]*trace.Source[[]byte]{}, Sends: map[string]*trace.Source[[]byte]{}}
 		for _, d := range h.Spec.Devices {
 			if d.IRQ >= 0 {
 				v.IRQs[d.Name] = d.IRQ
 			}
 		}
-		for _, n := range h.NICs {
-			v.Frames[n.Name] = n.ObserveReceive
-			v.Sends[n.Name] = n.ObserveSend
-		}
-		for _, a := range h.ATMCards {
-			v.Frames[a.Name] = a.ObserveReceive
+		for _, c := range FindAll[card.Card](h) {
+			v.Frames[c.DeviceName()] = c.Received()
+			if s, ok := c.(card.Sender); ok {
+				v.Sends[c.DeviceName()] = s.Sent()
+			}
 		}
 		t.hosts = append(t.hosts, v)
 	}
@@ -33,12 +34,10 @@ func (r *Run) AnnotationTarget() annotations.Target {
 
 type runTarget struct {
 	k     *sim.Kernel
-	trace func(sim.Time, *sim.Event)
 	hosts []annotations.HostView
 }
 
 var _ annotations.Target = (*runTarget)(nil)
 
-func (t *runTarget) Kernel() *sim.Kernel               { return t.k }
-func (t *runTarget) Trace() func(sim.Time, *sim.Event) { return t.trace }
-func (t *runTarget) Hosts() []annotations.HostView     { return t.hosts }
+func (t *runTarget) Kernel() *sim.Kernel           { return t.k }
+func (t *runTarget) Hosts() []annotations.HostView { return t.hosts }

@@ -10,6 +10,8 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/internal/isotest"
+	"simkron/internal/machinetest"
+	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/stack/apps/latency"
 	"simkron/stack/header"
@@ -35,9 +37,9 @@ func TestATMIPConfig(t *testing.T) {
 	}
 	firsts := map[string]int{}
 	for _, h := range r.Hosts {
-		h.ATMCards[0].ObserveReceive(func(pdu []byte) {
+		machinetest.ATMCards(h)[0].Received().Connect(func(pdu []byte) {
 			if len(pdu) != 48 {
-				t.Errorf("%s: the observer got %d bytes of a first cell", h.Name, len(pdu))
+				t.Errorf("%s: the listener got %d bytes of a first cell", h.Name, len(pdu))
 			}
 			firsts[h.Name]++
 		})
@@ -59,7 +61,7 @@ func TestATMIPConfig(t *testing.T) {
 		}
 	}
 	for i, h := range r.Hosts {
-		d := h.ATMCards[0].Driver.Stats()
+		d := machinetest.ATMCards(h)[0].Driver.Stats()
 		if d.Overruns+d.RxBroken+d.RxBadCRC+d.RxBadLength != 0 {
 			t.Errorf("%s: drops %+v", h.Name, d)
 		}
@@ -69,13 +71,13 @@ func TestATMIPConfig(t *testing.T) {
 		// The run stops when the programs end: the last PDU (the closing
 		// FIN's ACK) may be on its way then, its first cell in, the rest
 		// in the network.
-		peer := r.Hosts[1-i].ATMCards[0]
-		inNet := peer.End.Stats().TxCells - h.ATMCards[0].End.Stats().RxCells
+		peer := machinetest.ATMCards(r.Hosts[1-i])[0]
+		inNet := peer.End.Stats().TxCells - machinetest.ATMCards(h)[0].End.Stats().RxCells
 		if n := uint64(firsts[h.Name]); n != d.RxPDUs && !(n == d.RxPDUs+1 && inNet > 0) {
 			t.Errorf("%s: the observers saw %d first cells, the driver received %d PDUs (%d cells in the network)", h.Name, n, d.RxPDUs, inNet)
 		}
-		if h.Spec.Inet.MTU != 9180 {
-			t.Errorf("%s: IP MTU %d", h.Name, h.Spec.Inet.MTU)
+		if machinetest.InetParams(h.Spec).MTU != 9180 {
+			t.Errorf("%s: IP MTU %d", h.Name, machinetest.InetParams(h.Spec).MTU)
 		}
 	}
 	var capture []byte
@@ -87,7 +89,7 @@ func TestATMIPConfig(t *testing.T) {
 	if capture == nil {
 		t.Fatal("no capture a.pcap")
 	}
-	rows := tsharkFrames(t, capture, []string{"udp.check_checksum:TRUE", "clnp.tp_nsap_selector:0x21", "clnp.always_decode_transport:FALSE", "clnp.reassemble:TRUE", "cotp.reassemble:TRUE"},
+	rows := testtool.TsharkFields(t, capture, []string{"udp.check_checksum:TRUE", "clnp.tp_nsap_selector:0x21", "clnp.always_decode_transport:FALSE", "clnp.reassemble:TRUE", "cotp.reassemble:TRUE"},
 		"atm.vpi", "atm.vci", "frame.protocols", "ip.checksum.status", "udp.checksum.status", "tcp.checksum.status", "_ws.expert.severity",
 		"llc.dsap", "clnp.checksum.status", "cotp.type", "_ws.expert")
 	udp, tcp, clnp := 0, 0, 0
@@ -97,7 +99,7 @@ func TestATMIPConfig(t *testing.T) {
 		if strings.Contains(p, ":clnp") {
 			clnp++
 			if f["atm.vpi"] != "0" || f["atm.vci"] != "100" || !strings.HasPrefix(p, "sunatm:atm:llc:osi:clnp:cotp") && !strings.HasPrefix(p, "atm:llc:osi:clnp:cotp") ||
-				f["llc.dsap"] != "0xfe" || f["clnp.checksum.status"] != "1" || tshMalformed(f) {
+				f["llc.dsap"] != "0xfe" || f["clnp.checksum.status"] != "1" || testtool.Malformed(f) {
 				t.Errorf("frame %s: %v", f["frame.number"], f)
 			}
 			for e := range strings.SplitSeq(f["_ws.expert"], ",") {
@@ -113,7 +115,7 @@ func TestATMIPConfig(t *testing.T) {
 		switch {
 		case f["atm.vpi"] != "0" || f["atm.vci"] != "100" || !strings.HasPrefix(p, "sunatm:atm:llc:ip") && !strings.HasPrefix(p, "atm:llc:ip"):
 			t.Errorf("frame %s: VC %s/%s, protocols %q", f["frame.number"], f["atm.vpi"], f["atm.vci"], p)
-		case tshMalformed(f) || tshSeverity(f) >= expertWarn:
+		case testtool.Malformed(f) || testtool.Severity(f) >= testtool.ExpertWarn:
 			t.Errorf("frame %s: malformed or expert warning: %v", f["frame.number"], f)
 		case f["ip.checksum.status"] != "1" && f["ip.checksum.status"] != "":
 			t.Errorf("frame %s: IP checksum status %q", f["frame.number"], f["ip.checksum.status"])
@@ -211,7 +213,7 @@ func BenchmarkATMCells(b *testing.B) {
 		}
 		took += time.Since(start)
 		for _, h := range r.Hosts {
-			cells += h.ATMCards[0].End.Stats().TxCells
+			cells += machinetest.ATMCards(h)[0].End.Stats().TxCells
 		}
 	}
 	b.ReportMetric(float64(cells)/took.Seconds(), "cells/s")

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/card"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
-	"simkron/stack/apps/latency"
 	"simkron/stack/apps/ttcp"
-	atmloop "simkron/stack/apps/yesv2"
-	atminterleave "simkron/stack/apps/yesv2interleave"
+	"simkron/stack/apps/yesv2"
+	"simkron/stack/apps/yesv2interleave"
 )
 
 // atmExperiment is a small ATM experiment: two DECstation 5000/25s on
@@ -100,7 +101,7 @@ func TestATMConfigLoadsAndRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The card with the host's address carries IP at the driver's MTU.
-	if got := exp.Hosts[0].Machine.Inet.MTU; got != 9180 {
+	if got := machinetest.InetParams(exp.Hosts[0].Machine).MTU; got != 9180 {
 		t.Errorf("IP MTU on the ATM card: %d, want the driver's 9180", got)
 	}
 	r, err := machine.New(exp, machine.Options{})
@@ -108,19 +109,19 @@ func TestATMConfigLoadsAndRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := r.Hosts[0]
-	if h.Inet == nil || len(h.ATMCards) != 1 || h.ATMCards[0].End == nil {
-		t.Fatalf("host ha: inet %v, ATM cards %v", h.Inet != nil, h.ATMCards)
+	if machinetest.Inet(h) == nil || len(machinetest.ATMCards(h)) != 1 || machinetest.ATMCards(h)[0].End == nil {
+		t.Fatalf("host ha: inet %v, ATM cards %v", machinetest.Inet(h) != nil, machinetest.ATMCards(h))
 	}
-	// The workloads' view: the card is a latency.Card of link type
+	// The workloads' view: the card is a card.Card of link type
 	// LLC/SNAP, and the driver a component of its own.
-	var asCard latency.Card = h.ATMCards[0]
-	if l, ok := asCard.(interface{ LinkType() string }); !ok || l.LinkType() != latency.LinkLLCSNAP {
-		t.Errorf("the ATM card's link type is not %q", latency.LinkLLCSNAP)
+	var asCard card.Card = machinetest.ATMCards(h)[0]
+	if asCard.Link() != card.LLCSNAP {
+		t.Errorf("the ATM card's link type is %q, not %q", asCard.Link(), card.LLCSNAP)
 	}
-	if got := r.Hosts[2].ATMCards[0].Driver.Params().Tx; got != "dma-b" {
+	if got := machinetest.ATMCards(r.Hosts[2])[0].Driver.Params().Tx; got != "dma-b" {
 		t.Errorf("[host.atm.driver] tx: the driver has %q", got)
 	}
-	if r.Hosts[0].ATMCards[0].Driver.Params().Tx != "pio" {
+	if machinetest.ATMCards(r.Hosts[0])[0].Driver.Params().Tx != "pio" {
 		t.Error("one host's override reached another's driver")
 	}
 	res, err := r.Execute(machine.Options{})
@@ -220,8 +221,8 @@ func runConfig(t testing.TB, name string) (*machine.Run, *report.Result) {
 // sorter more than doubles the receive rate of interleaved PDUs.
 func TestATMYesV2Config(t *testing.T) {
 	_, res := runConfig(t, "atm-yesv2.toml")
-	rows := map[string]atmloop.Row{}
-	for _, r := range section[[]atmloop.Row](res, "yesv2") {
+	rows := map[string]yesv2.Row{}
+	for _, r := range section[[]yesv2.Row](res, "yesv2") {
 		rows[r.Host] = r
 	}
 	near := func(what string, got, want, tol float64) {
@@ -256,8 +257,8 @@ func TestATMYesV2Config(t *testing.T) {
 	if !(sw.TxMbps < crc.TxMbps && crc.TxMbps < ins.TxMbps && sw.RxMbps < crc.RxMbps) {
 		t.Errorf("assists: tx software CRC %.1f, CRC assist %.1f, with insertion %.1f; rx %.1f, %.1f", sw.TxMbps, crc.TxMbps, ins.TxMbps, sw.RxMbps, crc.RxMbps)
 	}
-	il := map[string]atminterleave.Row{}
-	for _, r := range section[[]atminterleave.Row](res, "yesv2_interleave") {
+	il := map[string]yesv2interleave.Row{}
+	for _, r := range section[[]yesv2interleave.Row](res, "yesv2_interleave") {
 		il[r.Case] = r
 	}
 	soft, sorted := il["two senders, software reassembly"], il["two senders, VCI sort"]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
@@ -19,12 +20,13 @@ func sweep(t testing.TB, attribution bool, messages int) (*report.Result, uint64
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	udpParams(exp).Sizes = []int{4, 1024, 4096}
 	udpParams(exp).Messages = messages
 	h := fnv.New64a()
 	var buf [8]byte
-	opt := machine.Options{Trace: func(at sim.Time, ev *sim.Event) {
+	opt := machine.Options{Trace: func(ev *sim.Event) {
+		at := ev.When()
 		for i := range buf {
 			buf[i] = byte(uint64(at) >> (8 * i))
 		}

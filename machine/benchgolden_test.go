@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 )
 
@@ -33,7 +34,11 @@ func TestBenchmarkRunsGolden(t *testing.T) {
 		{"tcp-1KiB", tcpSweep1KiB(t)},
 		{"ttcp-i486dx33", ttcpBulk(t, "", ttcpBenchWrites)},
 		{"ttcp-r4000", ttcpBulk(t, "../configs/machines/r4000.toml", ttcpBenchWrites)},
-		{"mac-1024", func() *machine.Experiment { e := loadMac(t, []int{1024}, 200); e.Segments[0].Pcap = false; return e }()},
+		{"mac-1024", func() *machine.Experiment {
+			e := loadMac(t, []int{1024}, 200)
+			machinetest.Segments(e)[0].Pcap = false
+			return e
+		}()},
 		{"membench-copy", membenchCopy(t)},
 	}
 	var got []string

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 )
 
@@ -39,7 +40,7 @@ func TestBridgeConfigBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := exp.Segments[0].Bridges; len(got) != 1 || got[0].TAP != "sk0" || got[0].Queue != 1000 {
+	if got := machinetest.Segments(exp)[0].Bridges; len(got) != 1 || got[0].TAP != "sk0" || got[0].Queue != 1000 {
 		t.Errorf("bridges %+v, want sk0 with a queue of 1000", got)
 	}
 	r, err := machine.New(exp, machine.Options{})

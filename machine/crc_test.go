@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 )
 
@@ -14,15 +15,15 @@ import (
 // for frames that pass address recognition. The UDP sweep's numbers: 119
 // corrupted, 16 in the destination address, 103 CRC errors.
 func TestCRCErrorsAfterTheAddressFilter(t *testing.T) {
-	exp, err := machine.LoadExperiment(udpConfig)
+	exp, err := machine.LoadExperiment(machinetest.Config("udp-ne2000.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
-	exp.Hosts[1].NICs[0].Faults = ethersim.FaultParams{Corrupt: 1}
+	machinetest.Segments(exp)[0].Pcap = false
+	machinetest.NICSpecs(&exp.Hosts[1])[0].Faults = ethersim.FaultParams{Corrupt: 1}
 	r := build(t, exp, machine.Options{NoCapture: true})
 	inDst, elsewhere := 0, 0
-	r.Net.Segments()[0].SetTrace(func(tr ethersim.TraceRecord) {
+	machinetest.Ethernet(r.Net).Segments()[0].Trace.Connect(func(tr ethersim.TraceRecord) {
 		if tr.Kind == ethersim.TraceCorrupt && tr.Attachment == "pcB.nic0" {
 			if tr.Arg < 48 { // the first 6 bytes: the destination address
 				inDst++
@@ -34,7 +35,7 @@ func TestCRCErrorsAfterTheAddressFilter(t *testing.T) {
 	if _, err := r.Execute(machine.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	nic := host(t, r, "pcB").NICs[0]
+	nic := machinetest.NICs(host(t, r, "pcB"))[0]
 	wire, card := nic.Port.Stats(), ne2k(nic).Stats()
 	t.Logf("wire corrupted %d (%d in the destination address), card: %d CRC errors, %d refused by the filter", wire.Corrupted, inDst, card.CRCErrors, card.RxFiltered)
 	if wire.Corrupted != uint64(inDst+elsewhere) || card.CRCErrors != uint64(elsewhere) || card.RxFiltered != uint64(inDst) || inDst == 0 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/apps/latency"
@@ -27,9 +28,9 @@ type tapped struct {
 // taps records every frame host's first card receives and sends.
 func taps(r *machine.Run, h *machine.Host) (rx, tx *[]tapped) {
 	rx, tx = &[]tapped{}, &[]tapped{}
-	n := h.NICs[0]
-	n.ObserveReceive(func(f []byte) { *rx = append(*rx, tapped{r.K.Now(), append([]byte(nil), f...)}) })
-	n.ObserveSend(func(f []byte) { *tx = append(*tx, tapped{r.K.Now(), append([]byte(nil), f...)}) })
+	n := machinetest.NICs(h)[0]
+	n.Received().Connect(func(f []byte) { *rx = append(*rx, tapped{r.K.Now(), append([]byte(nil), f...)}) })
+	n.Sent().Connect(func(f []byte) { *tx = append(*tx, tapped{r.K.Now(), append([]byte(nil), f...)}) })
 	return rx, tx
 }
 
@@ -99,11 +100,11 @@ func reassemble(frames []tapped, port uint16) []datagram {
 func TestUDPSweepCountersMatchTheCards(t *testing.T) {
 	sizes := []int{64, 1024, 4096}
 	const messages, warmup = 30, 2
-	exp := loadUDP(t, sizes, messages, warmup)
+	exp := machinetest.LoadUDP(t, sizes, messages, warmup)
 	p := udpParams(exp)
 	p.Timeout = 20 * sim.Millisecond // reordered echoes (30 ms late) come stale
 	for i := range exp.Hosts {
-		exp.Hosts[i].NICs[0].Faults = faulty
+		machinetest.NICSpecs(&exp.Hosts[i])[0].Faults = faulty
 	}
 	r := build(t, exp, machine.Options{})
 	clientRx, clientTx := taps(r, host(t, r, "pcA"))
@@ -201,13 +202,13 @@ func TestTCPSweepUnderFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	p := tcpParams(exp)
 	p.CompareUDP = false
 	p.Sizes = []int{64, 1024, 8192}
 	p.Messages, p.Warmup = 20, 1
 	for i := range exp.Hosts {
-		exp.Hosts[i].NICs[0].Faults = faulty
+		machinetest.NICSpecs(&exp.Hosts[i])[0].Faults = faulty
 	}
 	r := build(t, exp, machine.Options{})
 	var sent [2]*[]tapped
@@ -254,7 +255,7 @@ func TestTCPSweepUnderFaults(t *testing.T) {
 			}
 			started[port] = true
 		}
-		stats := host(t, r, name).Inet.Stats()
+		stats := machinetest.Inet(host(t, r, name)).Stats()
 		if uint64(resent) != stats.TCPRetransSegs {
 			t.Errorf("%s: %d segments resent on the wire, the stack counts %d", name, resent, stats.TCPRetransSegs)
 		}

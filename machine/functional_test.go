@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/report"
@@ -41,8 +42,8 @@ func loadSweep(t *testing.T, name string, detail memory.Detail) *machine.Experim
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range exp.Segments {
-		exp.Segments[i].Pcap = false
+	for i := range machinetest.Segments(exp) {
+		machinetest.Segments(exp)[i].Pcap = false
 	}
 	if p, ok := exp.Workload.Params["compare"].(*compare.Params); ok && exp.Workload.Type == "compare" {
 		p.Protocols = []string{"udp", "tcp"}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report/shape"
 	"simkron/sim"
@@ -22,7 +23,7 @@ func TestIncompleteSweeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	exp.Info.StopAt = 150 * sim.Millisecond
 	r, err := machine.New(exp, machine.Options{NoCapture: true})
 	if err != nil {

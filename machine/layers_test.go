@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 )
 
@@ -15,7 +16,7 @@ func TestLayerOverride(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exp.Segments[0].Pcap = false
+		machinetest.Segments(exp)[0].Pcap = false
 		udpParams(exp).Sizes = []int{1024}
 		udpParams(exp).Messages = 3
 		exp.Layers = layers

@@ -11,9 +11,8 @@ import (
 	"strings"
 
 	"simkron/config"
-	"simkron/ethersim"
+	"simkron/machine/part"
 	"simkron/memory"
-	"simkron/stack/inet"
 	"simkron/workload"
 )
 
@@ -71,14 +70,17 @@ func decodeMachine(f *config.File) (*Spec, error) {
 	}
 	spec := DefaultSpec()
 	spec.Path = f.Path()
-	spec.file = f
+	spec.File = f
 	add(f.DecodePartial(&spec))
+	for _, sec := range part.Sections() {
+		add(f.DecodePartial(spec.Sections[sec.Key], sec.Key))
+	}
 	for _, i := range f.Keys("device") {
 		d := DefaultDevice()
 		add(f.DecodePartial(&d, "device", i))
-		t, ok := deviceTypes[d.Type]
+		t, ok := part.LookupDevice(d.Type)
 		if !ok {
-			names := make([]string, 0, len(deviceTypes))
+			var names []string
 			for _, t := range DeviceTypes() {
 				names = append(names, t.Name)
 			}
@@ -97,7 +99,7 @@ func decodeMachine(f *config.File) (*Spec, error) {
 	}
 	add(f.CheckUnused())
 	errs = append(errs, notAgain(errs, checkMachine(f, &spec))...)
-	errs = append(errs, notAgain(errs, checkTOP(f, &spec))...)
+	errs = append(errs, notAgain(errs, checkEnvironment(f, &spec))...)
 	if len(errs) > 0 {
 		sortErrors(errs)
 		return nil, errs
@@ -126,8 +128,6 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 	}
 	if s.Memory.KernelText >= uint64(s.Memory.Size) {
 		errs = append(errs, f.Errorf(at("memory", "kernel_text"), "0x%x lies beyond memory (%v)", s.Memory.KernelText, s.Memory.Size))
-	} else if need := s.Memory.KernelText + 1<<20 + uint64(s.Kernel.HeapSize); need > uint64(s.Memory.Size) {
-		errs = append(errs, f.Errorf(at("kernel", "heap_size"), "%v of heap after the kernel at 0x%x needs %d bytes of memory; memory.size is %v", s.Kernel.HeapSize, s.Memory.KernelText, need, s.Memory.Size))
 	}
 	buses := map[string]bool{}
 	for i, b := range s.Buses {
@@ -164,12 +164,12 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 			errs = append(errs, f.Errorf(at("device", k, "irq"), "line %d is already used by device %q (lines are not shared)", d.IRQ, other))
 		}
 		irqs[d.IRQ] = d.Name
-		t, ok := deviceTypes[d.Type]
+		t, ok := part.LookupDevice(d.Type)
 		if !ok {
 			continue // an unknown type, reported already
 		}
-		if t.check != nil {
-			for _, pr := range t.check(&s.Devices[i]) {
+		if t.Check != nil {
+			for _, pr := range t.Check(&s.Devices[i]) {
 				errs = append(errs, f.Errorf(append([]string{"device", k}, pr.Key...), "%s", pr.Msg))
 			}
 		}
@@ -184,6 +184,30 @@ func checkMachine(f *config.File, s *Spec) config.Errors {
 	for i, u := range s.Uncached {
 		if u.Base+uint64(u.Size) > uint64(s.Memory.Size) {
 			errs = append(errs, f.Errorf(at("uncached", strconv.Itoa(i), "size"), "[0x%x, 0x%x) extends beyond memory (%v)", u.Base, u.Base+uint64(u.Size), s.Memory.Size))
+		}
+	}
+	return errs
+}
+
+// checkEnvironment finds what the machine's environment cannot run: the
+// environment's own check, the families of another environment the file
+// enables, and devices it has no driver for.
+func checkEnvironment(f *config.File, s *Spec) config.Errors {
+	env := s.Environment()
+	var errs config.Errors
+	if env.Check != nil {
+		for _, pr := range env.Check(s) {
+			errs = append(errs, f.Errorf(pr.Key, "%s", pr.Msg))
+		}
+	}
+	for _, fam := range part.Families() {
+		if fam.Environment != env.Name && fam.Enabled != nil && fam.Enabled(s.Sections[fam.Section.Key]) {
+			errs = append(errs, f.Errorf([]string{fam.Section.Key, "enabled"}, "%s for the %s", env.Lacks, fam.Noun))
+		}
+	}
+	for i, d := range s.Devices {
+		if _, known := part.LookupDevice(d.Type); known && !part.Drives(env.Name, d.Type) {
+			errs = append(errs, f.Errorf([]string{"device", strconv.Itoa(i), "type"}, "%s", env.NoDriver(d.Type)))
 		}
 	}
 	return errs
@@ -238,6 +262,19 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 		}
 	}
 	add(f.DecodePartial(&exp))
+	// Every technology's tables, and each host's bindings of its cards.
+	techs := part.Technologies()
+	for _, t := range techs {
+		add(f.DecodePartial(exp.Networks[t.Name]))
+	}
+	for i := range exp.Hosts {
+		exp.Hosts[i].Bindings = map[string]any{}
+		for _, t := range techs {
+			b := t.Bindings()
+			add(f.DecodePartial(b, "host", strconv.Itoa(i)))
+			exp.Hosts[i].Bindings[t.Name] = b
+		}
+	}
 	// Every registered workload's section decodes into its Params.
 	types := workload.Types()
 	names := workload.Names()
@@ -245,33 +282,34 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 	for _, t := range types {
 		add(f.DecodeInto(exp.Workload.Params[t.Name], "workload", t.Name))
 	}
-	inetBad := map[int]bool{}
+	// An experiment's [host.KEY] of a part's table is checked here on the
+	// defaults, and decoded onto the machine's table once its file is read.
+	overBad := map[string]bool{} // host index and key
 	for i := range exp.Hosts {
-		// Checked here on the defaults, decoded onto the machine's
-		// settings once its file is read.
-		if scratch := inet.DefaultParams(); f.Has("host", strconv.Itoa(i), "inet") {
-			err := f.DecodeInto(&scratch, "host", strconv.Itoa(i), "inet")
-			inetBad[i] = err != nil
+		hk := strconv.Itoa(i)
+		for _, sec := range part.Sections() {
+			if sec.HostOverride == nil || !f.Has("host", hk, sec.Key) {
+				continue
+			}
+			err := f.DecodeInto(sec.HostOverride(sec.Defaults()), "host", hk, sec.Key)
+			overBad[hk+"\x00"+sec.Key] = err != nil
 			add(err)
 		}
 	}
-	topBad, isoBad := map[int]bool{}, map[int]bool{}
-	for i := range exp.Hosts {
-		bad, err := checkHostTOPKeys(f, i)
-		topBad[i] = bad
-		add(err)
-		bad, err = checkHostISOKeys(f, i)
-		isoBad[i] = bad
-		add(err)
+	for _, t := range techs {
+		if t.Decode != nil {
+			errs = append(errs, t.Decode(f, exp.Networks[t.Name], exp.Hosts)...)
+		}
 	}
-	atmBad, atmErrs := decodeATMOverrides(f, &exp)
-	errs = append(errs, atmErrs...)
-	errs = append(errs, bridgesOnATM(f)...)
 	add(f.CheckUnused())
 	errs = append(errs, notAgain(errs, checkExperiment(f, &exp))...)
 	errs = append(errs, notAgain(errs, checkSections(f, &exp, own))...)
-	errs = append(errs, notAgain(errs, checkATM(f, &exp))...)
-	errs = append(errs, notAgain(errs, checkBridges(f, &exp))...)
+	for _, t := range techs {
+		if t.Check != nil {
+			errs = append(errs, notAgain(errs, t.Check(f, exp.Networks[t.Name], exp.Hosts))...)
+		}
+	}
+	errs = append(errs, notAgain(errs, checkBindings(f, &exp))...)
 	// Machine files: their errors name their own file and line, each
 	// file's once; a file that cannot be read is reported at the line of
 	// the experiment that names it.
@@ -303,56 +341,11 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 	}
 	errs = append(errs, checkDetail(f, &exp)...)
 	errs = append(errs, notAgain(errs, checkRoutes(f, &exp))...)
-	// What the experiment says of each TOP host, and of each machine's
-	// devices and stack.
+	// What the experiment says of each host's cards and parts, now that
+	// its machine file is read.
 	for i := range exp.Hosts {
-		if !topBad[i] {
-			errs = append(errs, decodeHostTOP(f, &exp.Hosts[i], i)...)
-		}
-		if !isoBad[i] {
-			errs = append(errs, decodeHostISO(f, &exp.Hosts[i], i)...)
-		}
-		errs = append(errs, checkHostTOP(f, &exp.Hosts[i], i)...)
-	}
-	for i, h := range exp.Hosts {
-		if h.Machine == nil {
-			continue
-		}
-		hk := strconv.Itoa(i)
-		ipDone := false
-		for j, n := range h.NICs {
-			key := func(k string) []string { return []string{"host", hk, "nic", strconv.Itoa(j), k} }
-			var dev *DeviceSpec
-			for k := range h.Machine.Devices {
-				if h.Machine.Devices[k].Name == n.Device {
-					dev = &h.Machine.Devices[k]
-				}
-			}
-			if dev == nil || deviceTypes[dev.Type].DriverDefaults == nil {
-				errs = append(errs, f.Errorf(key("device"), "machine %q has no network device %q", h.Machine.Machine.Name, n.Device))
-				continue
-			}
-			if n.MTU == 0 {
-				continue
-			}
-			if set := deviceTypes[dev.Type].setMTU; set == nil {
-				errs = append(errs, f.Errorf(key("mtu"), "a %s card's MTU cannot be set", dev.Type))
-			} else if err := set(dev, n.MTU); err != nil {
-				errs = append(errs, f.Errorf(key("mtu"), "%d: %v", n.MTU, err))
-			}
-			for _, sg := range exp.Segments {
-				if sg.Name == n.Segment && n.MTU+18 > int(sg.MaxFrame) {
-					errs = append(errs, f.Errorf(key("mtu"), "%d needs frames of %d bytes; segment %q carries at most %v (its max_frame)", n.MTU, n.MTU+18, sg.Name, sg.MaxFrame))
-				}
-			}
-			if n.IP != (ethersim.IP4{}) && !ipDone {
-				h.Machine.Inet.MTU = n.MTU
-			}
-			ipDone = ipDone || n.IP != (ethersim.IP4{})
-		}
-		errs = append(errs, applyATM(f, &exp, i, atmBad, ipDone)...)
-		if f.Has("host", hk, "inet") && !inetBad[i] {
-			add(f.DecodeInto(&h.Machine.Inet, "host", hk, "inet"))
+		if exp.Hosts[i].Machine != nil {
+			errs = append(errs, applyHost(f, &exp, i, overBad)...)
 		}
 	}
 	if len(errs) > 0 {
@@ -361,6 +354,113 @@ func loadExperiment(f *config.File, sets []Override) (*Experiment, error) {
 	}
 	return &exp, nil
 }
+
+// applyHost applies to host i's copy of its machine what the experiment
+// says of it: its environment's check of the host, its cards' bindings
+// (each technology's Apply), what the families take from them, and the
+// [host.KEY] overrides of the parts' tables (whose keys overBad says
+// were wrong).
+func applyHost(f *config.File, e *Experiment, i int, overBad map[string]bool) config.Errors {
+	h := &e.Hosts[i]
+	hk := strconv.Itoa(i)
+	env := h.Machine.Environment()
+	var errs config.Errors
+	if env.CheckHost != nil {
+		for _, pr := range env.CheckHost(e.Hosts, i) {
+			errs = append(errs, f.Errorf(pr.Key, "%s", pr.Msg))
+		}
+	}
+	for _, t := range part.Technologies() {
+		if t.Apply != nil {
+			errs = append(errs, t.Apply(f, e.Networks[t.Name], e.Hosts, i)...)
+		}
+	}
+	for _, fam := range part.Families() {
+		if fam.Load != nil && fam.Environment == env.Name {
+			fam.Load(h, h.Machine.Sections[fam.Section.Key])
+		}
+	}
+	for _, owner := range sectionOwners() {
+		sec := owner.section
+		if sec.HostOverride == nil || !f.Has("host", hk, sec.Key) || overBad[hk+"\x00"+sec.Key] {
+			continue
+		}
+		if owner.env != nil && owner.env != env {
+			errs = append(errs, f.Errorf([]string{"host", hk, sec.Key}, "machine %q %s", h.Machine.Machine.Name, owner.env.NotRun))
+			continue
+		}
+		params := h.Machine.Sections[sec.Key]
+		if err := f.DecodeInto(sec.HostOverride(params), "host", hk, sec.Key); err != nil {
+			errs = append(errs, err.(config.Errors)...)
+			continue
+		}
+		if fam := owner.family; fam != nil && fam.Environment != env.Name && fam.Enabled != nil && fam.Enabled(params) {
+			errs = append(errs, f.Errorf([]string{"host", hk, sec.Key, "enabled"}, "host %q: %s for the %s", h.Name, env.Lacks, fam.Noun))
+		}
+	}
+	return errs
+}
+
+// sectionOwner is a part's machine-file table with the part that owns it.
+type sectionOwner struct {
+	section part.Section
+	env     *part.Environment
+	family  *part.Family
+}
+
+// sectionOwners returns the tables of the environments and the families,
+// in part.Sections' order.
+func sectionOwners() []sectionOwner {
+	var out []sectionOwner
+	for _, e := range part.Environments() {
+		out = append(out, sectionOwner{section: e.Section, env: e})
+	}
+	for _, fam := range part.Families() {
+		out = append(out, sectionOwner{section: fam.Section, family: fam})
+	}
+	return out
+}
+
+// checkBindings finds what no technology can alone: an IPv4 address two
+// cards are given, whatever their technologies, and a file two networks'
+// captures would both write.
+func checkBindings(f *config.File, e *Experiment) config.Errors {
+	var errs config.Errors
+	ips := map[[4]byte]string{}
+	files := map[string]string{}
+	for _, t := range part.Technologies() {
+		for i := range e.Hosts {
+			h := &e.Hosts[i]
+			b := h.Bindings[t.Name]
+			if b == nil {
+				continue
+			}
+			for _, en := range t.Entries(b) {
+				ip, _, ok := en.IPv4()
+				if !ok {
+					continue
+				}
+				if prev := ips[ip]; prev != "" {
+					errs = append(errs, f.Errorf(append(append([]string{"host", strconv.Itoa(i)}, en.Key...), "ip"), "%s is already %s's", ipString(ip), prev))
+				}
+				ips[ip] = h.Name + "." + en.DeviceName()
+			}
+		}
+		if t.Captures != nil {
+			for _, c := range t.Captures(e.tables(t)) {
+				if prev, dup := files[c.Name]; dup {
+					errs = append(errs, f.Errorf(c.Key, "%s is already %s's capture", c.Name, prev))
+					continue
+				}
+				files[c.Name] = c.What
+			}
+		}
+	}
+	return errs
+}
+
+// ipString writes an IPv4 address in dotted decimal.
+func ipString(a [4]byte) string { return fmt.Sprintf("%d.%d.%d.%d", a[0], a[1], a[2], a[3]) }
 
 func checkExperiment(f *config.File, e *Experiment) config.Errors {
 	var errs config.Errors
@@ -378,40 +478,6 @@ func checkExperiment(f *config.File, e *Experiment) config.Errors {
 		names[h.Name] = true
 		if h.MachineFile == "" {
 			errs = append(errs, f.Errorf([]string{"host", k}, "machine is missing: name a machine file"))
-		}
-	}
-	segs := map[string]bool{}
-	for i, sg := range e.Segments {
-		k := strconv.Itoa(i)
-		if err := validName(sg.Name); err != nil {
-			errs = append(errs, f.Errorf([]string{"segment", k, "name"}, "%v", err))
-		} else if segs[sg.Name] {
-			errs = append(errs, f.Errorf([]string{"segment", k, "name"}, "segment %q is defined twice", sg.Name))
-		}
-		segs[sg.Name] = true
-	}
-	macs := map[ethersim.MAC]string{}
-	ips := map[ethersim.IP4]string{}
-	for i, h := range e.Hosts {
-		for j, n := range h.NICs {
-			key := func(k string) []string { return []string{"host", strconv.Itoa(i), "nic", strconv.Itoa(j), k} }
-			if !segs[n.Segment] {
-				errs = append(errs, f.Errorf(key("segment"), "segment %q is not defined in a [[segment]]", n.Segment))
-			}
-			where := fmt.Sprintf("%s.%s", h.Name, n.Device)
-			switch {
-			case n.MAC == ethersim.MAC{}:
-				errs = append(errs, f.Errorf(key("mac"), "a card needs a station address"))
-			case n.MAC[0]&1 != 0:
-				errs = append(errs, f.Errorf(key("mac"), "%v is a group address; a station address must be unicast", n.MAC))
-			case macs[n.MAC] != "":
-				errs = append(errs, f.Errorf(key("mac"), "%v is already %s's", n.MAC, macs[n.MAC]))
-			}
-			macs[n.MAC] = where
-			if prev := ips[n.IP]; prev != "" && n.IP != (ethersim.IP4{}) {
-				errs = append(errs, f.Errorf(key("ip"), "%v is already %s's", n.IP, prev))
-			}
-			ips[n.IP] = where
 		}
 	}
 	for _, name := range sortedKeys(e.Layers) {
@@ -564,13 +630,13 @@ func checkRoutes(f *config.File, e *Experiment) config.Errors {
 			}
 			for _, c := range [2]struct {
 				host, other string
-				addr, on    ethersim.IP4
-				mask        ethersim.IP4
+				addr, on    [4]byte
+				mask        [4]byte
 			}{{r.Name, p.Name, b, a, am}, {p.Name, r.Name, a, b, bm}} {
 				if !sameSubnet(c.addr, c.on, c.mask) {
 					errs = append(errs, f.Errorf(append([]string{"workload", name}, keyPath(r.Key)...),
-						"host %q (%v) is not on host %q's subnet (%v, netmask %v), and the simulated hosts have no router: give their cards addresses on one subnet",
-						c.host, c.addr, c.other, c.on, c.mask))
+						"host %q (%s) is not on host %q's subnet (%s, netmask %s), and the simulated hosts have no router: give their cards addresses on one subnet",
+						c.host, ipString(c.addr), c.other, ipString(c.on), ipString(c.mask)))
 					break
 				}
 			}
@@ -579,32 +645,27 @@ func checkRoutes(f *config.File, e *Experiment) config.Errors {
 	return errs
 }
 
+// HostAddress returns the IPv4 address of host h's Internet protocols,
+// and false when none of its cards has an address (or its machine file
+// is not read).
+func HostAddress(h *HostSpec) ([4]byte, bool) {
+	a, _, ok := hostAddr(h)
+	return a, ok
+}
+
 // hostAddr returns the address and netmask the Internet protocols of a
-// host use, as the host is built: those of its first card with an address
-// in the machine file's device order, Ethernet cards before ATM cards.
-func hostAddr(h *HostSpec) (addr, mask ethersim.IP4, ok bool) {
-	if h.Machine == nil {
+// host use, as the host is built: those of the card part.Addressed
+// finds.
+func hostAddr(h *HostSpec) (addr, mask [4]byte, ok bool) {
+	e, ok := part.Addressed(h)
+	if !ok {
 		return addr, mask, false
 	}
-	for _, d := range h.Machine.Devices {
-		for _, n := range h.NICs {
-			if n.Device == d.Name && n.IP != (ethersim.IP4{}) {
-				return n.IP, n.Netmask, true
-			}
-		}
-	}
-	for _, d := range h.Machine.Devices {
-		for _, a := range h.ATM {
-			if a.Device == d.Name && a.IP != (ethersim.IP4{}) {
-				return a.IP, a.Netmask, true
-			}
-		}
-	}
-	return addr, mask, false
+	return e.IPv4()
 }
 
 // sameSubnet reports whether addr lies on the subnet of on under mask.
-func sameSubnet(addr, on, mask ethersim.IP4) bool {
+func sameSubnet(addr, on, mask [4]byte) bool {
 	for i := range addr {
 		if addr[i]&mask[i] != on[i]&mask[i] {
 			return false

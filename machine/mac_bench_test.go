@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 )
@@ -14,7 +15,7 @@ import (
 func BenchmarkMacTwoHosts1024(b *testing.B) {
 	const frames = 200
 	exp := loadMac(b, []int{1024}, frames)
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	var received int
 	var simTime sim.Time
 	b.ReportAllocs()
@@ -47,7 +48,7 @@ func BenchmarkMacTwoHosts1024(b *testing.B) {
 func BenchmarkHostMemory(b *testing.B) {
 	const hosts = 16
 	exp := loadMac(b, []int{46}, 2)
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	for i := len(exp.Hosts); i < hosts; i++ {
 		addHost(exp, "pc"+string(rune('C'+i-2)), byte(0x10+i))
 	}

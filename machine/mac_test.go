@@ -25,8 +25,10 @@ import (
 
 	"simkron/devices/ne2000"
 	"simkron/ethersim"
+	"simkron/internal/machinetest"
 	"simkron/internal/testtool"
 	"simkron/machine"
+	"simkron/machine/parts/ethernet"
 	"simkron/report"
 	"simkron/sim"
 	macbench "simkron/stack/apps/mac"
@@ -58,11 +60,9 @@ func loadMac(t testing.TB, sizes []int, frames int) *machine.Experiment {
 // ownMachine gives host i a machine description of its own, so that
 // changing its buses or devices leaves the other hosts alone.
 func ownMachine(exp *machine.Experiment, i int) *machine.Spec {
-	m := *exp.Hosts[i].Machine
-	m.Buses = slices.Clone(m.Buses)
-	m.Devices = slices.Clone(m.Devices)
-	exp.Hosts[i].Machine = &m
-	return &m
+	m := machinetest.Clone(exp.Hosts[i].Machine)
+	exp.Hosts[i].Machine = m
+	return m
 }
 
 // nicDriver returns a private copy of the driver parameters of host i's
@@ -86,12 +86,12 @@ func nicDriver(t testing.TB, exp *machine.Experiment, i int) *drvne2000.Params {
 func addHost(exp *machine.Experiment, name string, last byte) int {
 	hs := exp.Hosts[0]
 	hs.Name = name
-	hs.NICs = []machine.NICSpec{{
+	hs.Bindings = map[string]any{ethernet.Name: &ethernet.Bindings{NICs: []ethernet.NICSpec{{
 		Device:  "nic0",
 		Segment: "lan0",
 		MAC:     ethersim.MAC{2, 0, 0, 0, 0, last},
 		IP:      ethersim.IP4{10, 0, 0, last},
-	}}
+	}}}}
 	exp.Hosts = append(exp.Hosts, hs)
 	ownMachine(exp, len(exp.Hosts)-1)
 	return len(exp.Hosts) - 1
@@ -148,9 +148,9 @@ func host(t testing.TB, r *machine.Run, name string) *machine.Host {
 // benchHost is what macbench needs of a host built by machine.New (the
 // run's own helper for this is unexported).
 func benchHost(h *machine.Host) *macbench.Host {
-	n := h.NICs[0]
+	n := machinetest.NICs(h)[0]
 	return &macbench.Host{
-		Name: h.Name, Kernel: h.Kernel, Net: h.Net, Dev: n.Queue(), MAC: [6]byte(n.Spec.MAC), TxTime: n.TxTime,
+		Name: h.Name, Kernel: machinetest.Kernel(h), Net: machinetest.Net(h), Dev: n.Queue(), MAC: [6]byte(n.Spec.MAC), TxTime: n.TxTime,
 	}
 }
 
@@ -160,7 +160,7 @@ func startBench(t testing.TB, r *machine.Run, p macbench.Params, tx, rx string) 
 	t.Helper()
 	txh := host(t, r, tx)
 	p.Sender, p.Receiver = tx, rx
-	b, err := macbench.New(p, benchHost(txh), benchHost(host(t, r, rx)), txh.NICs[0].Port.Segment().Params().Rate)
+	b, err := macbench.New(p, benchHost(txh), benchHost(host(t, r, rx)), machinetest.NICs(txh)[0].Port.Segment().Params().Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func startBench(t testing.TB, r *machine.Run, p macbench.Params, tx, rx string) 
 
 func lan0(t testing.TB, r *machine.Run) *ethersim.Segment {
 	t.Helper()
-	seg, ok := r.Net.Segment("lan0")
+	seg, ok := machinetest.Ethernet(r.Net).Segment("lan0")
 	if !ok {
 		t.Fatal("no segment lan0")
 	}
@@ -220,10 +220,10 @@ func TestMacDeliversEveryByte(t *testing.T) {
 	var seen []string // one line per problem
 	var got []int     // payload sizes in arrival order
 	next := 0         // expected sequence number within the size
-	err := s.Net.Register(macbench.EtherType, func(f netdev.Buf) {
+	err := machinetest.Net(s).Register(macbench.EtherType, func(f netdev.Buf) {
 		buf := make([]byte, f.Len)
 		s.Sys.Phys.Read(f.Addr, buf) // looking, not charged
-		s.Kernel.Kfree(f.Addr)
+		machinetest.Kernel(s).Kfree(f.Addr)
 		if len(buf) < 22 {
 			seen = append(seen, "short frame")
 			return
@@ -235,8 +235,8 @@ func TestMacDeliversEveryByte(t *testing.T) {
 			return
 		}
 		want := make([]byte, 14+sizes[si])
-		copy(want[0:6], b.NICs[0].Spec.MAC[:])
-		copy(want[6:12], a.NICs[0].Spec.MAC[:])
+		copy(want[0:6], machinetest.NICs(b)[0].Spec.MAC[:])
+		copy(want[6:12], machinetest.NICs(a)[0].Spec.MAC[:])
 		binary.BigEndian.PutUint16(want[12:14], macbench.EtherType)
 		binary.BigEndian.PutUint32(want[14:18], uint32(si))
 		binary.BigEndian.PutUint32(want[18:22], uint32(seq))
@@ -305,11 +305,11 @@ func TestMacFCSCatchesCorruption(t *testing.T) {
 	sizes := []int{46, 1500}
 	const frames = 400
 	exp := loadMac(t, sizes, frames)
-	exp.Hosts[1].NICs[0].Faults.Corrupt = 0.2
+	machinetest.NICSpecs(&exp.Hosts[1])[0].Faults.Corrupt = 0.2
 	r := build(t, exp, machine.Options{})
 	res := execute(t, r)
 
-	nic := host(t, r, "pcB").NICs[0]
+	nic := machinetest.NICs(host(t, r, "pcB"))[0]
 	port, card, drv := nic.Port.Stats(), ne2k(nic).Stats(), ne2kDriver(nic).Stats()
 	unread, cntr1, cntr2 := ringState(ne2k(nic))
 	t.Logf("wire corrupted %d, card crc %d filtered %d, driver crc %d, tally pending %d", port.Corrupted, card.CRCErrors, card.RxFiltered, drv.CRCErrors, cntr1)
@@ -364,7 +364,7 @@ func TestMacOverflowRecovers(t *testing.T) {
 	p := *macParams(exp)
 	bench := startBench(t, r, p, "pcA", "pcB")
 	b := host(t, r, "pcB")
-	nic := b.NICs[0]
+	nic := machinetest.NICs(b)[0]
 	// Run up to the first overflow, note what the driver had read, then
 	// let Execute run the rest.
 	r.K.RunWhile(func() bool { return ne2k(nic).Stats().Overflows == 0 && r.K.Next() < sim.Second })
@@ -375,7 +375,7 @@ func TestMacOverflowRecovers(t *testing.T) {
 	res := execute(t, r)
 
 	row := bench.Rows()[0]
-	card, drv, port, ns := ne2k(nic).Stats(), ne2kDriver(nic).Stats(), nic.Port.Stats(), b.Net.Stats()
+	card, drv, port, ns := ne2k(nic).Stats(), ne2kDriver(nic).Stats(), nic.Port.Stats(), machinetest.Net(b).Stats()
 	unread, _, cntr2 := ringState(ne2k(nic))
 	t.Logf("sent %d received %d; card stored %d missed %d offline %d overflows %d; driver %d overruns %d; ring unread %d; socket drops %d",
 		row.Sent, row.Received, card.RxFrames, card.Missed, card.RxOffline, card.Overflows, drv.RxFrames, drv.Overruns, unread, bench.SocketDrops())
@@ -442,9 +442,9 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 	// wait longer than that before they give up.
 	macParams(exp).Timeout = sim.Second
 	addHost(exp, "pcC", 0xc)
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	r = build(t, exp, machine.Options{Seed: &seed})
-	lan0(t, r).SetTrace(func(tr ethersim.TraceRecord) {
+	lan0(t, r).Trace.Connect(func(tr ethersim.TraceRecord) {
 		if tr.Kind == ethersim.TraceCollision || tr.Kind == ethersim.TraceBackoff || tr.Kind == ethersim.TraceAbort {
 			trace = append(trace, tr)
 		}
@@ -477,8 +477,8 @@ func TestMacCollisions(t *testing.T) {
 
 	var sent, aborted, collisions uint64
 	for _, h := range r.Hosts {
-		ps := h.NICs[0].Port.Stats()
-		ds := ne2kDriver(h.NICs[0]).Stats()
+		ps := machinetest.NICs(h)[0].Port.Stats()
+		ds := ne2kDriver(machinetest.NICs(h)[0]).Stats()
 		t.Logf("%s: sent %d, collisions %d, deferrals %d, aborts %d", h.Name, ps.TxFrames, ps.Collisions, ps.Deferrals, ps.Aborts)
 		sent += ps.TxFrames
 		aborted += ps.Aborts
@@ -486,7 +486,7 @@ func TestMacCollisions(t *testing.T) {
 		if ds.TxErrors != ps.Aborts {
 			t.Errorf("%s: driver tx errors %d, want the %d frames the wire gave up", h.Name, ds.TxErrors, ps.Aborts)
 		}
-		if cs := ne2k(h.NICs[0]).Stats(); cs.Missed != 0 || cs.Overflows != 0 {
+		if cs := ne2k(machinetest.NICs(h)[0]).Stats(); cs.Missed != 0 || cs.Overflows != 0 {
 			t.Errorf("%s: card missed %d, overflows %d; want 0", h.Name, cs.Missed, cs.Overflows)
 		}
 	}
@@ -515,7 +515,7 @@ func TestMacCollisions(t *testing.T) {
 	rows = append([][]macbench.Row{macRows(&res)}, rows...)
 	for i, rs := range rows {
 		row := rs[0]
-		ab := host(t, r, senders[i]).NICs[0].Port.Stats().Aborts
+		ab := machinetest.NICs(host(t, r, senders[i]))[0].Port.Stats().Aborts
 		if row.Corrupt != 0 || uint64(row.Received)+ab != uint64(row.Sent) || row.Sent != 100 {
 			t.Errorf("%s: sent %d received %d corrupt %d aborted %d; want 100 = received + aborted, 0 corrupt", senders[i], row.Sent, row.Received, row.Corrupt, ab)
 		}
@@ -557,9 +557,9 @@ func TestMacAddressFilter(t *testing.T) {
 	type view struct{ Arrived, Filtered, Stored, DriverRx, Interrupts, Unknown uint64 }
 	look := func(name string) view {
 		h := host(t, r, name)
-		n := h.NICs[0]
+		n := machinetest.NICs(h)[0]
 		c := ne2k(n).Stats()
-		return view{n.Port.Stats().RxFrames, c.RxFiltered, c.RxFrames, ne2kDriver(n).Stats().RxFrames, c.Interrupts, h.Net.Stats().RxUnknown}
+		return view{n.Port.Stats().RxFrames, c.RxFiltered, c.RxFrames, ne2kDriver(n).Stats().RxFrames, c.Interrupts, machinetest.Net(h).Stats().RxUnknown}
 	}
 	// pcC: nothing gets past the filter, so no receive interrupt either
 	// (its driver has nothing to transmit).
@@ -593,7 +593,7 @@ func TestMacPcap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := host(t, r, "pcA").NICs[0].Spec.MAC, host(t, r, "pcB").NICs[0].Spec.MAC
+	a, b := machinetest.NICs(host(t, r, "pcA"))[0].Spec.MAC, machinetest.NICs(host(t, r, "pcB"))[0].Spec.MAC
 	var n int
 	var last int64
 	for {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	drvne2000 "simkron/stack/driver/ne2000"
 )
@@ -58,11 +59,11 @@ tcp_delack_style = "linux"`, "mtu = 4352", "mtu = 3000")
 		t.Fatal(err)
 	}
 	a, b := exp.Hosts[0].Machine, exp.Hosts[1].Machine
-	if a.Inet.TCPDelAckStyle != "linux" || a.Inet.TCPMSSCluster != 0 || a.Inet.MTU != 3000 {
-		t.Errorf("host 0: inet %+v", a.Inet)
+	if machinetest.InetParams(a).TCPDelAckStyle != "linux" || machinetest.InetParams(a).TCPMSSCluster != 0 || machinetest.InetParams(a).MTU != 3000 {
+		t.Errorf("host 0: inet %+v", machinetest.InetParams(a))
 	}
-	if b.Inet.TCPDelAckStyle != "bsd" || b.Inet.TCPMSSCluster != 2048 || b.Inet.MTU != 4352 {
-		t.Errorf("host 1: inet %+v", b.Inet)
+	if machinetest.InetParams(b).TCPDelAckStyle != "bsd" || machinetest.InetParams(b).TCPMSSCluster != 2048 || machinetest.InetParams(b).MTU != 4352 {
+		t.Errorf("host 1: inet %+v", machinetest.InetParams(b))
 	}
 	for i, want := range []int{3000, 4352} {
 		drv := exp.Hosts[i].Machine.Devices[len(exp.Hosts[i].Machine.Devices)-1].Driver.(*drvne2000.Params)

@@ -10,10 +10,11 @@ import (
 
 	"simkron/config"
 	"simkron/cpu"
+	"simkron/machine/part"
 	"simkron/memory"
 	"simkron/report"
 	"simkron/sim"
-	"simkron/stack/kernel"
+	"simkron/stats"
 	"simkron/workload"
 )
 
@@ -27,8 +28,9 @@ type Options struct {
 	// Progress, when set, is called now and then with the simulated time
 	// reached and the stop time. It must only report: it sees host time.
 	Progress func(now, stop sim.Time)
-	// Trace, when set, sees every event as it fires.
-	Trace func(t sim.Time, ev *sim.Event)
+	// Trace, when set, is connected to the event kernel's trace source
+	// (sim.Kernel.Firing): it sees every event as it fires.
+	Trace func(ev *sim.Event)
 	// Abort, when set, is asked before every event whether the run must
 	// stop (an annotation script failed); a non-nil error ends the run,
 	// which is then reported incomplete with the error as the reason.
@@ -75,20 +77,13 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		seed = *opt.Seed
 	}
 	r := &Run{Exp: exp, K: sim.NewKernel(seed)}
-	if opt.Trace != nil {
-		r.K.SetTrace(opt.Trace)
-	}
+	r.K.Firing.Connect(opt.Trace)
 	if len(exp.Hosts) == 0 {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
 	var err error
-	if r.Net, err = newNetwork(r.K, exp.Segments, !opt.NoCapture); err != nil {
+	if r.Net, err = newNetwork(r.K, exp, !opt.NoCapture); err != nil {
 		return nil, err
-	}
-	if len(exp.ATMLinks)+len(exp.ATMSwitches) > 0 {
-		if err := r.Net.buildATM(r.K, exp.ATMLinks, exp.ATMSwitches); err != nil {
-			return nil, err
-		}
 	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
@@ -114,7 +109,11 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			}
 		}), exp.Info.FullFrom)
 	}
-	r.isoRoutes()
+	for _, f := range part.Families() {
+		if f.Connect != nil {
+			f.Connect(r.Hosts)
+		}
+	}
 	for _, name := range append([]string{exp.Workload.Type}, exp.Workload.Then...) {
 		t, ok := workload.Lookup(name)
 		if !ok {
@@ -137,7 +136,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	var costErrs config.Errors
 	seen := map[string]bool{}
 	for _, h := range r.Hosts {
-		if err := h.CheckCosts(); err != nil {
+		if err := CheckCosts(h); err != nil {
 			es, ok := err.(config.Errors)
 			if !ok {
 				return nil, err
@@ -150,11 +149,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 				}
 			}
 		}
-		if h.TOP != nil {
-			h.TOP.OnIdle = r.hostDone
-		} else {
-			h.Kernel.OnAllDone = r.hostDone
-		}
+		h.Env.OnIdle(r.hostDone)
 	}
 	if costErrs != nil {
 		return nil, costErrs
@@ -226,41 +221,12 @@ func (e runEnv) Params(name string) any {
 	return nil
 }
 
-// hostView is a host as workloads see it: its kernel (or its TOP
-// station), its device layer, Internet protocols and VIA agent when it
-// has them, and its network cards.
+// hostView is a host as workloads see it: its name and its components
+// (part.Host.Components), which they find by type.
 type hostView struct{ h *Host }
 
-func (v hostView) Name() string { return v.h.Name }
-
-func (v hostView) Components() []any {
-	var out []any
-	if v.h.Kernel != nil {
-		out = append(out, v.h.Kernel)
-	}
-	if v.h.TOP != nil {
-		out = append(out, v.h.TOP)
-	}
-	if v.h.Net != nil {
-		out = append(out, v.h.Net)
-	}
-	if v.h.Inet != nil {
-		out = append(out, v.h.Inet)
-	}
-	if v.h.VIA != nil {
-		out = append(out, v.h.VIA)
-	}
-	if v.h.ISO != nil {
-		out = append(out, v.h.ISO)
-	}
-	for _, n := range v.h.NICs {
-		out = append(out, n)
-	}
-	for _, a := range v.h.ATMCards {
-		out = append(out, a, a.Driver)
-	}
-	return out
-}
+func (v hostView) Name() string      { return v.h.Name }
+func (v hostView) Components() []any { return v.h.Components() }
 
 // hostDone runs when a host's last thread has ended: once every host's
 // have, the next workload starts, or the run stops after the last; a
@@ -274,7 +240,7 @@ func (r *Run) hostDone() {
 		return
 	}
 	for _, h := range r.Hosts {
-		if h.Kernel != nil && h.Kernel.Threads() > 0 || h.TOP != nil && h.TOP.Busy() {
+		if h.Env.Busy() {
 			return
 		}
 	}
@@ -503,12 +469,12 @@ func (r *Run) result() (*report.Result, error) {
 	// is an InternalError among the errors, and the others are kept.
 	var errs []error
 	for _, h := range r.Hosts {
-		errs = append(errs, part(func() { res.Hosts = append(res.Hosts, h.result()) }))
+		errs = append(errs, resultPart(func() { res.Hosts = append(res.Hosts, hostResult(h)) }))
 	}
 	// The workloads that started, in order.
 	told := false // the stop_at reason says a workload's too
 	for _, w := range r.Workloads[:r.phase+1] {
-		perr := part(func() {
+		perr := resultPart(func() {
 			wr, err := w.Result()
 			errs = append(errs, err)
 			for _, s := range wr.Sections {
@@ -533,22 +499,18 @@ func (r *Run) result() (*report.Result, error) {
 		})
 		errs = append(errs, perr)
 	}
-	errs = append(errs, part(func() {
-		for _, seg := range r.Net.Segments() {
-			st := seg.Stats()
-			res.Segments = append(res.Segments, report.Segment{
-				Name: seg.Name(), Rate: int64(seg.Params().Rate), Mode: seg.Params().Mode,
-				Frames: st.Frames, Bytes: st.Bytes, Collisions: st.Collisions, BusyPS: int64(st.BusyTime),
-			})
+	errs = append(errs, resultPart(func() {
+		for _, t := range r.Net.order {
+			r.Net.byTech[t].Report(res)
 		}
-		res.Bridges, res.Realtime = r.bridgeResults()
+		r.bridgeResults(res)
 	}))
 	return res, errors.Join(errs...)
 }
 
-// part runs f, one part of taking a result; a panic in it is returned as
-// an InternalError.
-func part(f func()) (err error) {
+// resultPart runs f, one part of taking a result; a panic in it is
+// returned as an InternalError.
+func resultPart(f func()) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = newInternalError(p, panicStack(p))
@@ -576,14 +538,8 @@ func (r *Run) header() report.Header {
 	return h
 }
 
-func (h *Host) result() report.Host {
+func hostResult(h *Host) report.Host {
 	cs := h.CPU.Stats()
-	var ks kernel.Stats
-	var peak uint64
-	if h.Kernel != nil {
-		ks = h.Kernel.Stats()
-		_, peak = h.Kernel.Allocator().InUse()
-	}
 	out := report.Host{
 		Name:        h.Name,
 		Machine:     h.Spec.Machine.Name,
@@ -600,12 +556,9 @@ func (h *Host) result() report.Host {
 			Reads:        h.Sys.Cache.MemReads(),
 			Writes:       h.Sys.Cache.MemWrites(),
 		},
-		Kernel: report.Kernel{
-			Syscalls: ks.Syscalls, Ticks: ks.Ticks, TimersFired: ks.TimersFired,
-			SoftirqRuns: ks.SoftirqRuns, Schedules: ks.Schedules, HeapPeak: peak,
-		},
 		GuestErrors: h.Sys.Guest.Count(),
 	}
+	h.Env.Report(&out)
 	// Functional detail has no caches to count: the hierarchy is never
 	// touched, and its zeros are not reported as measurements.
 	for _, c := range h.Sys.Cache.Caches() {
@@ -620,22 +573,29 @@ func (h *Host) result() report.Host {
 			FetchHits: s.FetchHits, FetchMisses: s.FetchMisses, Writebacks: s.Writebacks,
 		})
 	}
-	devs := map[string]Device{}
+	devs := map[string]part.Device{}
 	for _, d := range h.Devices {
 		devs[d.Name()] = d
+	}
+	types := map[string]*part.DeviceType{}
+	for _, d := range h.Spec.Devices {
+		types[d.Name], _ = part.LookupDevice(d.Type)
 	}
 	for _, m := range h.Sys.Devices.Mappings() {
 		d := report.Device{Name: h.Name + "." + m.Name, Space: m.Space.String(), Base: uint64(m.Base), Size: m.Size}
 		if m.Bus != nil {
 			d.Bus = m.Bus.Name()
 		}
-		if dev, ok := devs[h.Name+"."+m.Name]; ok {
-			d.Counters = dev.Counters()
+		if dev, ok := devs[h.Name+"."+m.Name]; ok && types[m.Name] != nil {
+			d.Counters = summary(types[m.Name].Summary, dev.Counters())
 		}
 		out.Devices = append(out.Devices, d)
 	}
 	for _, g := range h.Sys.Guest.Records() {
 		out.GuestLog = append(out.GuestLog, g.String())
+	}
+	for _, c := range Counters(h) {
+		out.Counters = append(out.Counters, report.Counter{Name: c.Name, Value: c.Value})
 	}
 	return out
 }
@@ -668,4 +628,21 @@ func (r *Run) memoryDetail() string {
 		return fmt.Sprintf("functional (the run ended before full_detail_from, %v)", e.FullFrom)
 	}
 	return fmt.Sprintf("functional until %v, then full", e.FullFrom)
+}
+
+// summary returns the counters of groups that names (relative to the
+// device: "card.tx_frames") asks for, in its order; a name the groups do
+// not have is left out.
+func summary(names []string, groups []stats.Group) []report.Counter {
+	have := map[string]uint64{}
+	for _, c := range stats.WalkGroups("", groups) {
+		have[c.Name] = c.Value
+	}
+	var out []report.Counter
+	for _, n := range names {
+		if v, ok := have[n]; ok {
+			out = append(out, report.Counter{Name: n, Value: v})
+		}
+	}
+	return out
 }

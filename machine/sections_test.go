@@ -5,6 +5,7 @@ import (
 
 	"simkron/devices/ne2000"
 	"simkron/machine"
+	"simkron/machine/parts/ethernet"
 	"simkron/report"
 	"simkron/stack/apps/latency"
 	macbench "simkron/stack/apps/mac"
@@ -45,5 +46,7 @@ func membenchParams(e *machine.Experiment) *membench.Params {
 }
 
 // ne2k and ne2kDriver return a NIC's NE2000 and its driver.
-func ne2k(n *machine.NIC) *ne2000.NE2000          { return n.Card.(*ne2000.NE2000) }
-func ne2kDriver(n *machine.NIC) *drvne2000.Driver { return n.Driver.(*drvne2000.Driver) }
+func ne2k(n *ethernet.NIC) *ne2000.NE2000 { return n.Card.(*ne2000.NE2000) }
+func ne2kDriver(n *ethernet.NIC) *drvne2000.Driver {
+	return n.Driver.(ethernet.NE2000Driver).Driver
+}

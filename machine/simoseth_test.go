@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 )
 
@@ -75,14 +76,14 @@ func TestSimosMachineBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range r.Hosts {
-		if len(h.NICs) != 1 || h.Inet == nil || h.VIA == nil {
-			t.Fatalf("%s: %d cards, inet %v, via %v", h.Name, len(h.NICs), h.Inet != nil, h.VIA != nil)
+		if len(machinetest.NICs(h)) != 1 || machinetest.Inet(h) == nil || machinetest.VIA(h) == nil {
+			t.Fatalf("%s: %d cards, inet %v, via %v", h.Name, len(machinetest.NICs(h)), machinetest.Inet(h) != nil, machinetest.VIA(h) != nil)
 		}
-		if got := h.Inet.Params().MTU; got != 1500 {
+		if got := machinetest.Inet(h).Params().MTU; got != 1500 {
 			t.Errorf("%s: IP MTU %d", h.Name, got)
 		}
 	}
-	a := r.Hosts[0].VIA
+	a := machinetest.VIA(r.Hosts[0])
 	if got := len(a.Nics()); got != 1 || a.Nics()[0].Name() != "eth0" {
 		t.Errorf("agent NICs: %d", got)
 	}
@@ -91,7 +92,7 @@ func TestSimosMachineBuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r2.Hosts[0].VIA != nil {
+	if machinetest.VIA(r2.Hosts[0]) != nil {
 		t.Error("an agent without [via] enabled")
 	}
 }
@@ -149,7 +150,7 @@ func TestSimosethMTU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := exp.Hosts[0].Machine.Inet.MTU; got != 4000 {
+	if got := machinetest.InetParams(exp.Hosts[0].Machine).MTU; got != 4000 {
 		t.Errorf("IP MTU %d, want 4000", got)
 	}
 	r, err := machine.New(exp, machine.Options{})
@@ -157,7 +158,7 @@ func TestSimosethMTU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if got := r.Hosts[0].Net.Device(r.Hosts[0].NICs[0].Queue()).MTU(); got != 4000 {
+	if got := machinetest.Net(r.Hosts[0]).Device(machinetest.NICs(r.Hosts[0])[0].Queue()).MTU(); got != 4000 {
 		t.Errorf("driver MTU %d, want 4000", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/apps/ttcp"
@@ -51,7 +52,7 @@ func ttcpBulk(b testing.TB, machineFile string, writes int) *machine.Experiment 
 	if err != nil {
 		b.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	w := ttcpParams(exp)
 	found := false
 	for _, c := range w.Cases {
@@ -85,12 +86,12 @@ func ttcpBulk(b testing.TB, machineFile string, writes int) *machine.Experiment 
 		if err != nil {
 			b.Fatal(err)
 		}
-		if plain.Inet != spec.Inet {
+		if *machinetest.InetParams(plain) != *machinetest.InetParams(spec) {
 			b.Fatalf("%s and %s differ in [inet]: the experiment's [host.inet] cannot be carried over", h.MachineFile, machineFile)
 		}
-		inet := h.Machine.Inet
-		inet.MTU = spec.Inet.MTU
-		spec.Inet = inet
+		inet := *machinetest.InetParams(h.Machine)
+		inet.MTU = machinetest.InetParams(spec).MTU
+		*machinetest.InetParams(spec) = inet
 		h.Machine = spec
 		h.MachineFile = machineFile
 	}
@@ -105,7 +106,7 @@ func tcpSweep1KiB(b testing.TB) *machine.Experiment {
 	if err != nil {
 		b.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	tcpParams(exp).CompareUDP = false
 	tcpParams(exp).Sizes = []int{1024}
 	tcpParams(exp).Messages = 1000
@@ -140,7 +141,7 @@ func benchTCPSegments(b *testing.B, exp *machine.Experiment) {
 			}
 		}
 		for _, h := range r.Hosts {
-			segs += h.Inet.Stats().TCPOutSegs
+			segs += machinetest.Inet(h).Stats().TCPOutSegs
 		}
 		simTime += sim.Time(res.SimTimePS)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/stack/apps/latency"
 )
@@ -35,7 +36,7 @@ func TestTCPSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	sizes := []int{4, 1460, 1461, 8192, 32768}
 	tcpParams(exp).Sizes = sizes
 	tcpParams(exp).Messages = 5

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/stack/kernel"
 	"simkron/stack/top"
@@ -131,7 +132,7 @@ func TestTOPHostComponents(t *testing.T) {
 			t.Errorf("%s: a kernel", h.Name)
 		}
 		st, ok := workload.Find[*top.Station](v)
-		if !ok || st != h.TOP {
+		if !ok || st != machinetest.Station(h) {
 			t.Fatalf("%s: no station among %v", h.Name, v.Components())
 		}
 		if n := len(st.Drivers()); n != 1 {

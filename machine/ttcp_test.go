@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
@@ -437,11 +438,11 @@ func TestTTCPStallConditions(t *testing.T) {
 	}{
 		{"linux acks", func(exp *machine.Experiment, c *ttcp.Case) {
 			for i := range exp.Hosts {
-				ownMachine(exp, i).Inet.TCPDelAckStyle = inet.DelAckLinux
+				machinetest.InetParams(ownMachine(exp, i)).TCPDelAckStyle = inet.DelAckLinux
 			}
 		}, false},
 		{"8 KiB receive buffer", func(exp *machine.Experiment, c *ttcp.Case) { c.RcvBuf = 8 * sim.KiB }, false},
-		{"100 Mbit/s", func(exp *machine.Experiment, c *ttcp.Case) { exp.Segments[0].Rate = 100 * sim.Mbps }, true},
+		{"100 Mbit/s", func(exp *machine.Experiment, c *ttcp.Case) { machinetest.Segments(exp)[0].Rate = 100 * sim.Mbps }, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -449,7 +450,7 @@ func TestTTCPStallConditions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			exp.Segments[0].Pcap = false
+			machinetest.Segments(exp)[0].Pcap = false
 			c := ttcpParams(exp).Cases[0]
 			if c.Name != "fddi-stall" {
 				t.Fatalf("first run %q, want fddi-stall", c.Name)

@@ -3,6 +3,7 @@ package machine_test
 import (
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/memory"
 	"simkron/sim"
@@ -43,7 +44,7 @@ func udpBench1KiB(tb testing.TB, path string) *machine.Experiment {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	exp.Segments[0].Pcap = false
+	machinetest.Segments(exp)[0].Pcap = false
 	udpParams(exp).Sizes = []int{1024}
 	udpParams(exp).Warmup = 1
 	udpParams(exp).Messages = 500

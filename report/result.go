@@ -236,6 +236,11 @@ type Host struct {
 	Devices     []Device `json:"devices"`
 	GuestErrors int      `json:"guest_errors"`
 	GuestLog    []string `json:"guest_log,omitempty"`
+	// Counters are every counter of every component of the host, named
+	// under it (hostA.cpu0.cycles, hostA.inet.tcp_in_segs,
+	// hostA.nic0.card.tx_frames): simkron counters lists them with their
+	// meaning.
+	Counters []Counter `json:"counters,omitempty"`
 }
 
 // CPU holds the core's counters.

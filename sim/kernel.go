@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+
+	"simkron/trace"
 )
 
 // A queue entry keeps the ordering key next to the pointer so that sifting
@@ -38,7 +40,10 @@ type Kernel struct {
 	fired   uint64
 	stopped bool
 	seed    uint64
-	trace   func(t Time, ev *Event)
+	// Firing is the kernel's trace source: it fires every event just
+	// before the event's function runs, the clock at the event's time
+	// (Event.When). A listener must not schedule or cancel events.
+	Firing trace.Source[*Event]
 	// run is what the running Run* call goes on while; nested runs
 	// (RunNested) consult it as the call itself does.
 	run runState
@@ -75,14 +80,6 @@ func (k *Kernel) Fired() uint64 { return k.fired }
 
 // Pending returns how many events are scheduled.
 func (k *Kernel) Pending() int { return len(k.heap) }
-
-// SetTrace installs fn to be called before every event fires (nil removes
-// it). It is a listener: it must not schedule or cancel events.
-func (k *Kernel) SetTrace(fn func(t Time, ev *Event)) { k.trace = fn }
-
-// Trace returns the listener installed with SetTrace, or nil, so that a
-// new listener can chain it.
-func (k *Kernel) Trace() func(t Time, ev *Event) { return k.trace }
 
 // Schedule arranges for e to fire at time at (>= Now). An event that is
 // already scheduled is moved.
@@ -183,8 +180,8 @@ func (k *Kernel) Step() bool {
 	e := k.pop()
 	k.now = e.when
 	k.fired++
-	if k.trace != nil {
-		k.trace(e.when, e)
+	if k.Firing.Listened() {
+		k.Firing.Fire(e)
 	}
 	e.fn()
 	return true

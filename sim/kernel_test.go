@@ -560,28 +560,37 @@ func TestEventScheduledDuringOwnCallback(t *testing.T) {
 	}
 }
 
-func TestTrace(t *testing.T) {
+func TestFiring(t *testing.T) {
 	r := newRecorder()
-	var traced []firing
-	r.k.SetTrace(func(at sim.Time, ev *sim.Event) {
-		// The trace runs before the event's callback.
+	var traced, second []firing
+	r.k.Firing.Connect(func(ev *sim.Event) {
+		// The trace runs before the event's callback, the clock at the
+		// event's time.
 		if len(r.log) != len(traced) {
 			t.Errorf("trace for %s ran after its callback", ev.Name())
 		}
-		traced = append(traced, firing{ev.Name(), at})
+		if r.k.Now() != ev.When() {
+			t.Errorf("trace for %s at %v, the clock at %v", ev.Name(), ev.When(), r.k.Now())
+		}
+		traced = append(traced, firing{ev.Name(), ev.When()})
 	})
 	r.k.Schedule(r.ev("a", 0), 5)
-	r.k.Schedule(r.ev("b", 0), 7)
 	r.k.Step()
+	// A second listener sees the events from when it connects, after the
+	// first.
+	r.k.Firing.Connect(func(ev *sim.Event) {
+		if len(traced) != len(r.log)+1 {
+			t.Errorf("second listener for %s ran before the first", ev.Name())
+		}
+		second = append(second, firing{ev.Name(), ev.When()})
+	})
+	r.k.Schedule(r.ev("b", 0), 7)
 	r.k.Step()
 	if diff := cmp.Diff(r.log, traced); diff != "" {
 		t.Errorf("trace vs fire log (-fired +traced):\n%s", diff)
 	}
-	r.k.SetTrace(nil)
-	r.k.Schedule(r.ev("a", 0), 9)
-	r.k.Run()
-	if len(traced) != 2 {
-		t.Errorf("trace called after removal: %v", traced)
+	if diff := cmp.Diff(r.log[1:], second); diff != "" {
+		t.Errorf("second listener vs fire log (-fired +traced):\n%s", diff)
 	}
 }
 
@@ -801,7 +810,7 @@ func TestDeterminism(t *testing.T) {
 		k := sim.NewKernel(123)
 		rng := k.Stream("workload")
 		var b strings.Builder
-		k.SetTrace(func(at sim.Time, ev *sim.Event) { b.WriteString(ev.String() + " " + at.String() + "\n") })
+		k.Firing.Connect(func(ev *sim.Event) { b.WriteString(ev.String() + " " + ev.When().String() + "\n") })
 		evs := make([]*sim.Event, 50)
 		for i := range evs {
 			evs[i] = sim.NewEvent(string(rune('A'+i)), func() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,13 +13,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"simkron/config"
 	"simkron/machine"
+	"simkron/machine/part"
 	"simkron/report"
 	"simkron/report/shape"
 	"simkron/sim"
+	"simkron/stats"
 	"simkron/workload"
 )
 
@@ -539,6 +543,109 @@ their tables' headings:
 	return exitOK
 }
 
+func cmdCounters(e *env, args []string) int {
+	fs := newFlags(e, "counters", "[NAME...]", `List every counter a host reports in result.json (hosts[].counters), with
+its meaning: its core's, its environment's, its protocol families' and
+each device model's with its drivers', named as in the result
+(HOST.cpu0.cycles, HOST.kernel.syscalls, HOST.DEVICE.card.tx_frames). Each
+is declared once, by a tag on its component's stats struct. With NAME,
+only the counters whose name contains one of the NAMEs (in any case):
+
+  simkron counters tcp
+  simkron counters card.rx wire`)
+	words, stop, st := parseFlags(e, fs, args)
+	if stop {
+		return st
+	}
+	for _, w := range words {
+		if strings.TrimSpace(w) == "" {
+			fmt.Fprintf(e.stderr, "simkron counters: an empty NAME (simkron counters with no NAME lists every counter)\n")
+			return exitUsage
+		}
+	}
+	match := func(name string) bool {
+		if len(words) == 0 {
+			return true
+		}
+		for _, w := range words {
+			if strings.Contains(strings.ToLower(name), strings.ToLower(w)) {
+				return true
+			}
+		}
+		return false
+	}
+	var b strings.Builder
+	shown := 0
+	for _, s := range counterSections() {
+		var cs []stats.Counter
+		for _, c := range s.counters {
+			if match(c.Name) {
+				cs = append(cs, c)
+			}
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		if shown > 0 {
+			b.WriteString("\n")
+		}
+		shown++
+		fmt.Fprintf(&b, "%s\n\n", s.heading)
+		tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tHELP")
+		for _, c := range cs {
+			fmt.Fprintf(tw, "%s\t%s\n", c.Name, c.Help)
+		}
+		tw.Flush()
+	}
+	if shown == 0 {
+		fmt.Fprintf(e.stderr, "simkron counters: no counter's name contains %s (simkron counters with no NAME lists every counter)\n",
+			strings.Join(quoteAll(words), " or "))
+		return exitUsage
+	}
+	if _, err := io.WriteString(e.stdout, b.String()); err != nil {
+		fmt.Fprintf(e.stderr, "simkron counters: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// counterSection is a part's counters under a heading.
+type counterSection struct {
+	heading  string
+	counters []stats.Counter
+}
+
+// counterSections lists every counter a host can report, by part: the
+// core, the environments, the families, the device models (with each
+// environment's driver of them), as result.json names them under a host.
+func counterSections() []counterSection {
+	describe := func(prefix string, gs []stats.Group) []stats.Counter {
+		var out []stats.Counter
+		for _, g := range gs {
+			out = append(out, stats.Describe(stats.Join(prefix, g.Name), g.Value)...)
+		}
+		return out
+	}
+	secs := []counterSection{{heading: "Every host: its core", counters: describe("HOST", machine.CoreCounters())}}
+	for _, env := range part.Environments() {
+		secs = append(secs, counterSection{heading: fmt.Sprintf("Hosts that run the %s environment ([%s]): %s", env.Name, env.Section.Key, env.Section.Help),
+			counters: describe("HOST", env.Counters)})
+	}
+	for _, f := range part.Families() {
+		secs = append(secs, counterSection{heading: fmt.Sprintf("Hosts that run the %s family ([%s]): %s", f.Name, f.Section.Key, f.Section.Help),
+			counters: describe("HOST", f.Counters)})
+	}
+	for _, t := range part.DeviceTypes() {
+		cs := describe("HOST.DEVICE", t.Counters)
+		for _, d := range part.Drivers(t.Name) {
+			cs = append(cs, describe("HOST.DEVICE", d.Counters)...)
+		}
+		secs = append(secs, counterSection{heading: fmt.Sprintf("Devices of type = %q (DEVICE is the [[device]] name): %s", t.Name, t.Help), counters: cs})
+	}
+	return secs
+}
+
 // paramSection is a table of simkron params under its heading; a
 // section without parameters is a note, shown when its key matches.
 type paramSection struct {
@@ -548,14 +655,17 @@ type paramSection struct {
 }
 
 // paramSections lists every parameter, by table, in the order simkron
-// params prints them.
+// params prints them: machine files (their own tables, then each part's),
+// devices, experiment files (their own tables, each network
+// technology's, and each host's bindings of its cards), workloads.
 func paramSections() []paramSection {
 	spec := machine.DefaultSpec()
 	d := machine.DefaultDevice()
-	secs := []paramSection{
-		{heading: "Machine files (configs/machines/*.toml)", params: config.Params("", &spec)},
-		{heading: "[[device]] entries", params: config.Params("device[]", &d)},
+	secs := []paramSection{{heading: "Machine files (configs/machines/*.toml)", params: config.Params("", &spec)}}
+	for _, sec := range part.Sections() {
+		secs = append(secs, paramSection{heading: fmt.Sprintf("[%s]: %s", sec.Key, sec.Help), params: config.Params(sec.Key, sec.Defaults())})
 	}
+	secs = append(secs, paramSection{heading: "[[device]] entries", params: config.Params("device[]", &d)})
 	for _, t := range machine.DeviceTypes() {
 		secs = append(secs, paramSection{heading: fmt.Sprintf("[device.params] of type = %q: %s", t.Name, t.Help),
 			params: config.Params("device[].params", t.Defaults())})
@@ -565,9 +675,16 @@ func paramSections() []paramSection {
 		}
 	}
 	exp := machine.DefaultExperiment()
-	secs = append(secs,
-		paramSection{heading: "Experiment files", params: config.Params("", &exp)},
-		paramSection{heading: "[host.inet]: any key of the machine file's [inet], for that host only", key: "host.inet"})
+	secs = append(secs, paramSection{heading: "Experiment files", params: config.Params("", &exp)})
+	for _, t := range part.Technologies() {
+		ps := append(config.Params("", t.Tables()), config.Params("host[]", t.Bindings())...)
+		secs = append(secs, paramSection{heading: fmt.Sprintf("Experiment files: %s (%s)", t.Name, t.Help), params: ps})
+	}
+	for _, sec := range part.Sections() {
+		if sec.HostOverride != nil {
+			secs = append(secs, paramSection{heading: fmt.Sprintf("[host.%s]: keys of the machine file's [%s], for that host only", sec.Key, sec.Key), key: "host." + sec.Key})
+		}
+	}
 	for _, t := range workload.Types() {
 		secs = append(secs, paramSection{heading: fmt.Sprintf("[workload.%s] (type = %q): %s", t.Name, t.Name, t.Help),
 			params: config.Params("workload."+t.Name, t.Params())})

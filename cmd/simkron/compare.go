@@ -241,12 +241,9 @@ func compareExperiment(path string, o []machine.Override) (*machine.Experiment, 
 	}
 	if ends["client"] == "" || ends["server"] == "" {
 		var hs []string
-		for _, h := range exp.Hosts {
-			for _, n := range h.NICs {
-				if n.IP != ([4]byte{}) {
-					hs = append(hs, h.Name)
-					break
-				}
+		for i := range exp.Hosts {
+			if _, ok := machine.HostAddress(&exp.Hosts[i]); ok {
+				hs = append(hs, exp.Hosts[i].Name)
 			}
 		}
 		if len(hs) < 2 {

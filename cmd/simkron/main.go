@@ -43,6 +43,7 @@ var commands = []command{
 	{"merge", "DIR...", "merge the shards of a sweep into one result", cmdMerge},
 	{"validate", "FILE...", "check experiment or machine files and explain every problem", cmdValidate},
 	{"params", "[KEY...]", "list every configuration parameter (or those whose key contains KEY) with its default, range and meaning", cmdParams},
+	{"counters", "[NAME...]", "list every counter a host reports (or those whose name contains NAME) with its meaning", cmdCounters},
 	{"symbols", "CONFIG", "list each host's modelled functions: layer, code address, instructions", cmdSymbols},
 	{"devices", "CONFIG", "print each host's device address map", cmdDevices},
 	{"report", "RESULT", "render a result as tables, CSV, JSON, SVG or PNG charts, or HTML", cmdReport},

@@ -43,10 +43,12 @@ package atmtaxi
 import (
 	"encoding/binary"
 
+	"simkron/card"
 	"simkron/cpu"
 	"simkron/ethersim/atmnet"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 var (
@@ -58,32 +60,32 @@ var (
 
 // Stats counts the interface's events.
 type Stats struct {
-	TxCells      uint64 // cells sent to the line
-	TxPIOWords   uint64 // words written to the transmit data port
-	TxOverflow   uint64 // words written while the transmit FIFO was full (dropped)
-	RxCells      uint64 // cells stored in the receive FIFO
-	RxPIOWords   uint64 // words read from the receive data port
-	RxOverflow   uint64 // cells lost: receive FIFO full
-	RxBadHEC     uint64 // cells dropped: header error
-	RxCorrected  uint64 // single-bit header errors corrected (hec_correct)
-	RxDisabled   uint64 // cells that arrived with the receiver off
-	RxUnderrun   uint64 // reads of an empty receive FIFO
-	DMATransfers uint64 // DMAs that ran
-	DMABytes     uint64
-	DMABusy      sim.Time // summed DMA durations (latency and transfer)
-	DMAReadBusy  sim.Time // of them, transfers memory → interface
-	DMAWriteBusy sim.Time // of them, transfers interface → memory (the sorter's too)
-	DMAErrors    uint64
-	Interrupts   uint64 // rising edges of the interrupt line
-	TxCRCPDUs    uint64 // PDUs whose CRC-32 the TX assist filled in
-	RxCRCPDUs    uint64 // PDUs the RX assist checked
-	RxCRCLost    uint64 // PDUs whose context another VC took mid-PDU
-	SortCells    uint64 // cells sorted into host buffers
-	SortPDUs     uint64 // completions posted
-	SortNoBuffer uint64 // cells dropped: no buffer armed for the VC
-	SortOverrun  uint64 // PDUs cut short: buffer too small
-	SortDoneFull uint64 // completions lost: the DONE FIFO full
-	GuestErrors  uint64
+	TxCells      uint64   `stat:"tx_cells" help:"cells sent to the line"`
+	TxPIOWords   uint64   `stat:"tx_pio_words" help:"words written to the transmit data port"`
+	TxOverflow   uint64   `stat:"tx_overflow" help:"words written while the transmit FIFO was full (dropped)"`
+	RxCells      uint64   `stat:"rx_cells" help:"cells stored in the receive FIFO"`
+	RxPIOWords   uint64   `stat:"rx_pio_words" help:"words read from the receive data port"`
+	RxOverflow   uint64   `stat:"rx_overflow" help:"cells lost: receive FIFO full"`
+	RxBadHEC     uint64   `stat:"rx_bad_hec" help:"cells dropped: header error"`
+	RxCorrected  uint64   `stat:"rx_corrected" help:"single-bit header errors corrected (hec_correct)"`
+	RxDisabled   uint64   `stat:"rx_disabled" help:"cells that arrived with the receiver off"`
+	RxUnderrun   uint64   `stat:"rx_underrun" help:"reads of an empty receive FIFO"`
+	DMATransfers uint64   `stat:"dma_transfers" help:"DMAs that ran"`
+	DMABytes     uint64   `stat:"dma_bytes" help:"bytes the DMAs moved"`
+	DMABusy      sim.Time `stat:"dma_busy_ps" help:"summed DMA durations (latency and transfer), in picoseconds"`
+	DMAReadBusy  sim.Time `stat:"dma_read_busy_ps" help:"of them, transfers memory to interface, in picoseconds"`
+	DMAWriteBusy sim.Time `stat:"dma_write_busy_ps" help:"of them, transfers interface to memory (the sorter's too), in picoseconds"`
+	DMAErrors    uint64   `stat:"dma_errors" help:"DMAs refused: a bad length or address"`
+	Interrupts   uint64   `stat:"interrupts" help:"rising edges of the interrupt line"`
+	TxCRCPDUs    uint64   `stat:"tx_crc_pdus" help:"PDUs whose CRC-32 the TX assist filled in"`
+	RxCRCPDUs    uint64   `stat:"rx_crc_pdus" help:"PDUs the RX assist checked"`
+	RxCRCLost    uint64   `stat:"rx_crc_lost" help:"PDUs whose context another VC took mid-PDU"`
+	SortCells    uint64   `stat:"sort_cells" help:"cells sorted into host buffers"`
+	SortPDUs     uint64   `stat:"sort_pdus" help:"completions posted"`
+	SortNoBuffer uint64   `stat:"sort_no_buffer" help:"cells dropped: no buffer armed for the VC"`
+	SortOverrun  uint64   `stat:"sort_overrun" help:"PDUs cut short: buffer too small"`
+	SortDoneFull uint64   `stat:"sort_done_full" help:"completions lost: the DONE FIFO full"`
+	GuestErrors  uint64   `stat:"guest_errors" help:"misuses reported to the guest log"`
 }
 
 // rxEntry is one cell in the receive FIFO: its header word, its payload
@@ -174,9 +176,18 @@ type Device struct {
 	sortCell          atmnet.Cell
 	buf               []byte
 
-	// Observers of the FIFOs (ObserveFIFO), and when the cell being
-	// written by PIO began and the head cell's first word was read.
-	onFIFO           []func(tx bool, vci uint16, begin, end sim.Time)
+	// FIFO is the interface's trace source of the cells crossing
+	// between the host and the FIFOs: a cell entering the transmit FIFO
+	// (Tx; its first word written by PIO or carried by DMA at Begin,
+	// complete in the FIFO at End) or leaving the receive FIFO (its
+	// first word read, or its DMA begun, at Begin; its last word read,
+	// or its payload in memory, at End), with its VCI; cells the VCI
+	// sorter moves into host memory count as leaving the receive FIFO.
+	// It is what an oscilloscope on the FIFOs' strobes shows. A listener
+	// only looks.
+	FIFO trace.Source[card.FIFOCell]
+	// When the cell being written by PIO began and the head cell's first
+	// word was read.
 	txBegin, rxBegin sim.Time
 
 	stats Stats
@@ -203,23 +214,9 @@ func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, sys *memory.System) 
 	return d
 }
 
-// ObserveFIFO adds fn to the observers of the cells crossing between the
-// host and the FIFOs: a cell entering the transmit FIFO (tx; its first
-// word written by PIO or carried by DMA at begin, complete in the FIFO at
-// end) or leaving the receive FIFO (its first word read, or its DMA begun,
-// at begin; its last word read, or its payload in memory, at end), with
-// its VCI; cells the VCI sorter moves into host memory count as leaving
-// the receive FIFO. It is what an oscilloscope on the FIFOs' strobes
-// shows. fn only looks.
-func (d *Device) ObserveFIFO(fn func(tx bool, vci uint16, begin, end sim.Time)) {
-	d.onFIFO = append(d.onFIFO, fn)
-}
-
-// showFIFO tells the observers a cell crossed.
+// showFIFO fires FIFO: a cell crossed.
 func (d *Device) showFIFO(tx bool, vci uint16, begin, end sim.Time) {
-	for _, fn := range d.onFIFO {
-		fn(tx, vci, begin, end)
-	}
+	d.FIFO.Fire(card.FIFOCell{Tx: tx, VCI: vci, Begin: begin, End: end})
 }
 
 // SetLine attaches the interface to a line end: cells go out through it
@@ -516,7 +513,7 @@ func (d *Device) pushWord(v uint32) {
 		d.txWords = 0
 		var c atmnet.Cell
 		d.fill(&c, &d.txPart)
-		if len(d.onFIFO) > 0 {
+		if d.FIFO.Listened() {
 			d.showFIFO(true, c.VCI(), d.txBegin, d.k.Now())
 		}
 		d.enqueueTx(&c)
@@ -704,7 +701,7 @@ func (d *Device) popWord() uint32 {
 // host from begin to end.
 func (d *Device) popCell(begin, end sim.Time) {
 	e := &d.rx[d.rxHead]
-	if len(d.onFIFO) > 0 {
+	if d.FIFO.Listened() {
 		d.showFIFO(false, uint16(e.words[0]>>4), begin, end)
 	}
 	if e.words[0]&0xA == 2 { // user data (PT bit 3 clear) with the AUU bit: PT 001 or 011
@@ -857,7 +854,7 @@ func (d *Device) txDMADeliver() {
 	i := 0
 	for ; i < len(d.txDMA) && d.txDMA[i].at <= now; i++ {
 		c := d.txDMA[i].cell
-		if len(d.onFIFO) > 0 {
+		if d.FIFO.Listened() {
 			d.showFIFO(true, c.VCI(), d.txDMA[i].begin, d.txDMA[i].at)
 		}
 		d.enqueueTx(&c)
@@ -997,7 +994,7 @@ func (d *Device) sortNext() {
 		d.sortCell = c
 		d.dmaBusy, d.dmaSort = true, true
 		total := d.p.DMALatency + dur
-		if len(d.onFIFO) > 0 {
+		if d.FIFO.Listened() {
 			d.showFIFO(false, c.VCI(), d.k.Now(), d.k.Now()+total)
 		}
 		d.stats.DMABusy += total

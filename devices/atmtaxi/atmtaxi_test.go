@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"simkron/card"
 	"simkron/devices/atmtaxi"
 	"simkron/ethersim/atmnet"
 	"simkron/memory"
@@ -106,7 +107,7 @@ func TestPIOLoopback(t *testing.T) {
 	r := newRig(t, atmtaxi.DefaultParams())
 	var wire []atmnet.Cell
 	tap := &wireRec{}
-	r.loop.Network().SetTrace(tap.rec)
+	r.loop.Network().Trace.Connect(tap.rec)
 	r.w(atmtaxi.RegCSR, atmtaxi.CsrTxEn|atmtaxi.CsrRxEn)
 	vc := atmnet.VC{VPI: 1, VCI: 100}
 	sent := [][13]uint32{words(vc, 0, 1), words(vc, 0, 2), words(vc, 1, 3)}
@@ -422,7 +423,7 @@ func TestAssists(t *testing.T) {
 	p.HeaderInsertion, p.AAL5CRC = true, true
 	r := newRig(t, p)
 	tap := &wireRec{}
-	r.loop.Network().SetTrace(tap.rec)
+	r.loop.Network().Trace.Connect(tap.rec)
 	r.w(atmtaxi.RegCSR, atmtaxi.CsrTxEn|atmtaxi.CsrRxEn|atmtaxi.CsrHdrInsert|atmtaxi.CsrTxCRC|atmtaxi.CsrRxCRC)
 	vc := atmnet.VC{VPI: 2, VCI: 77}
 	cells := pduPayloads(200, false)
@@ -642,22 +643,22 @@ func FuzzRegisters(f *testing.F) {
 	})
 }
 
-// fifoRec records what ObserveFIFO shows.
+// fifoRec records what the FIFO trace source fires.
 type fifoRec struct {
 	tx         bool
 	vci        uint16
 	begin, end sim.Time
 }
 
-// ObserveFIFO shows each cell crossing between host and FIFO when it
+// The FIFO trace source fires each cell crossing between host and FIFO when it
 // does: by PIO from its first word to its last (transmit and receive), by
 // mode-A DMA over the transfer's share of it, by mode B from the header
 // word written or read by PIO to the payload's DMA ending.
-func TestObserveFIFO(t *testing.T) {
+func TestFIFOTrace(t *testing.T) {
 	p := atmtaxi.DefaultParams()
 	r := newRig(t, p)
 	var got []fifoRec
-	r.dev.ObserveFIFO(func(tx bool, vci uint16, begin, end sim.Time) { got = append(got, fifoRec{tx, vci, begin, end}) })
+	r.dev.FIFO.Connect(func(c card.FIFOCell) { got = append(got, fifoRec{c.Tx, c.VCI, c.Begin, c.End}) })
 	r.w(atmtaxi.RegCSR, atmtaxi.CsrTxEn|atmtaxi.CsrRxEn)
 	vc := atmnet.VC{VCI: 80}
 	w := words(vc, 1, 3)

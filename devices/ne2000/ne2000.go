@@ -74,26 +74,26 @@ var (
 
 // Stats counts the card's events.
 type Stats struct {
-	TxFrames      uint64 // frames handed to the wire
-	TxBytes       uint64 // bytes handed to the wire, FCS included
-	TxErrors      uint64 // transmissions that ended with ISR.TXE
-	TxCollisions  uint64 // collisions reported by the wire
-	TxLoopback    uint64 // transmissions completed in loopback, not sent
-	RxFrames      uint64 // good frames stored in the ring (ISR.PRX)
-	RxBytes       uint64 // bytes of those frames, FCS included, headers not
-	RxErrored     uint64 // frames with a bad FCS stored because of RCR.SEP
-	RxFiltered    uint64 // frames refused by the address filter
-	RxOffline     uint64 // frames that arrived while stopped or in loopback
-	RxRunts       uint64 // frames under 64 bytes dropped (RCR.AR clear)
-	CRCErrors     uint64 // frames with a bad FCS that passed the filter (CNTR1: the DP8390 checks the address first)
-	AlignErrors   uint64 // frame-alignment errors (CNTR0): always 0, see package doc
-	Missed        uint64 // frames lost for want of ring space or in monitor mode (CNTR2)
-	Overflows     uint64 // ring overflows (ISR.OVW)
-	Interrupts    uint64 // rising edges of the interrupt line
-	RemoteDMA     uint64 // bytes moved through the data port
-	GuestErrors   uint64 // misuses reported to the guest log
-	Resets        uint64 // board resets through the reset port
-	SpuriousTxEnd uint64 // TxDone calls with nothing on the wire (a wiring bug)
+	TxFrames      uint64 `stat:"tx_frames" help:"frames handed to the wire"`
+	TxBytes       uint64 `stat:"tx_bytes" help:"bytes handed to the wire, FCS included"`
+	TxErrors      uint64 `stat:"tx_errors" help:"transmissions that ended with ISR.TXE"`
+	TxCollisions  uint64 `stat:"tx_collisions" help:"collisions reported by the wire"`
+	TxLoopback    uint64 `stat:"tx_loopback" help:"transmissions completed in loopback, not sent"`
+	RxFrames      uint64 `stat:"rx_frames" help:"good frames stored in the ring (ISR.PRX)"`
+	RxBytes       uint64 `stat:"rx_bytes" help:"bytes of those frames, FCS included, headers not"`
+	RxErrored     uint64 `stat:"rx_errored" help:"frames with a bad FCS stored because of RCR.SEP"`
+	RxFiltered    uint64 `stat:"rx_filtered" help:"frames refused by the address filter"`
+	RxOffline     uint64 `stat:"rx_offline" help:"frames that arrived while stopped or in loopback"`
+	RxRunts       uint64 `stat:"rx_runts" help:"frames under 64 bytes dropped (RCR.AR clear)"`
+	CRCErrors     uint64 `stat:"crc_errors" help:"frames with a bad FCS that passed the filter (CNTR1: the DP8390 checks the address first)"`
+	AlignErrors   uint64 `stat:"align_errors" help:"frame-alignment errors (CNTR0): always 0, see package doc"`
+	Missed        uint64 `stat:"missed" help:"frames lost for want of ring space or in monitor mode (CNTR2)"`
+	Overflows     uint64 `stat:"overflows" help:"ring overflows (ISR.OVW)"`
+	Interrupts    uint64 `stat:"interrupts" help:"rising edges of the interrupt line"`
+	RemoteDMA     uint64 `stat:"remote_dma" help:"bytes moved through the data port"`
+	GuestErrors   uint64 `stat:"guest_errors" help:"misuses reported to the guest log"`
+	Resets        uint64 `stat:"resets" help:"board resets through the reset port"`
+	SpuriousTxEnd uint64 `stat:"spurious_tx_end" help:"TxDone calls with nothing on the wire (a wiring bug)"`
 }
 
 // Remote DMA state.

@@ -75,7 +75,7 @@ type EdgeIRQ interface{ Pulse() }
 
 // Stats counts the timer's events.
 type Stats struct {
-	Interrupts uint64 // rising edges of OUT0
+	Interrupts uint64 `stat:"interrupts" help:"rising edges of OUT0"`
 }
 
 type counter struct {

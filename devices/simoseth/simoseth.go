@@ -70,6 +70,7 @@ import (
 	"simkron/ethersim"
 	"simkron/memory"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // Wire is the network side of the card's transmitter: Transmit starts
@@ -88,31 +89,31 @@ var (
 
 // Stats counts the card's events.
 type Stats struct {
-	TxFrames       uint64   // frames handed to the wire
-	TxBytes        uint64   // their bytes, FCS included
-	TxDMAFrames    uint64   // frames read from host memory into the tx buffer
-	TxDescErrors   uint64   // frames refused for their descriptors (ELEN, EDMA, EFMT)
-	TxWaits        uint64   // times the transmit DMA found no room in the tx buffer
-	TxAborts       uint64   // frames the wire gave up on (16 collisions) or refused
-	TxCollisions   uint64   // collisions reported by the wire
-	RxFrames       uint64   // frames stored in host memory
-	RxBytes        uint64   // their bytes, without the FCS
-	RxCRCErrors    uint64   // frames with a bad FCS, dropped
-	RxRunts        uint64   // frames under 64 bytes, dropped
-	RxTooLong      uint64   // frames over max_frame, dropped
-	RxFiltered     uint64   // frames for another station, dropped
-	RxOffline      uint64   // frames that arrived with the receiver off
-	RxNoDescriptor uint64   // frames dropped because the receive ring had run out
-	RxOverflow     uint64   // frames dropped because the rx buffer was full
-	RxDescErrors   uint64   // frames dropped for their descriptors (ELEN, EDMA)
-	DescFetches    uint64   // descriptors read
-	DMATransfers   uint64   // transfers of the DMA engine
-	DMABytes       uint64   // bytes they moved
-	DMABusy        sim.Time // time the DMA engine was busy
-	Interrupts     uint64   // rising edges of the interrupt line
-	GuestErrors    uint64   // misuses reported to the guest log
-	Resets         uint64
-	SpuriousTxEnd  uint64 // TxDone with nothing on the wire (a wiring bug)
+	TxFrames       uint64   `stat:"tx_frames" help:"frames handed to the wire"`
+	TxBytes        uint64   `stat:"tx_bytes" help:"their bytes, FCS included"`
+	TxDMAFrames    uint64   `stat:"tx_dma_frames" help:"frames read from host memory into the tx buffer"`
+	TxDescErrors   uint64   `stat:"tx_desc_errors" help:"frames refused for their descriptors (ELEN, EDMA, EFMT)"`
+	TxWaits        uint64   `stat:"tx_waits" help:"times the transmit DMA found no room in the tx buffer"`
+	TxAborts       uint64   `stat:"tx_aborts" help:"frames the wire gave up on (16 collisions) or refused"`
+	TxCollisions   uint64   `stat:"tx_collisions" help:"collisions reported by the wire"`
+	RxFrames       uint64   `stat:"rx_frames" help:"frames stored in host memory"`
+	RxBytes        uint64   `stat:"rx_bytes" help:"their bytes, without the FCS"`
+	RxCRCErrors    uint64   `stat:"rx_crc_errors" help:"frames with a bad FCS, dropped"`
+	RxRunts        uint64   `stat:"rx_runts" help:"frames under 64 bytes, dropped"`
+	RxTooLong      uint64   `stat:"rx_too_long" help:"frames over max_frame, dropped"`
+	RxFiltered     uint64   `stat:"rx_filtered" help:"frames for another station, dropped"`
+	RxOffline      uint64   `stat:"rx_offline" help:"frames that arrived with the receiver off"`
+	RxNoDescriptor uint64   `stat:"rx_no_descriptor" help:"frames dropped because the receive ring had run out"`
+	RxOverflow     uint64   `stat:"rx_overflow" help:"frames dropped because the rx buffer was full"`
+	RxDescErrors   uint64   `stat:"rx_desc_errors" help:"frames dropped for their descriptors (ELEN, EDMA)"`
+	DescFetches    uint64   `stat:"desc_fetches" help:"descriptors read"`
+	DMATransfers   uint64   `stat:"dma_transfers" help:"transfers of the DMA engine"`
+	DMABytes       uint64   `stat:"dma_bytes" help:"bytes they moved"`
+	DMABusy        sim.Time `stat:"dma_busy_ps" help:"time the DMA engine was busy, in picoseconds"`
+	Interrupts     uint64   `stat:"interrupts" help:"rising edges of the interrupt line"`
+	GuestErrors    uint64   `stat:"guest_errors" help:"misuses reported to the guest log"`
+	Resets         uint64   `stat:"resets" help:"card resets through its control register"`
+	SpuriousTxEnd  uint64   `stat:"spurious_tx_end" help:"TxDone with nothing on the wire (a wiring bug)"`
 }
 
 type jobKind uint8
@@ -171,10 +172,14 @@ type NIC struct {
 	job      job
 	engineEv *sim.Event
 	since    sim.Time // start of the busy period
-	// onEngine are the observers of the engine's busy periods, and shown
-	// the state they were last told.
-	onEngine []func(busy bool)
-	shown    bool
+	// DMA is the card's trace source of the DMA engine's busy periods:
+	// it fires true when the engine starts moving data between host
+	// memory and the card after being idle, and false when it has
+	// nothing more to do (back-to-back transfers are one busy period).
+	// A listener only looks.
+	DMA trace.Source[bool]
+	// shown is the state DMA last fired.
+	shown bool
 
 	chainErr bool // an incomplete transmit chain was reported (once per frame)
 	irqLevel bool
@@ -216,22 +221,14 @@ func (n *NIC) Port() *memory.DMAPort { return n.dma }
 // Busy reports whether the DMA engine is working.
 func (n *NIC) Busy() bool { return n.busy }
 
-// ObserveDMA adds fn to the observers of the DMA engine: it is called with
-// true when the engine starts moving data between host memory and the
-// card after being idle, and with false when it has nothing more to do
-// (back-to-back transfers are one busy period). It only looks.
-func (n *NIC) ObserveDMA(fn func(busy bool)) { n.onEngine = append(n.onEngine, fn) }
-
-// showEngine tells the observers a change of the engine's state.
+// showEngine fires DMA on a change of the engine's state.
 func (n *NIC) showEngine() {
-	if n.busy == n.shown || len(n.onEngine) == 0 {
+	if n.busy == n.shown || !n.DMA.Listened() {
 		n.shown = n.busy
 		return
 	}
 	n.shown = n.busy
-	for _, fn := range n.onEngine {
-		fn(n.busy)
-	}
+	n.DMA.Fire(n.busy)
 }
 
 // Stats returns the card's counters, DMABusy up to now.

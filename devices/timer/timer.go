@@ -27,8 +27,8 @@ func DefaultParams() Params { return Params{HZ: 100, Epoch: 820454400} }
 
 // Stats counts the device's events.
 type Stats struct {
-	Ticks    uint64
-	OneShots uint64
+	Ticks    uint64 `stat:"ticks" help:"periodic ticks raised"`
+	OneShots uint64 `stat:"one_shots" help:"one-shot timer expiries raised"`
 }
 
 // Timer is the device.

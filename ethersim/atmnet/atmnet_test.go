@@ -364,7 +364,7 @@ func TestTapAndTrace(t *testing.T) {
 	net := atmnet.New(k)
 	var trace bytes.Buffer
 	tw := atmnet.NewTraceWriter(&trace)
-	net.SetTrace(tw.Record)
+	net.Trace.Connect(tw.Record)
 	l, _ := net.NewLoopback("lo0", atmnet.DefaultLinkParams())
 	s := sink{k: k}
 	l.A().SetReceiver(&s)

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // Receiver is the network side of a host interface or switch port: the
@@ -51,7 +52,9 @@ type Network struct {
 	k        *sim.Kernel
 	links    map[string]*Link
 	switches map[string]*Switch
-	trace    func(TraceRecord)
+	// Trace is the network's trace source: it fires at every trace point
+	// of every link and switch (TraceKind). A listener must not send.
+	Trace trace.Source[TraceRecord]
 }
 
 // New returns an empty network driven by k.
@@ -62,13 +65,9 @@ func New(k *sim.Kernel) *Network {
 // Kernel returns the event kernel.
 func (n *Network) Kernel() *sim.Kernel { return n.k }
 
-// SetTrace installs fn (nil removes it) to be called at every trace point
-// of every link and switch. It is a listener: it must not send.
-func (n *Network) SetTrace(fn func(TraceRecord)) { n.trace = fn }
-
 func (n *Network) emit(where string, kind TraceKind, c *Cell) {
-	if n.trace != nil {
-		n.trace(TraceRecord{At: n.k.Now(), Where: where, Kind: kind, Cell: c})
+	if n.Trace.Listened() {
+		n.Trace.Fire(TraceRecord{At: n.k.Now(), Where: where, Kind: kind, Cell: c})
 	}
 }
 
@@ -175,11 +174,11 @@ type End struct {
 // EndStats counts one end's traffic and the faults of cells arriving at
 // it.
 type EndStats struct {
-	TxCells    uint64 // cells sent from this end
-	RxCells    uint64 // cells handed to the receiver
-	Lost       uint64 // cells lost on the way here (cell_loss)
-	Corrupted  uint64 // cells delivered with a bit flipped (bit_error)
-	NoReceiver uint64 // cells that arrived with no receiver attached
+	TxCells    uint64 `stat:"tx_cells" help:"cells sent from this end"`
+	RxCells    uint64 `stat:"rx_cells" help:"cells handed to the receiver"`
+	Lost       uint64 `stat:"lost" help:"cells lost on the way here (cell_loss)"`
+	Corrupted  uint64 `stat:"corrupted" help:"cells delivered with a bit flipped (bit_error)"`
+	NoReceiver uint64 `stat:"no_receiver" help:"cells that arrived with no receiver attached"`
 }
 
 func newEnd(l *Link, name string, dte bool) *End {

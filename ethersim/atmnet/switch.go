@@ -64,9 +64,9 @@ type Port struct {
 
 // PortStats counts one output port.
 type PortStats struct {
-	TxCells    uint64
-	QueueDrops uint64
-	QueuePeak  int // most cells ever held for the port
+	TxCells    uint64 `stat:"tx_cells" help:"cells the port sent onto its link"`
+	QueueDrops uint64 `stat:"queue_drops" help:"cells dropped: the output queue full"`
+	QueuePeak  int    `stat:"queue_peak" help:"most cells ever held for the port"`
 }
 
 type queued struct {

@@ -61,7 +61,7 @@ type TraceWriter struct {
 // end.
 func NewTraceWriter(w io.Writer) *TraceWriter { return &TraceWriter{w: bufio.NewWriter(w)} }
 
-// Record writes r; it is a listener for Network.SetTrace. The first write
+// Record writes r; it is a listener of Network.Trace. The first write
 // error is kept for Flush and stops the trace.
 func (t *TraceWriter) Record(r TraceRecord) {
 	if t.err != nil {

@@ -43,6 +43,7 @@ import (
 
 	"simkron/ethersim"
 	"simkron/sim"
+	"simkron/trace"
 )
 
 // NICID is the identifier of the peer's only gVisor NIC.
@@ -85,11 +86,11 @@ type Peer struct {
 	// Stack is the gVisor network stack, with IPv4, ARP, UDP and ICMP
 	// (and TCP when configured).
 	Stack *stack.Stack
-	// OnFrame, if set, sees every frame the peer receives (before
-	// filtering, without its FCS; in = true) and every frame it sends
-	// (padded, without its FCS, as it is handed to the attachment; in = false).
-	// It only looks; frame is valid during the call only.
-	OnFrame func(in bool, frame []byte)
+	// Received fires every frame the peer receives (before filtering,
+	// without its FCS), Sent every frame it sends (padded, without its
+	// FCS, as it is handed to the attachment). A listener only looks;
+	// the frame is valid during the call only.
+	Received, Sent trace.Source[[]byte]
 
 	cfg   Config
 	k     *sim.Kernel
@@ -244,8 +245,8 @@ func (p *Peer) Receive(frame []byte) {
 		p.stats.RxRunts++
 		return
 	}
-	if p.OnFrame != nil {
-		p.OnFrame(true, frame[:len(frame)-4])
+	if p.Received.Listened() {
+		p.Received.Fire(frame[:len(frame)-4])
 	}
 	if !ethersim.CheckFCS(frame) {
 		p.stats.RxBadFCS++
@@ -305,8 +306,8 @@ func (p *Peer) kick() {
 	f := p.txq[0]
 	p.txq[0] = nil
 	p.txq = p.txq[1:]
-	if p.OnFrame != nil {
-		p.OnFrame(false, f[:len(f)-4])
+	if p.Sent.Listened() {
+		p.Sent.Fire(f[:len(f)-4])
 	}
 	if err := p.att.Transmit(f); err != nil {
 		// Transmit refuses only when busy or for a bad length, both

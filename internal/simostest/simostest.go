@@ -21,7 +21,7 @@ import (
 // MachineFile is what hand-built hosts take from the study's machine
 // file, configs/machines/simos-mipsy.toml, decoded strictly into the
 // components' own Params, so that the driver's and the VIA agent's tests need no machine/ (which
-// builds the same hosts from the file: machine/device_simoseth.go).
+// builds the same hosts from the file: machine/parts/ethernet/simoseth.go).
 type MachineFile struct {
 	CPU    cpu.Params
 	Cache  memory.HierarchyParams

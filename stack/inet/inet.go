@@ -41,6 +41,7 @@ import (
 	"simkron/stack/header"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/trace"
 )
 
 // Addr is an IPv4 address.
@@ -101,35 +102,73 @@ func (p Params) Validate() error {
 
 // Stats counts the Internet layer's events; every drop has a counter.
 type Stats struct {
-	IPInReceives, IPInDelivers, IPOutRequests          uint64
-	IPInHdrErrors, IPInBadChecksum, IPInAddrErrors     uint64
-	IPInUnknownProtos, IPInTruncated                   uint64
-	IPFragCreates, IPFragOKs                           uint64
-	IPReasmReqds, IPReasmOKs, IPReasmFails             uint64
-	IPReasmTimeouts, IPReasmOverlaps, IPReasmEvicted   uint64
-	IPOutNoRoute                                       uint64
-	ARPRequestsSent, ARPRepliesSent, ARPRequestsRecvd  uint64
-	ARPRepliesRecvd, ARPBadPackets, ARPQueueDrops      uint64
-	ARPUnresolved                                      uint64
-	ICMPInMsgs, ICMPInErrors, ICMPInEchos              uint64
-	ICMPOutMsgs, ICMPOutEchoReps, ICMPOutDestUnreachs  uint64
-	UDPInDatagrams, UDPNoPorts, UDPInErrors            uint64
-	UDPInBadChecksum, UDPRcvbufErrors, UDPOutDatagrams uint64
-	NoBuffers                                          uint64
+	IPInReceives        uint64 `stat:"ip_in_receives" help:"IP datagrams received from the device layer, errors included (RFC 1213 ipInReceives)"`
+	IPInDelivers        uint64 `stat:"ip_in_delivers" help:"datagrams delivered to ICMP, UDP or TCP (ipInDelivers)"`
+	IPOutRequests       uint64 `stat:"ip_out_requests" help:"datagrams the host's protocols handed to IP to send (ipOutRequests)"`
+	IPInHdrErrors       uint64 `stat:"ip_in_hdr_errors" help:"datagrams dropped: a bad IP header (ipInHdrErrors)"`
+	IPInBadChecksum     uint64 `stat:"ip_in_bad_checksum" help:"datagrams dropped: a bad IP header checksum"`
+	IPInAddrErrors      uint64 `stat:"ip_in_addr_errors" help:"datagrams dropped: for another host (no forwarding; ipInAddrErrors)"`
+	IPInUnknownProtos   uint64 `stat:"ip_in_unknown_protos" help:"datagrams dropped: a protocol the host does not run (ipInUnknownProtos)"`
+	IPInTruncated       uint64 `stat:"ip_in_truncated" help:"datagrams dropped: shorter than their header or total length"`
+	IPFragCreates       uint64 `stat:"ip_frag_creates" help:"fragments made from datagrams larger than the MTU (ipFragCreates)"`
+	IPFragOKs           uint64 `stat:"ip_frag_oks" help:"datagrams sent in fragments (ipFragOKs)"`
+	IPReasmReqds        uint64 `stat:"ip_reasm_reqds" help:"fragments received for reassembly (ipReasmReqds)"`
+	IPReasmOKs          uint64 `stat:"ip_reasm_oks" help:"datagrams reassembled (ipReasmOKs)"`
+	IPReasmFails        uint64 `stat:"ip_reasm_fails" help:"reassemblies that failed: inconsistent fragments, no buffer (ipReasmFails)"`
+	IPReasmTimeouts     uint64 `stat:"ip_reasm_timeouts" help:"reassemblies given up: the rest did not come within frag_timeout"`
+	IPReasmOverlaps     uint64 `stat:"ip_reasm_overlaps" help:"fragments trimmed or dropped for overlapping ones already held"`
+	IPReasmEvicted      uint64 `stat:"ip_reasm_evicted" help:"datagrams in reassembly evicted, oldest first, to stay within frag_memory"`
+	IPOutNoRoute        uint64 `stat:"ip_out_no_route" help:"datagrams not sent: the destination is off the link, or no VC leads to it (ipOutNoRoutes)"`
+	ARPRequestsSent     uint64 `stat:"arp_requests_sent" help:"ARP requests sent"`
+	ARPRepliesSent      uint64 `stat:"arp_replies_sent" help:"ARP replies sent"`
+	ARPRequestsRecvd    uint64 `stat:"arp_requests_recvd" help:"ARP requests received"`
+	ARPRepliesRecvd     uint64 `stat:"arp_replies_recvd" help:"ARP replies received"`
+	ARPBadPackets       uint64 `stat:"arp_bad_packets" help:"ARP packets dropped: too short, malformed or of another operation"`
+	ARPQueueDrops       uint64 `stat:"arp_queue_drops" help:"packets dropped while waiting for a neighbour's address: its queue full, or the address never came"`
+	ARPUnresolved       uint64 `stat:"arp_unresolved" help:"neighbours given up on after arp_tries requests"`
+	ICMPInMsgs          uint64 `stat:"icmp_in_msgs" help:"ICMP messages received (icmpInMsgs)"`
+	ICMPInErrors        uint64 `stat:"icmp_in_errors" help:"ICMP messages dropped: too short or a bad checksum (icmpInErrors)"`
+	ICMPInEchos         uint64 `stat:"icmp_in_echos" help:"echo requests received (icmpInEchos)"`
+	ICMPOutMsgs         uint64 `stat:"icmp_out_msgs" help:"ICMP messages sent (icmpOutMsgs)"`
+	ICMPOutEchoReps     uint64 `stat:"icmp_out_echo_reps" help:"echo replies sent (icmpOutEchoReps)"`
+	ICMPOutDestUnreachs uint64 `stat:"icmp_out_dest_unreachs" help:"destination-unreachable messages sent (icmpOutDestUnreachs)"`
+	UDPInDatagrams      uint64 `stat:"udp_in_datagrams" help:"UDP datagrams queued on a socket (udpInDatagrams)"`
+	UDPNoPorts          uint64 `stat:"udp_no_ports" help:"UDP datagrams for a port nobody has bound (udpNoPorts)"`
+	UDPInErrors         uint64 `stat:"udp_in_errors" help:"UDP datagrams dropped: a bad header, checksum or length (udpInErrors)"`
+	UDPInBadChecksum    uint64 `stat:"udp_in_bad_checksum" help:"UDP datagrams dropped: a bad checksum"`
+	UDPRcvbufErrors     uint64 `stat:"udp_rcvbuf_errors" help:"UDP datagrams dropped: the socket's receive buffer full (udp_rcvbuf)"`
+	UDPOutDatagrams     uint64 `stat:"udp_out_datagrams" help:"UDP datagrams sent (udpOutDatagrams)"`
+	NoBuffers           uint64 `stat:"no_buffers" help:"packets not sent or built: no kernel buffer, or the device queue full where the sender cannot wait"`
 	// TCP (RFC 1213 tcp group, plus the events behind the timing).
-	TCPActiveOpens, TCPPassiveOpens, TCPAttemptFails    uint64
-	TCPEstabResets, TCPInSegs, TCPOutSegs               uint64
-	TCPRetransSegs, TCPInErrs, TCPInBadChecksum         uint64
-	TCPOutRsts, TCPNoPorts, TCPListenDrops              uint64
-	TCPFastRetrans, TCPTimeouts, TCPDelayedAcks         uint64
-	TCPOutOfOrder, TCPDupData, TCPBacklogged            uint64
-	TCPTimeWaitEnds, TCPPersistProbes, TCPOOWAckLimited uint64
+	TCPActiveOpens   uint64 `stat:"tcp_active_opens" help:"connections opened by connect (tcpActiveOpens)"`
+	TCPPassiveOpens  uint64 `stat:"tcp_passive_opens" help:"connections opened by a listening socket (tcpPassiveOpens)"`
+	TCPAttemptFails  uint64 `stat:"tcp_attempt_fails" help:"connects that failed: reset, or the SYN retries ran out (tcpAttemptFails)"`
+	TCPEstabResets   uint64 `stat:"tcp_estab_resets" help:"established connections reset (tcpEstabResets)"`
+	TCPInSegs        uint64 `stat:"tcp_in_segs" help:"TCP segments received, errors included (tcpInSegs)"`
+	TCPOutSegs       uint64 `stat:"tcp_out_segs" help:"TCP segments sent, retransmissions excluded (tcpOutSegs)"`
+	TCPRetransSegs   uint64 `stat:"tcp_retrans_segs" help:"TCP segments sent again (tcpRetransSegs)"`
+	TCPInErrs        uint64 `stat:"tcp_in_errs" help:"TCP segments dropped: too short, for another address or a bad checksum (tcpInErrs)"`
+	TCPInBadChecksum uint64 `stat:"tcp_in_bad_checksum" help:"TCP segments dropped: a bad checksum"`
+	TCPOutRsts       uint64 `stat:"tcp_out_rsts" help:"resets sent (tcpOutRsts)"`
+	TCPNoPorts       uint64 `stat:"tcp_no_ports" help:"segments for a port nobody listens on, answered with a reset"`
+	TCPListenDrops   uint64 `stat:"tcp_listen_drops" help:"connection requests dropped: the listener's queue full or closed"`
+	TCPFastRetrans   uint64 `stat:"tcp_fast_retrans" help:"fast retransmissions after three duplicate ACKs"`
+	TCPTimeouts      uint64 `stat:"tcp_timeouts" help:"retransmission timeouts"`
+	TCPDelayedAcks   uint64 `stat:"tcp_delayed_acks" help:"ACKs held back by the delayed-ACK rule"`
+	TCPOutOfOrder    uint64 `stat:"tcp_out_of_order" help:"segments received out of order and kept for later"`
+	TCPDupData       uint64 `stat:"tcp_dup_data" help:"segments whose data had all been received before"`
+	TCPBacklogged    uint64 `stat:"tcp_backlogged" help:"segments queued on a socket's backlog while a call held it"`
+	TCPTimeWaitEnds  uint64 `stat:"tcp_time_wait_ends" help:"connections that left TIME_WAIT after twice the MSL"`
+	TCPPersistProbes uint64 `stat:"tcp_persist_probes" help:"window probes sent by the persist timer"`
+	TCPOOWAckLimited uint64 `stat:"tcp_oow_ack_limited" help:"ACKs to out-of-window segments not sent, to limit their rate"`
 	// TCPSendHeld counts tcp_output holding back data the window allowed
 	// (Nagle or sender silly-window avoidance); TCPDelAckTimeouts the
 	// ACKs the delayed-ACK timer sent.
-	TCPSendHeld, TCPDelAckTimeouts uint64
+	TCPSendHeld       uint64 `stat:"tcp_send_held" help:"times tcp_output held back data the window allowed (Nagle or sender silly-window avoidance)"`
+	TCPDelAckTimeouts uint64 `stat:"tcp_del_ack_timeouts" help:"ACKs the delayed-ACK timer sent"`
 	// Keep-alive probes sent, and connections they found dead.
-	TCPKeepAliveProbes, TCPKeepAliveDrops uint64
+	TCPKeepAliveProbes uint64 `stat:"tcp_keep_alive_probes" help:"keep-alive probes sent"`
+	TCPKeepAliveDrops  uint64 `stat:"tcp_keep_alive_drops" help:"connections dropped because their keep-alive probes went unanswered"`
 }
 
 // Symbols of the family, with their costs in instructions per call
@@ -195,9 +234,10 @@ type Stack struct {
 	}
 	tcp tcpStack
 
-	// Observer hooks (nil when nobody listens): a datagram handed to
-	// UDP and one returned to a program. They only look.
-	OnDeliver func(b netdev.Buf)
+	// Delivered is the trace source of the datagrams UDP queues on a
+	// socket for a program, fired with the buffer that holds one (its IP
+	// header at Addr, as IP handed it up). A listener only looks.
+	Delivered trace.Source[netdev.Buf]
 }
 
 // New attaches the Internet layer to device dev of the host's device layer,

@@ -92,8 +92,8 @@ func (s *Stack) udpRcv(b netdev.Buf, info ipHeaderInfo) {
 		return
 	}
 	s.stats.UDPInDatagrams++
-	if s.OnDeliver != nil {
-		s.OnDeliver(b)
+	if s.Delivered.Listened() {
+		s.Delivered.Fire(b)
 	}
 	so.enqueue(dgram{buf: b, data: b.Addr + header.UDPMinimumSize, n: n, from: info.src, fromPort: u.SrcPort()})
 }

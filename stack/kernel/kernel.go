@@ -113,14 +113,14 @@ type Kernel struct {
 
 // Stats counts kernel events.
 type Stats struct {
-	Syscalls      uint64
-	Schedules     uint64
-	Wakeups       uint64
-	Ticks         uint64
-	TimersFired   uint64
-	SoftirqRuns   uint64
-	ThreadsEnded  uint64
-	AllocFailures uint64
+	Syscalls      uint64 `stat:"syscalls" help:"system calls made"`
+	Schedules     uint64 `stat:"schedules" help:"times the scheduler picked the next thread"`
+	Wakeups       uint64 `stat:"wakeups" help:"threads woken from a wait queue"`
+	Ticks         uint64 `stat:"ticks" help:"clock ticks handled"`
+	TimersFired   uint64 `stat:"timers_fired" help:"kernel timers whose handlers ran"`
+	SoftirqRuns   uint64 `stat:"softirq_runs" help:"deferred-work (softirq) handlers run"`
+	ThreadsEnded  uint64 `stat:"threads_ended" help:"threads whose body returned"`
+	AllocFailures uint64 `stat:"alloc_failures" help:"buffer allocations refused: the heap exhausted or the size too large"`
 }
 
 // Boot brings up a kernel on c: it places its functions in the text
@@ -139,10 +139,14 @@ func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Kernel, er
 	k.sym.idle = syms.Define(defIdle)
 	c.IRQSymbol = syms.Define(defIRQ)
 	k.defineLib()
-	// The heap starts on a 64 KiB boundary after the text, leaving room for
-	// protocol code defined after boot.
-	heapBase := (syms.TextEnd() + 256*1024 + 0xFFFF) &^ 0xFFFF
-	a, err := NewAllocator(heapBase, uint64(p.HeapSize), uint64(k.sys.Phys.Size()))
+	if text := uint64(syms.TextEnd() - syms.TextStart()); text > uint64(MaxBootText) {
+		panic(fmt.Sprintf("kernel: %s: %d bytes of text at boot, more than MaxBootText (%d), which the config check counts on", name, text, MaxBootText))
+	}
+	l, err := PlaceHeap(uint64(syms.TextEnd()), p, uint64(k.sys.Phys.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	a, err := NewAllocator(memory.Addr(l.HeapBase), uint64(p.HeapSize), uint64(k.sys.Phys.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

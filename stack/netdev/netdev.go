@@ -181,11 +181,11 @@ const ProtoISO = 0x00FE
 
 // Stats counts the stack's own events.
 type Stats struct {
-	RxFrames     uint64
-	RxDropped    uint64 // backlog full
-	RxUnknown    uint64 // no handler for the EtherType
-	TxQueued     uint64
-	TxQueueDrops uint64
+	RxFrames     uint64 `stat:"rx_frames" help:"received frames taken from the backlog and handed to their protocol"`
+	RxDropped    uint64 `stat:"rx_dropped" help:"received frames dropped: the backlog was full"`
+	RxUnknown    uint64 `stat:"rx_unknown" help:"received frames dropped: no protocol handles their EtherType"`
+	TxQueued     uint64 `stat:"tx_queued" help:"frames queued for a device to send"`
+	TxQueueDrops uint64 `stat:"tx_queue_drops" help:"frames dropped: the device queue was full"`
 }
 
 // Stack is one host's device layer.

@@ -43,7 +43,7 @@ func traceAcks(t *testing.T, credit, step, msgs int) ackTrace {
 		if !ok {
 			t.Fatalf("no symbol %s", name)
 		}
-		p.c.WatchCall(s, func(c *cpu.CPU, _ *cpu.Symbol) { fn(c) }, nil)
+		p.c.SymbolTrace(s).Enter.Connect(func(*cpu.Symbol) { fn(p.c) })
 	}
 	closed := func() bool {
 		k := r.sa.Conn()
@@ -57,7 +57,7 @@ func traceAcks(t *testing.T, credit, step, msgs int) ackTrace {
 	closedAtEnd := false
 	var arrived, taken sim.Time // the last frame in at the sender; the one TP4 took last
 	var waits []sim.Time
-	r.seg.SetTrace(func(x ethersim.TraceRecord) {
+	r.seg.Trace.Connect(func(x ethersim.TraceRecord) {
 		switch {
 		case x.Attachment == "a.nic0" && x.Kind == ethersim.TraceTxEnd:
 			lastEnd, closedAtEnd = x.At, closed()

@@ -190,7 +190,7 @@ func upperTrace(t *testing.T, observe bool) (top.Result, []byte, uint64) {
 		t.Fatal(err)
 	}
 	h := fnv.New64a()
-	r.k.SetTrace(func(at sim.Time, ev *sim.Event) { fmt.Fprintf(h, "%d %s\n", at, ev.Name()) })
+	r.k.Firing.Connect(func(ev *sim.Event) { fmt.Fprintf(h, "%d %s\n", ev.When(), ev.Name()) })
 	if !observe {
 		r.a.c.SetAttribution(false)
 		r.b.c.SetAttribution(false)

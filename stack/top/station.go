@@ -99,9 +99,9 @@ const residentSize = 1024
 
 // StationStats counts the station's programs and ticks.
 type StationStats struct {
-	Programs uint64 // programs run to their exit
-	Failed   uint64 // programs whose Load failed
-	Ticks    uint64 // BIOS ticks counted by the station's own handler
+	Programs uint64 `stat:"programs" help:"programs run to their exit"`
+	Failed   uint64 `stat:"failed" help:"programs whose Load failed"`
+	Ticks    uint64 `stat:"ticks" help:"BIOS ticks counted by the station's own handler"`
 }
 
 // Program is one run of a TOP program on a station.

@@ -24,7 +24,7 @@ func countCalls(c *cpu.CPU, names ...string) *callCounter {
 	for _, n := range names {
 		want[n] = true
 	}
-	c.Hooks.Enter = func(_ *cpu.CPU, s *cpu.Symbol) {
+	c.Trace.Enter.Connect(func(s *cpu.Symbol) {
 		l := s.Layer
 		if l == cpu.LayerInherit {
 			l = cpu.LayerKERN
@@ -36,8 +36,8 @@ func countCalls(c *cpu.CPU, names ...string) *callCounter {
 		if k.on && want[s.Name] {
 			k.calls[string(l)+" "+s.Name]++
 		}
-	}
-	c.Hooks.Exit = func(*cpu.CPU, *cpu.Symbol) { k.stack = k.stack[:len(k.stack)-1] }
+	})
+	c.Trace.Exit.Connect(func(*cpu.Symbol) { k.stack = k.stack[:len(k.stack)-1] })
 	return k
 }
 

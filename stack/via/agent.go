@@ -14,32 +14,32 @@ import (
 // Stats counts the agent's events; every frame the receive path does not
 // use has a named drop counter.
 type Stats struct {
-	MessagesSent       uint64 `json:"messages_sent"`
-	FramesSent         uint64 `json:"frames_sent"`
-	BytesSent          uint64 `json:"bytes_sent"`
-	MessagesReceived   uint64 `json:"messages_received"`
-	FramesReceived     uint64 `json:"frames_received"`
-	BytesRecv          uint64 `json:"bytes_recv"`
-	DescriptorErrors   uint64 `json:"descriptor_errors"`     // posts refused for their descriptors' contents
-	SendWaits          uint64 `json:"send_waits"`            // frames that waited for the device to have room
-	DropShort          uint64 `json:"drop_short"`            // frames too short for the M-VIA header
-	DropBadHeader      uint64 `json:"drop_bad_header"`       // frames failing its checks
-	DropUnknownVI      uint64 `json:"drop_unknown_vi"`       // frames for no VI
-	DropNotConnected   uint64 `json:"drop_not_connected"`    // frames for a VI not connected
-	DropWrongPeer      uint64 `json:"drop_wrong_peer"`       // from another host or VI than the connection's
-	DropStale          uint64 `json:"drop_stale"`            // of a message already passed or completed
-	DropOrphanFragment uint64 `json:"drop_orphan_fragment"`  // of a message whose first fragment never came
-	DropRecvQEmpty     uint64 `json:"drop_recv_queue_empty"` // messages (unreliable) with no receive descriptor posted
-	DropDiscarded      uint64 `json:"drop_discarded"`        // frames of a message already refused (length error, no descriptor)
-	MessagesLost       uint64 `json:"messages_lost"`         // messages of which nothing came (sequence gaps)
-	PartialMessages    uint64 `json:"partial_messages"`      // receive descriptors completed with a transport error
-	LengthErrors       uint64 `json:"length_errors"`         // messages longer than their receive descriptor
-	ConnRequests       uint64 `json:"conn_requests"`         // connection-management frames received, by type
-	ConnAccepts        uint64 `json:"conn_accepts"`
-	ConnRejects        uint64 `json:"conn_rejects"`
-	Disconnects        uint64 `json:"disconnects"` // the peer closed the connection
-	ConnBroken         uint64 `json:"conn_broken"` // reliable connections broken here
-	CQOverflows        uint64 `json:"cq_overflows"`
+	MessagesSent       uint64 `json:"messages_sent" stat:"messages_sent" help:"messages posted for sending and handed to the device"`
+	FramesSent         uint64 `json:"frames_sent" stat:"frames_sent" help:"frames of those messages handed to the device"`
+	BytesSent          uint64 `json:"bytes_sent" stat:"bytes_sent" help:"message bytes sent"`
+	MessagesReceived   uint64 `json:"messages_received" stat:"messages_received" help:"messages placed into a posted receive descriptor"`
+	FramesReceived     uint64 `json:"frames_received" stat:"frames_received" help:"VIA frames taken from the device"`
+	BytesRecv          uint64 `json:"bytes_recv" stat:"bytes_recv" help:"message bytes received"`
+	DescriptorErrors   uint64 `json:"descriptor_errors" stat:"descriptor_errors" help:"posts refused for their descriptors' contents"`
+	SendWaits          uint64 `json:"send_waits" stat:"send_waits" help:"frames that waited for the device to have room"`
+	DropShort          uint64 `json:"drop_short" stat:"drop_short" help:"frames dropped: too short for the M-VIA header"`
+	DropBadHeader      uint64 `json:"drop_bad_header" stat:"drop_bad_header" help:"frames dropped: failing the M-VIA header's checks"`
+	DropUnknownVI      uint64 `json:"drop_unknown_vi" stat:"drop_unknown_vi" help:"frames dropped: for no VI"`
+	DropNotConnected   uint64 `json:"drop_not_connected" stat:"drop_not_connected" help:"frames dropped: for a VI not connected"`
+	DropWrongPeer      uint64 `json:"drop_wrong_peer" stat:"drop_wrong_peer" help:"frames dropped: from another host or VI than the connection's"`
+	DropStale          uint64 `json:"drop_stale" stat:"drop_stale" help:"frames dropped: of a message already passed or completed"`
+	DropOrphanFragment uint64 `json:"drop_orphan_fragment" stat:"drop_orphan_fragment" help:"frames dropped: of a message whose first fragment never came"`
+	DropRecvQEmpty     uint64 `json:"drop_recv_queue_empty" stat:"drop_recv_queue_empty" help:"messages dropped (unreliable): no receive descriptor posted"`
+	DropDiscarded      uint64 `json:"drop_discarded" stat:"drop_discarded" help:"frames dropped: of a message already refused (length error, no descriptor)"`
+	MessagesLost       uint64 `json:"messages_lost" stat:"messages_lost" help:"messages of which nothing came (sequence gaps)"`
+	PartialMessages    uint64 `json:"partial_messages" stat:"partial_messages" help:"receive descriptors completed with a transport error"`
+	LengthErrors       uint64 `json:"length_errors" stat:"length_errors" help:"messages longer than their receive descriptor"`
+	ConnRequests       uint64 `json:"conn_requests" stat:"conn_requests" help:"connection requests received"`
+	ConnAccepts        uint64 `json:"conn_accepts" stat:"conn_accepts" help:"connection accepts received"`
+	ConnRejects        uint64 `json:"conn_rejects" stat:"conn_rejects" help:"connection rejects received"`
+	Disconnects        uint64 `json:"disconnects" stat:"disconnects" help:"connections the peer closed"`
+	ConnBroken         uint64 `json:"conn_broken" stat:"conn_broken" help:"reliable connections broken here"`
+	CQOverflows        uint64 `json:"cq_overflows" stat:"cq_overflows" help:"completions lost because a completion queue was full"`
 }
 
 // gatherDevice is a driver that sends a frame from pieces of memory

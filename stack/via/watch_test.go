@@ -2,7 +2,6 @@ package via_test
 
 import (
 	"simkron/cpu"
-	"simkron/stack/apps/latency"
 )
 
 // call is one measured call of a symbol: the host's cycles from its entry
@@ -32,12 +31,15 @@ func newWatch(h *host, name string) *callWatch {
 		panic("no symbol " + name)
 	}
 	w := &callWatch{h: h, sym: s, open: map[*cpu.Context]cpu.Account{}}
-	latency.Watch(h.c, func(c *cpu.CPU, s *cpu.Symbol) {
-		if s == w.sym && !c.InInterrupt() {
+	c := h.c
+	st := c.SymbolTrace(s)
+	st.Enter.Connect(func(*cpu.Symbol) {
+		if !c.InInterrupt() {
 			w.open[c.Current()] = c.AccountAt(c.LocalTime())
 		}
-	}, func(c *cpu.CPU, s *cpu.Symbol) {
-		if s != w.sym || c.InInterrupt() {
+	})
+	st.Exit.Connect(func(*cpu.Symbol) {
+		if c.InInterrupt() {
 			return
 		}
 		start, ok := w.open[c.Current()]

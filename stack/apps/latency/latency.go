@@ -72,11 +72,12 @@ package latency
 import (
 	"fmt"
 
-	"simkron/cpu"
+	"simkron/card"
 	"simkron/stack/header"
 	"simkron/stack/inet"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/trace"
 	"simkron/workload"
 )
 
@@ -85,20 +86,21 @@ type Host struct {
 	Name   string
 	Kernel *kernel.Kernel
 	Inet   *inet.Stack
-	// Observe installs an observer of the frames reaching the host's
-	// card; observers installed earlier keep seeing them.
-	Observe func(func(frame []byte))
-	// Link is how the card frames what it carries: LinkEthernet or
-	// LinkLLCSNAP.
-	Link string
-	// ObserveWhole, on a card whose Observe sees a frame's first part
-	// only (LinkLLCSNAP: an AAL5 PDU's first cell), installs an observer
-	// of each frame once all of it has arrived; nil on other cards.
-	ObserveWhole func(func(frame []byte))
-	// ObserveDMA, on a bus-master card, installs an observer of its DMA
-	// engine (true when it starts moving data, false when it stops); nil
-	// on other cards.
-	ObserveDMA func(func(busy bool))
+	// Received is the trace source of the frames reaching the host's
+	// card (card.Card).
+	Received *trace.Source[[]byte]
+	// Link is how the card frames what it carries: card.Ethernet or
+	// card.LLCSNAP.
+	Link card.Link
+	// Whole, on a card whose Received sees a frame's first part only
+	// (card.LLCSNAP: an AAL5 PDU's first cell), is the trace source of
+	// each frame once all of it has arrived (card.Reassembler); nil on
+	// other cards.
+	Whole *trace.Source[[]byte]
+	// DMA, on a bus-master card, is the trace source of its DMA engine
+	// (card.BusMaster: true when it starts moving data, false when it
+	// stops); nil on other cards.
+	DMA *trace.Source[bool]
 	// Network describes what the card is plugged into, for reports; nil
 	// when the card does not say.
 	Network func() string
@@ -107,25 +109,6 @@ type Host struct {
 	// not read them or whose completion is not handled yet); nil on a host
 	// without a device layer.
 	TxInMemory func() bool
-}
-
-// Links: what a card's frames are, for IPv4 to find its packets in them.
-const (
-	// LinkEthernet: Ethernet II frames (IPv4 under EtherType 0x0800),
-	// whole, FCS included.
-	LinkEthernet = "ethernet"
-	// LinkLLCSNAP: AAL5 PDUs carrying RFC 2684 routed LLC/SNAP
-	// encapsulation, handed over when their first cell arrives: the
-	// frame may end after the first cell's 48 bytes.
-	LinkLLCSNAP = "llc-snap"
-)
-
-// Card is what the measuring programs need of a host's network card: a
-// way to watch the frames that reach it (when the last bit of an Ethernet
-// frame, the first cell of an ATM PDU, arrives). The observer only looks.
-// A card that frames other than Ethernet says how with LinkType.
-type Card interface {
-	ObserveReceive(fn func(frame []byte))
 }
 
 // llcSNAPIPv4 is the RFC 2684 routed LLC/SNAP header of an IPv4 packet.
@@ -138,7 +121,7 @@ var llcSNAPIPv4 = [8]byte{0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00}
 func (h *Host) IPv4(frame []byte) (header.IPv4, bool) {
 	var ip header.IPv4
 	switch h.Link {
-	case LinkLLCSNAP:
+	case card.LLCSNAP:
 		if len(frame) < len(llcSNAPIPv4)+header.IPv4MinimumSize || [8]byte(frame[:8]) != llcSNAPIPv4 {
 			return nil, false
 		}
@@ -175,27 +158,22 @@ func FindCardHost(env workload.Env, role, name string) (*Host, error) {
 	}
 	k, _ := workload.Find[*kernel.Kernel](wh)
 	in, _ := workload.Find[*inet.Stack](wh)
-	cards := workload.FindAll[Card](wh)
+	cards := workload.FindAll[card.Card](wh)
 	if k == nil || len(cards) == 0 {
 		return nil, fmt.Errorf("%s: host %q has no network card", role, name)
 	}
-	link := LinkEthernet
-	if l, ok := cards[0].(interface{ LinkType() string }); ok {
-		link = l.LinkType()
+	c := cards[0]
+	h := &Host{Name: name, Kernel: k, Inet: in, Received: c.Received(), Link: c.Link()}
+	if w, ok := c.(card.Reassembler); ok {
+		h.Whole = w.Whole()
 	}
-	h := &Host{Name: name, Kernel: k, Inet: in, Observe: cards[0].ObserveReceive, Link: link}
-	if w, ok := cards[0].(interface{ ObserveWhole(func([]byte)) }); ok {
-		h.ObserveWhole = w.ObserveWhole
-	}
-	// A card offers its DMA engine's observers when it is a bus master
-	// (asked with a nil observer).
-	if d, ok := cards[0].(interface{ ObserveDMA(func(bool)) bool }); ok && d.ObserveDMA(nil) {
-		h.ObserveDMA = func(fn func(bool)) { d.ObserveDMA(fn) }
+	if d, ok := c.(card.BusMaster); ok {
+		h.DMA = d.DMA()
 	}
 	if ns, ok := workload.Find[*netdev.Stack](wh); ok {
 		h.TxInMemory = ns.TxInMemory
 	}
-	if n, ok := cards[0].(interface{ Network() string }); ok {
+	if n, ok := c.(card.Networked); ok {
 		h.Network = n.Network
 	}
 	return h, nil
@@ -213,21 +191,4 @@ func Pair(env workload.Env, roles, names [2]string) (hs [2]*Host, err error) {
 		return hs, fmt.Errorf("%s: the %s and the %s must be different hosts", roles[1], roles[0], roles[1])
 	}
 	return hs, nil
-}
-
-// Watch adds enter and exit (either may be nil) to the function-entry and
-// exit hooks of c, after the ones already there: the simulator's
-// measurements of calls, which the programs never see.
-func Watch(c *cpu.CPU, enter, exit func(c *cpu.CPU, s *cpu.Symbol)) {
-	chain := func(prev, f func(*cpu.CPU, *cpu.Symbol)) func(*cpu.CPU, *cpu.Symbol) {
-		switch {
-		case f == nil:
-			return prev
-		case prev == nil:
-			return f
-		}
-		return func(c *cpu.CPU, s *cpu.Symbol) { prev(c, s); f(c, s) }
-	}
-	c.Hooks.Enter = chain(c.Hooks.Enter, enter)
-	c.Hooks.Exit = chain(c.Hooks.Exit, exit)
 }

@@ -145,7 +145,7 @@ type Tracker interface {
 }
 
 // WholeTracker is a Tracker that needs the whole of frames its host's card
-// shows only the first part of at their arrival (Host.ObserveWhole): Frame
+// shows only the first part of at their arrival (Host.Whole): Frame
 // still sees each first part (its now gives the arrival's moment), then
 // Whole the frame once all of it is in.
 type WholeTracker interface {
@@ -658,9 +658,9 @@ func (s *Series) finish() {
 	}
 }
 
-// watch installs e's measurement: hooks on the measured calls and on the
-// core's interrupts (a "dma" send's end), observers of the frames reaching
-// its host's card and of the card's DMA engine (a "dma" receive).
+// watch installs e's measurement: listeners of the measured calls and of
+// the core's interrupts (a "dma" send's end), of the frames reaching its
+// host's card and of the card's DMA engine (a "dma" receive).
 func (e *End) watch() {
 	h := e.Host
 	c := h.Kernel.CPU()
@@ -668,22 +668,25 @@ func (e *End) watch() {
 	e.recvSym, _ = h.Kernel.Symbols().Lookup(e.s.info.RecvSymbol)
 	e.tr = e.s.tr.Tracker(e)
 	// Listeners on the measured calls (and, for the study's send, the
-	// system-call entry) alone (cpu.WatchCall): the others' entries and
+	// system-call entry) alone (cpu.SymbolTrace): the others' entries and
 	// exits cost nothing.
 	if e.sendSym != nil && e.s.p.dmaSend() {
 		// The study's send is the whole call: one made by a system call
 		// begins at the system call's entry, before its trap.
-		c.WatchCall(h.Kernel.SyscallSymbol(), func(c *cpu.CPU, _ *cpu.Symbol) {
+		st := c.SymbolTrace(h.Kernel.SyscallSymbol())
+		st.Enter.Connect(func(*cpu.Symbol) {
 			e.sysIn, e.sysCtx = true, c.Current()
 			c.AccountInto(&e.sys, c.LocalTime())
-		}, func(c *cpu.CPU, _ *cpu.Symbol) {
+		})
+		st.Exit.Connect(func(*cpu.Symbol) {
 			if c.Current() == e.sysCtx {
 				e.sysIn = false
 			}
 		})
 	}
 	if e.sendSym != nil {
-		c.WatchCall(e.sendSym, func(c *cpu.CPU, _ *cpu.Symbol) {
+		st := c.SymbolTrace(e.sendSym)
+		st.Enter.Connect(func(*cpu.Symbol) {
 			x := c.Current()
 			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
 			if e.s.p.dmaSend() {
@@ -699,36 +702,31 @@ func (e *End) watch() {
 					e.endTail(max(e.tail.rt, e.tail.irqTo.Cycle))
 				}
 			}
-		}, func(c *cpu.CPU, _ *cpu.Symbol) { e.sent(c) })
+		})
+		st.Exit.Connect(func(*cpu.Symbol) { e.sent(c) })
 	}
 	if e.recvSym != nil && e.recvSym != e.sendSym {
-		c.WatchCall(e.recvSym, nil, func(c *cpu.CPU, _ *cpu.Symbol) { e.received(c) })
+		c.SymbolTrace(e.recvSym).Exit.Connect(func(*cpu.Symbol) { e.received(c) })
 	}
 	if e.s.p.dmaSend() {
-		prev := c.Hooks.Interrupt
-		c.Hooks.Interrupt = func(c *cpu.CPU, line int, entry bool) {
-			if prev != nil {
-				prev(c, line, entry)
-			}
-			e.interrupt(c, entry)
-		}
+		c.Trace.Interrupt.Connect(func(ev cpu.Interrupt) { e.interrupt(c, ev.Entry) })
 	}
 	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
 	if e.s.p.dmaReceive() {
 		// A card without a DMA engine to observe never moves data while
 		// the host waits: every idle cycle is then the wire's.
 		e.wire.on = true
-		if h.ObserveDMA != nil {
-			h.ObserveDMA(func(busy bool) { e.engine(c, busy) })
+		if h.DMA != nil {
+			h.DMA.Connect(func(busy bool) { e.engine(c, busy) })
 		}
 		now = func(a *cpu.Account) {
 			c.AccountInto(a, c.Kernel().Now())
 			e.wire.note(a)
 		}
 	}
-	h.Observe(func(f []byte) { e.tr.Frame(f, now) })
-	if w, ok := e.tr.(WholeTracker); ok && h.ObserveWhole != nil {
-		h.ObserveWhole(w.Whole)
+	h.Received.Connect(func(f []byte) { e.tr.Frame(f, now) })
+	if w, ok := e.tr.(WholeTracker); ok && h.Whole != nil {
+		h.Whole.Connect(w.Whole)
 	}
 }
 

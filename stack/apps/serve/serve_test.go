@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 	"simkron/stack/apps/serve"
@@ -92,13 +93,13 @@ func TestServeEchoesUntilDuration(t *testing.T) {
 	var udpGot, tcpGot, tp4Got []byte
 	var problems []string
 	fail := func(what string, err any) { problems = append(problems, what+": "+strings.TrimSpace(fmtAny(err))) }
-	a.Kernel.Spawn("client", func(th *kernel.Thread) {
-		k, in, phys := a.Kernel, a.Inet, a.Sys.Phys
+	machinetest.Kernel(a).Spawn("client", func(th *kernel.Thread) {
+		k, in, phys := machinetest.Kernel(a), machinetest.Inet(a), a.Sys.Phys
 		buf := k.Kmalloc(32768)
 		// UDP: one datagram (fragmented) and its echo.
 		fd, _ := in.Socket(th, inet.SockDgram)
 		phys.Write(buf, udpMsg)
-		if _, err := in.SendTo(th, fd, buf, len(udpMsg), b.Inet.Addr(), 7); err != 0 {
+		if _, err := in.SendTo(th, fd, buf, len(udpMsg), machinetest.Inet(b).Addr(), 7); err != 0 {
 			fail("sendto", err)
 		}
 		n, _, _, err := in.RecvFrom(th, fd, buf, 32768, sim.Second)
@@ -110,7 +111,7 @@ func TestServeEchoesUntilDuration(t *testing.T) {
 		in.Close(th, fd)
 		// TCP: 20000 bytes through one connection, read back whole.
 		fd, _ = in.Socket(th, inet.SockStream)
-		if err := in.Connect(th, fd, b.Inet.Addr(), 5007); err != 0 {
+		if err := in.Connect(th, fd, machinetest.Inet(b).Addr(), 5007); err != 0 {
 			fail("connect", err)
 			return
 		}
@@ -130,11 +131,11 @@ func TestServeEchoesUntilDuration(t *testing.T) {
 		}
 		in.Close(th, fd)
 		// TP4: one TSDU and its echo.
-		f := a.ISO
+		f := machinetest.ISO(a)
 		sfd, _ := f.Socket(th)
 		var tsap [2]byte
 		binary.BigEndian.PutUint16(tsap[:], 7)
-		if err := f.Connect(th, sfd, b.ISO.Address(tsap[:]), sim.Second); err != 0 {
+		if err := f.Connect(th, sfd, machinetest.ISO(b).Address(tsap[:]), sim.Second); err != 0 {
 			fail("tp4 connect", err)
 			return
 		}

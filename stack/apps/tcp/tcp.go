@@ -9,6 +9,7 @@ package tcp
 import (
 	"fmt"
 
+	"simkron/card"
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
@@ -252,7 +253,7 @@ func (k *tcpTracker) Frame(f []byte, now func(*cpu.Account)) {
 	// An ATM card's frame may end inside the TCP options (a SYN's MSS,
 	// timestamps: 8 + 20 + 20 bytes fill the first cell); the fields used
 	// here are in the fixed 20 bytes.
-	cut := k.e.Host.Link == latency.LinkLLCSNAP && len(seg) >= header.TCPMinimumSize && seg.DataOffset() >= header.TCPMinimumSize
+	cut := k.e.Host.Link == card.LLCSNAP && len(seg) >= header.TCPMinimumSize && seg.DataOffset() >= header.TCPMinimumSize
 	if !seg.IsValid() && !cut {
 		return
 	}

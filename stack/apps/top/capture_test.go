@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"simkron/internal/machinetest"
 	"simkron/internal/testtool"
 	"simkron/stack/header"
 )
@@ -28,17 +29,6 @@ import (
 // session dissector.
 var tsharkPrefs = []string{"-o", "clnp.tp_nsap_selector:0x21", "-o", "clnp.always_decode_transport:FALSE",
 	"-o", "clnp.reassemble:TRUE", "-o", "cotp.reassemble:TRUE", "-o", "cotp.decode_atn:FALSE", "-o", "ses.desegment:TRUE"}
-
-// withCapture returns the experiment text with the segment's capture on.
-func withCapture(t testing.TB, text []byte) []byte {
-	t.Helper()
-	s := string(text)
-	const seg = "propagation = \"1us\"\n"
-	if !strings.Contains(s, seg) {
-		t.Fatal("no segment to capture")
-	}
-	return []byte(strings.Replace(s, seg, seg+"pcap = true\n", 1))
-}
 
 // lookTshark returns tshark's path (testtool.Need: skipped without it,
 // a failure under CI=true).
@@ -283,12 +273,12 @@ name = "lower"
 levels = ["pktdrv", "mac", "llc", "clns"]
 loopback = false
 `
-	_, _, r := run(t, lowerConfig, withCapture(t, variant(t, lowerConfig, "[128, 1152]", 20, cases)))
+	_, _, r := run(t, lowerConfig, []byte(variant(t, lowerConfig, []int{128, 1152}, 20, cases).Set("segment[0].pcap", true).Text()))
 	caps := r.Net.Captures()
 	if len(caps) != 1 {
 		t.Fatalf("%d captures", len(caps))
 	}
-	frames := r.Net.Segments()[0].Stats().Frames
+	frames := machinetest.Ethernet(r.Net).Segments()[0].Stats().Frames
 	rows, _ := checkCapture(t, caps[0].Data, frames, nil, "clnp.cnf.type", "cotp.type")
 	dsaps, types, clnp, cotp := counts(rows, 3), counts(rows, 5), counts(rows, 7), counts(rows, 8)
 	t.Logf("%d frames: DSAPs %v, EtherTypes %v, CLNP types %v, COTP %v", len(rows), dsaps, types, clnp, cotp)
@@ -302,9 +292,9 @@ loopback = false
 // how many frames the segment carried.
 func upperCapture(t *testing.T, levels string) ([]byte, uint64) {
 	cases := "[[workload.top.case]]\nname = \"upper\"\nlevels = " + levels + "\nloopback = false\n"
-	text := strings.Replace(string(variant(t, upperConfig, "[128, 1152]", 20, cases)), "split_sizes", "echo_every = 5\nsplit_sizes", 1)
-	_, _, r := run(t, upperConfig, withCapture(t, []byte(text)))
-	return r.Net.Captures()[0].Data, r.Net.Segments()[0].Stats().Frames
+	text := variant(t, upperConfig, []int{128, 1152}, 20, cases).Set("workload.top.echo_every", 5).Set("segment[0].pcap", true).Text()
+	_, _, r := run(t, upperConfig, []byte(text))
+	return r.Net.Captures()[0].Data, machinetest.Ethernet(r.Net).Segments()[0].Stats().Frames
 }
 
 // The transport user's capture as Wireshark reads it: LLC, CLNP with good

@@ -3,13 +3,15 @@ package top_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	_ "simkron/stack/apps"
+
+	"github.com/BurntSushi/toml"
 )
 
 const (
@@ -22,29 +24,24 @@ const (
 // timed part).
 const testMessages = 1000
 
-// variant returns config's text with its workload's sizes and messages
-// replaced and, when cases is not empty, its cases replaced by cases.
-func variant(t testing.TB, config string, sizes string, messages int, cases string) []byte {
+// variant returns config edited by key: its workload's sizes and
+// messages set and, when cases (TOML text of [[workload.top.case]]
+// tables) is not empty, its cases replaced by cases.
+func variant(t testing.TB, config string, sizes []int, messages int, cases string) *machinetest.Builder {
 	t.Helper()
-	b, err := os.ReadFile(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
+	b := machinetest.Edit(t, config).Set("workload.top.sizes", sizes).Set("workload.top.messages", messages)
 	if cases != "" {
-		text = text[:strings.Index(text, "[[workload.top.case]]")] + cases
-	}
-	var out []string
-	for _, l := range strings.Split(text, "\n") {
-		switch {
-		case strings.HasPrefix(l, "sizes = "):
-			l = "sizes = " + sizes
-		case strings.HasPrefix(l, "messages = "):
-			l = fmt.Sprintf("messages = %d", messages)
+		var c struct {
+			Workload struct {
+				Top struct{ Case []map[string]any }
+			}
 		}
-		out = append(out, l)
+		if _, err := toml.Decode(cases, &c); err != nil || len(c.Workload.Top.Case) == 0 {
+			t.Fatalf("cases %q: %v", cases, err)
+		}
+		b.Set("workload.top.case", c.Workload.Top.Case)
 	}
-	return []byte(strings.Join(out, "\n"))
+	return b
 }
 
 // point is a point of the result as the section has it.
@@ -179,7 +176,7 @@ func run(t testing.TB, config string, text []byte, sets ...machine.Override) (*r
 //     beside the simulated ones.
 //   - Timed by the 55 ms tick a run of seconds is within a tick of exact.
 func TestLowerFigures(t *testing.T) {
-	res, ps, _ := run(t, lowerConfig, variant(t, lowerConfig, "[128, 1024]", testMessages, ""))
+	res, ps, _ := run(t, lowerConfig, []byte(variant(t, lowerConfig, []int{128, 1024}, testMessages, "").Text()))
 	if tb := res.Figures.Tables; len(tb) == 0 || !strings.Contains(tb[0].Title, "calibration") || len(tb[0].Rows) != 5 {
 		t.Errorf("the report does not start with the study's five calibration figures: %+v", tb[:min(1, len(tb))])
 	}
@@ -250,7 +247,7 @@ func TestLowerFigures(t *testing.T) {
 // chains), the checksum's share rises with the size at both ends
 // (Figure 12), and without the checksum there is none of it.
 func TestUpperFigures(t *testing.T) {
-	_, ps, _ := run(t, upperConfig, variant(t, upperConfig, "[128, 1024]", testMessages, ""))
+	_, ps, _ := run(t, upperConfig, []byte(variant(t, upperConfig, []int{128, 1024}, testMessages, "").Text()))
 	levels := []string{"tp4", "session", "presentation"}
 	for _, n := range []int{128, 1024} {
 		for i, lv := range levels {
@@ -313,7 +310,7 @@ func TestDeterminism(t *testing.T) {
 name = "mixed"
 levels = ["mac", "clns", "session"]
 `
-	text := variant(t, upperConfig, "[256]", 100, cases)
+	text := []byte(variant(t, upperConfig, []int{256}, 100, cases).Text())
 	var out [2][]byte
 	for i := range out {
 		res, _, _ := run(t, upperConfig, text)
@@ -343,7 +340,7 @@ levels = ["clns", "tp4"]
 loopback = false
 `
 	const msgs = 10000
-	_, ps, _ := run(t, lowerConfig, variant(t, lowerConfig, "[128]", msgs, cases))
+	_, ps, _ := run(t, lowerConfig, []byte(variant(t, lowerConfig, []int{128}, msgs, cases).Text()))
 	clns := ps.at(t, "clns", "remote", 128, "")
 	t.Logf("CLNS user, remote, 128 B, %d messages: %d received, %d lost, %.2f Mbit/s of what arrived", msgs, clns.Received.Messages, clns.Lost, clns.Mbps)
 	if clns.Lost == 0 || clns.Error != "" || clns.Received.Messages+clns.Lost != msgs {

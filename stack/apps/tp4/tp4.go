@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"slices"
 
+	"simkron/card"
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
@@ -316,7 +317,7 @@ type tracker struct {
 var isoLLC = [3]byte{0xFE, 0xFE, 0x03}
 
 func (k *tracker) Frame(f []byte, now func(*cpu.Account)) {
-	if k.e.Host.Link == latency.LinkLLCSNAP {
+	if k.e.Host.Link == card.LLCSNAP {
 		// An AAL5 PDU's first cell: note the moment of an ISO PDU's.
 		if len(f) > len(isoLLC) && [3]byte(f) == isoLLC && f[3] == header.CLNPNLPID {
 			now(&k.first)

@@ -3,31 +3,33 @@ package tp4_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	_ "simkron/stack/apps"
 )
 
 // pair returns an experiment of two hosts of the machine file running
-// workload (its [workload] tables), more appended to each [[host]].
-func pair(t testing.TB, machineFile, workload, more string) *machine.Experiment {
+// workload (its [workload] tables), each [[host]] given the keys of
+// each (a key path within the host, as "iso.enabled") with their values.
+func pair(t testing.TB, machineFile, workload string, each map[string]any) *machine.Experiment {
 	t.Helper()
 	text, err := machine.PairExperiment(machineFile, "machines/"+machineFile[strings.LastIndex(machineFile, "/")+1:], "tp4", "two hosts", workload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(text)
-	if more != "" {
-		s = strings.ReplaceAll(s, "\n[[host.nic]]", "\n"+more+"\n[[host.nic]]")
+	b := machinetest.EditText(t, "../../../configs/tp4-test.toml", string(text))
+	for _, k := range slices.Sorted(maps.Keys(each)) {
+		for i := range 2 {
+			b.Set(fmt.Sprintf("host[%d].%s", i, k), each[k])
+		}
 	}
-	exp, err := machine.LoadExperimentBytes("../../../configs/tp4-test.toml", []byte(s), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exp
+	return b.Experiment()
 }
 
 func run(t testing.TB, exp *machine.Experiment) *report.Result {
@@ -84,7 +86,7 @@ server = "hostB"
 sizes = [4, 1015, 1016, 8192]
 messages = 10
 warmup = 1
-`, ""))
+`, nil))
 	var rows []row
 	if err := json.Unmarshal(section(t, res, "tp4"), &rows); err != nil {
 		t.Fatal(err)
@@ -125,8 +127,8 @@ func TestCompare(t *testing.T) {
 		Receive struct{ Median float64 } `json:"receive_cycles"`
 	}
 	for _, m := range []string{"../../../configs/machines/r4000.toml", "../../../configs/machines/i486dx33.toml"} {
-		with := run(t, pair(t, m, wl(`["udp", "tcp", "tp4"]`), ""))
-		without := run(t, pair(t, m, wl(`["udp", "tcp"]`), ""))
+		with := run(t, pair(t, m, wl(`["udp", "tcp", "tp4"]`), nil))
+		without := run(t, pair(t, m, wl(`["udp", "tcp"]`), nil))
 		for _, s := range []string{"udp", "tcp"} {
 			var a, b []medians
 			if err := json.Unmarshal(section(t, with, s), &a); err != nil {
@@ -140,7 +142,7 @@ func TestCompare(t *testing.T) {
 			}
 		}
 	}
-	none := run(t, pair(t, "../../../configs/machines/r4000.toml", wl(`["udp", "tp4"]`), "[host.iso]\nenabled = false"))
+	none := run(t, pair(t, "../../../configs/machines/r4000.toml", wl(`["udp", "tp4"]`), map[string]any{"iso.enabled": false}))
 	if want := `tp4: not supported by these hosts: host "hostA" has no ISO socket family ([iso] in its machine file)`; !strings.Contains(none.Figures.Text, want) {
 		t.Errorf("text %q lacks %q", none.Figures.Text, want)
 	}

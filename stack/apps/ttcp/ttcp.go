@@ -205,8 +205,8 @@ func New(p Params, tx, rx *Host) (*Test, error) {
 		t.results[i].Case = c
 	}
 	t.txMain, t.rxMain = tx.Kernel.Symbols().Define(defMain), rx.Kernel.Symbols().Define(defMain)
-	tx.Observe(func(f []byte) { t.frame(f, false) })
-	rx.Observe(func(f []byte) { t.frame(f, true) })
+	tx.Received.Connect(func(f []byte) { t.frame(f, false) })
+	rx.Received.Connect(func(f []byte) { t.frame(f, true) })
 	return t, nil
 }
 

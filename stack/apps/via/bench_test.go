@@ -3,6 +3,7 @@ package via_test
 import (
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/sim"
 )
@@ -16,8 +17,8 @@ func BenchmarkVIARoundTrip1KiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i := range exp.Segments {
-		exp.Segments[i].Pcap = false
+	for i := range machinetest.Segments(exp) {
+		machinetest.Segments(exp)[i].Pcap = false
 	}
 	exp.Workload.Type = "via"
 	p := seriesParams(exp, "via")

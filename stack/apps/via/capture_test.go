@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/internal/testtool"
 	"simkron/machine"
 )
@@ -63,7 +64,7 @@ func TestStudyCaptureTshark(t *testing.T) {
 	}
 	var frames int
 	for _, h := range r.Hosts {
-		frames += int(h.VIA.Stats().FramesSent)
+		frames += int(machinetest.VIA(h).Stats().FramesSent)
 	}
 	// The data frames and the connection request, its accept and the
 	// client's disconnect.

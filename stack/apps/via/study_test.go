@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"simkron/devices/simoseth"
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/stack/apps/compare"
@@ -41,8 +42,8 @@ func loadStudy(t testing.TB, path string, n int, edit func(*machine.Experiment))
 		p := seriesParams(exp, exp.Workload.Type)
 		p.Messages, p.Warmup = n, 1
 	}
-	for i := range exp.Segments {
-		exp.Segments[i].Pcap = false
+	for i := range machinetest.Segments(exp) {
+		machinetest.Segments(exp)[i].Pcap = false
 	}
 	if edit != nil {
 		edit(exp)
@@ -492,7 +493,7 @@ receive_span = "dma"
 		}
 	}
 	// Hosts without IP addresses: the VIA series needs none.
-	if s.run.Hosts[0].Inet != nil {
+	if machinetest.Inet(s.run.Hosts[0]) != nil {
 		t.Error("host a has the Internet protocols")
 	}
 	if d := layer(big.SendLayers, "DMA"); d < 0.5*big.Send.Mean || d < 20*layer(small.SendLayers, "DMA") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/stack/apps/compare"
 	"simkron/stack/apps/via"
@@ -74,7 +75,7 @@ func TestNoAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Hosts[1].Machine.VIA.Enabled = false
+	machinetest.VIAParams(exp.Hosts[1].Machine).Enabled = false
 	_, err = machine.New(exp, machine.Options{})
 	if err == nil || !strings.Contains(err.Error(), "protocols: via: server: not supported by these hosts: "+why) {
 		t.Fatalf("got %v", err)
@@ -83,7 +84,7 @@ func TestNoAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp.Hosts[1].Machine.VIA.Enabled = false
+	machinetest.VIAParams(exp.Hosts[1].Machine).Enabled = false
 	p := exp.Workload.Params["compare"].(*compare.Params)
 	p.Sizes, p.Messages = []int{64}, 2
 	r, err := machine.New(exp, machine.Options{})
@@ -134,7 +135,7 @@ func TestReliable(t *testing.T) {
 		}
 	}
 	for _, h := range r.Hosts {
-		if s := h.VIA.Stats(); s.ConnBroken != 0 || s.DropRecvQEmpty != 0 {
+		if s := machinetest.VIA(h).Stats(); s.ConnBroken != 0 || s.DropRecvQEmpty != 0 {
 			t.Errorf("%s: %+v", h.Name, s)
 		}
 	}

@@ -54,13 +54,14 @@ import (
 	"fmt"
 	"strings"
 
+	"simkron/card"
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/report/shape"
 	"simkron/sim"
-	"simkron/stack/apps/latency"
 	atm "simkron/stack/driver/atmtaxi"
 	"simkron/stack/kernel"
+	"simkron/trace"
 	"simkron/workload"
 )
 
@@ -121,26 +122,20 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// DMAMeter is what the test needs of a host's ATM card beside its driver:
-// the board's DMA busy time in each direction (memory to interface,
-// interface to memory). The machine's ATM card offers it.
-type DMAMeter interface {
-	DMABusy() (read, write sim.Time)
-}
-
 // Host is an ATM host as the ATM workloads find it.
 type Host struct {
 	Name   string
 	Kernel *kernel.Kernel
 	Driver *atm.Driver
-	Card   DMAMeter
-	// Observe, when the card offers it, installs an observer of the
-	// first cell of each PDU reaching the card.
-	Observe func(func(pdu []byte))
-	// ObserveFIFO, when the card offers it, installs an observer of the
-	// cells crossing between host and FIFOs: tx for the transmit FIFO,
-	// the cell's VCI, when its first word and its last crossed.
-	ObserveFIFO func(func(tx bool, vci uint16, begin, end sim.Time))
+	// Card is the board's DMA meter: its DMA busy time in each direction
+	// (memory to interface, interface to memory).
+	Card card.DMAMeter
+	// Received, when the card offers it (card.Card), is the trace source
+	// of the first cell of each PDU reaching the card; nil otherwise.
+	Received *trace.Source[[]byte]
+	// FIFO, when the card offers it (card.FIFO), is the trace source of
+	// the cells crossing between host and FIFOs; nil otherwise.
+	FIFO *trace.Source[card.FIFOCell]
 }
 
 // FindHost returns the host called name with its first ATM card; role
@@ -152,18 +147,16 @@ func FindHost(env workload.Env, role, name string) (*Host, error) {
 	}
 	k, _ := workload.Find[*kernel.Kernel](wh)
 	drv, ok := workload.Find[*atm.Driver](wh)
-	card, ok2 := workload.Find[DMAMeter](wh)
+	meter, ok2 := workload.Find[card.DMAMeter](wh)
 	if k == nil || !ok || !ok2 {
 		return nil, fmt.Errorf("%s: host %q has no ATM card", role, name)
 	}
-	h := &Host{Name: name, Kernel: k, Driver: drv, Card: card}
-	if o, ok := card.(latency.Card); ok {
-		h.Observe = o.ObserveReceive
+	h := &Host{Name: name, Kernel: k, Driver: drv, Card: meter}
+	if o, ok := meter.(card.Card); ok {
+		h.Received = o.Received()
 	}
-	if o, ok := card.(interface {
-		ObserveFIFO(func(bool, uint16, sim.Time, sim.Time))
-	}); ok {
-		h.ObserveFIFO = o.ObserveFIFO
+	if o, ok := meter.(card.FIFO); ok {
+		h.FIFO = o.FIFO()
 	}
 	return h, nil
 }
@@ -251,17 +244,12 @@ type run struct {
 func newRun(p Params, c Case, h *Host) *run {
 	r := &run{p: p, c: c, h: h, cpu: h.Kernel.CPU(), irq: h.Driver.IRQ(), aal5: c.AAL5,
 		wanda: h.Driver.Params().Personality == atm.Wanda}
-	latency.Watch(r.cpu, r.enter, r.exit)
-	if h.ObserveFIFO != nil {
-		h.ObserveFIFO(r.fifo)
+	r.cpu.Trace.Enter.Connect(func(s *cpu.Symbol) { r.enter(r.cpu, s) })
+	r.cpu.Trace.Exit.Connect(func(s *cpu.Symbol) { r.exit(r.cpu, s) })
+	if h.FIFO != nil {
+		h.FIFO.Connect(func(f card.FIFOCell) { r.fifo(f.Tx, f.VCI, f.Begin, f.End) })
 	}
-	prev := r.cpu.Hooks.Interrupt
-	r.cpu.Hooks.Interrupt = func(c *cpu.CPU, line int, entry bool) {
-		if prev != nil {
-			prev(c, line, entry)
-		}
-		r.interrupt(c, line, entry)
-	}
+	r.cpu.Trace.Interrupt.Connect(func(ev cpu.Interrupt) { r.interrupt(r.cpu, ev.Line, ev.Entry) })
 	return r
 }
 

@@ -158,7 +158,7 @@ func New(env workload.Env, p Params) (*Test, error) {
 		if r.rx, err = yesv2.FindHost(env, fmt.Sprintf("case[%d].receiver", i), c.Receiver); err != nil {
 			return nil, err
 		}
-		if r.rx.Observe == nil {
+		if r.rx.Received == nil {
 			return nil, fmt.Errorf("case[%d].receiver: host %q's ATM card cannot be observed", i, c.Receiver)
 		}
 		for j, s := range c.Senders {
@@ -173,7 +173,7 @@ func New(env workload.Env, p Params) (*Test, error) {
 		}
 		// One observer per receiving card, for every case it serves.
 		if prev := observed[c.Receiver]; prev == nil {
-			r.rx.Observe(func([]byte) { t.firstCell(c.Receiver) })
+			r.rx.Received.Connect(func([]byte) { t.firstCell(c.Receiver) })
 		}
 		observed[c.Receiver] = r
 		t.cases = append(t.cases, r)

@@ -136,7 +136,7 @@ func TestInterleavedReceive(t *testing.T) {
 			}
 			// The first cell of each round at r, and each delivery.
 			first := make([]sim.Time, rounds)
-			net.SetTrace(func(x atmnet.TraceRecord) {
+			net.Trace.Connect(func(x atmnet.TraceRecord) {
 				if x.Kind == atmnet.TraceRx && x.Where == "r.a" {
 					if i := int(x.At / period); i >= 1 && i <= rounds && first[i-1] == 0 {
 						first[i-1] = x.At

@@ -47,9 +47,10 @@ type Interface struct {
 
 // InterfaceStats counts the IP side.
 type InterfaceStats struct {
-	TxFrames, RxFrames uint64
-	NoVC               uint64 // a next hop the table lacks
-	TxDrops            uint64 // frames dropped: driver not ready, bad tag
+	TxFrames uint64 `stat:"tx_frames" help:"IP datagrams sent over a VC"`
+	RxFrames uint64 `stat:"rx_frames" help:"IP datagrams received"`
+	NoVC     uint64 `stat:"no_vc" help:"datagrams not sent: a next hop the VC table lacks"`
+	TxDrops  uint64 `stat:"tx_drops" help:"datagrams dropped: driver not ready, bad tag"`
 }
 
 type ipVC struct {

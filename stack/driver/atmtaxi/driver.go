@@ -120,28 +120,32 @@ const (
 
 // Stats counts the driver's events; every dropped PDU has a reason.
 type Stats struct {
-	TxPDUs, TxCells, TxBytes uint64
-	TxDMAs                   uint64
-	TxSpins                  uint64 // TXSPACE reads waiting for room
-	TxDeferred               uint64 // IP frames made to wait while a PDU was being sent
-	TxPaced                  uint64 // cells (or mode-A blocks) held back by their VC's peak cell rate
-	RxCells, RxPDUs, RxBytes uint64
-	RxNoVC                   uint64 // cells on a VC nobody opened
-	RxSeqErrors              uint64 // MSNL: a cell out of sequence (the PDU is dropped)
-	RxTooLong                uint64 // PDUs longer than the buffer
-	RxNoBuffer               uint64 // PDUs dropped for want of a buffer
-	RxBadCRC                 uint64 // AAL5: CRC-32 wrong
-	RxBadLength              uint64 // AAL5: Length does not fit the cells (or CPI not 0)
-	RxBadLLC                 uint64 // IP VC: not a routed RFC 2684 header this host speaks
-	RxBroken                 uint64 // PDUs dropped because cells of them were lost (overrun)
-	RxSocketFull             uint64 // raw socket's queue full
-	Overruns                 uint64 // receive FIFO overflows seen
-	LostCells                uint64 // cells the board counted lost to them
-	HECErrors                uint64 // cells the board dropped for header errors
-	Interrupts               uint64
-	SortPDUs                 uint64
-	RxDMAs                   uint64
-	Invalidated              uint64 // bytes invalidated in the cache before reading DMA data
+	TxPDUs       uint64 `stat:"tx_pdus" help:"PDUs sent"`
+	TxCells      uint64 `stat:"tx_cells" help:"cells sent"`
+	TxBytes      uint64 `stat:"tx_bytes" help:"bytes of the PDUs sent"`
+	TxDMAs       uint64 `stat:"tx_dmas" help:"DMA transfers started to send"`
+	TxSpins      uint64 `stat:"tx_spins" help:"TXSPACE reads waiting for room"`
+	TxDeferred   uint64 `stat:"tx_deferred" help:"IP frames made to wait while a PDU was being sent"`
+	TxPaced      uint64 `stat:"tx_paced" help:"cells (or mode-A blocks) held back by their VC's peak cell rate"`
+	RxCells      uint64 `stat:"rx_cells" help:"cells taken from the receive FIFO"`
+	RxPDUs       uint64 `stat:"rx_pdus" help:"PDUs received whole"`
+	RxBytes      uint64 `stat:"rx_bytes" help:"bytes of those PDUs"`
+	RxNoVC       uint64 `stat:"rx_no_vc" help:"cells dropped: on a VC nobody opened"`
+	RxSeqErrors  uint64 `stat:"rx_seq_errors" help:"PDUs dropped: MSNL sequence error (a cell out of sequence)"`
+	RxTooLong    uint64 `stat:"rx_too_long" help:"PDUs dropped: longer than the buffer"`
+	RxNoBuffer   uint64 `stat:"rx_no_buffer" help:"PDUs dropped: no buffer"`
+	RxBadCRC     uint64 `stat:"rx_bad_crc" help:"PDUs dropped: AAL5 CRC-32 wrong"`
+	RxBadLength  uint64 `stat:"rx_bad_length" help:"PDUs dropped: AAL5 length does not fit the cells (or CPI not 0)"`
+	RxBadLLC     uint64 `stat:"rx_bad_llc" help:"PDUs dropped on the IP VC: not a routed RFC 2684 header the host speaks"`
+	RxBroken     uint64 `stat:"rx_broken" help:"PDUs dropped: cells of them were lost (overrun)"`
+	RxSocketFull uint64 `stat:"rx_socket_full" help:"PDUs dropped: the raw socket queue full"`
+	Overruns     uint64 `stat:"overruns" help:"receive FIFO overflows seen"`
+	LostCells    uint64 `stat:"lost_cells" help:"cells the board counted lost to them"`
+	HECErrors    uint64 `stat:"hec_errors" help:"cells the board dropped for header errors"`
+	Interrupts   uint64 `stat:"interrupts" help:"interrupt handler runs"`
+	SortPDUs     uint64 `stat:"sort_pdus" help:"completions of the VCI sorter taken"`
+	RxDMAs       uint64 `stat:"rx_dmas" help:"DMA transfers started to receive"`
+	Invalidated  uint64 `stat:"invalidated" help:"bytes invalidated in the cache before reading DMA data"`
 }
 
 // vcState is one open VC: its SAR and its reassembly.

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	"simkron/card"
 	"simkron/cpu"
 	devatm "simkron/devices/atmtaxi"
 	"simkron/ethersim/atmnet"
@@ -96,7 +97,8 @@ func runLoopback(t *testing.T, lc loopCase, warm, n int) (stages, *host) {
 	phase := 0 // 0: before send; 1: in A; 2: waiting for the interrupt; 3: in C
 	total := warm + n
 	atmLine := m.ATM.IRQ
-	h.c.Hooks.Enter = func(c *cpu.CPU, s *cpu.Symbol) {
+	c := h.c
+	c.Trace.Enter.Connect(func(s *cpu.Symbol) {
 		x := c.Current()
 		if s.Name == "sys_atm_send" && strings.HasSuffix(x.Name(), ".sender") && phase == 0 {
 			if started {
@@ -105,8 +107,8 @@ func runLoopback(t *testing.T, lc loopCase, warm, n int) (stages, *host) {
 			cur, started = mark{a0: c.LocalTime()}, true
 			phase = 1
 		}
-	}
-	h.c.Hooks.Exit = func(c *cpu.CPU, s *cpu.Symbol) {
+	})
+	c.Trace.Exit.Connect(func(s *cpu.Symbol) {
 		x := c.Current()
 		switch {
 		case phase == 1 && s.Name == "yes_output" && strings.HasSuffix(x.Name(), ".sender"):
@@ -116,14 +118,15 @@ func runLoopback(t *testing.T, lc loopCase, warm, n int) (stages, *host) {
 			cur.c1 = c.LocalTime()
 			phase = 0
 		}
-	}
-	h.c.Hooks.Interrupt = func(c *cpu.CPU, line int, entry bool) {
-		if entry && line == atmLine && phase == 2 {
+	})
+	c.Trace.Interrupt.Connect(func(ev cpu.Interrupt) {
+		if ev.Entry && ev.Line == atmLine && phase == 2 {
 			cur.b1 = c.LocalTime()
 			phase = 3
 		}
-	}
-	h.dev.ObserveFIFO(func(tx bool, vci uint16, begin, end sim.Time) {
+	})
+	h.dev.FIFO.Connect(func(f card.FIFOCell) {
+		tx, vci, begin, end := f.Tx, f.VCI, f.Begin, f.End
 		if !started || vci != pduVC.VCI {
 			return
 		}

@@ -35,7 +35,7 @@ func TestPacing(t *testing.T) {
 			dp.VCs = []atm.VCEntry{{PCR: tc.pcr}}
 			r := ipRig(t, "ds5000-200", dp, ipParams(atm.DefaultMTU))
 			var sent []sim.Time
-			r.net.SetTrace(func(x atmnet.TraceRecord) {
+			r.net.Trace.Connect(func(x atmnet.TraceRecord) {
 				if x.Kind == atmnet.TraceTx && x.Where == "a.a" {
 					sent = append(sent, x.At)
 				}

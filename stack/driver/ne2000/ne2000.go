@@ -127,24 +127,27 @@ var (
 
 // Stats counts what the driver did.
 type Stats struct {
-	TxFrames, TxBytes   uint64
-	TxErrors            uint64
-	TxCollisions        uint64
-	RxFrames, RxBytes   uint64
-	RxErrors            uint64 // bad headers, bad lengths, errored status
-	RxNoBuffer          uint64
-	Overruns            uint64
-	CRCErrors, Missed   uint64 // from the tally counters
-	FrameErrors         uint64
-	TxTime              sim.Time // sum over frames of load start to transmit-done interrupt
-	TxTimed             uint64
-	LoopbackFrames      uint64
-	ResetTimeouts       uint64
-	SpuriousInterrupts  uint64
-	InterruptRounds     uint64
-	RemoteDMAWriteWords uint64
-	RemoteDMAReadWords  uint64
-	TxTooLong           uint64 // frames longer than mtu+14 dropped before loading (a stack bug)
+	TxFrames            uint64   `stat:"tx_frames" help:"frames the card transmitted"`
+	TxBytes             uint64   `stat:"tx_bytes" help:"bytes of those frames"`
+	TxErrors            uint64   `stat:"tx_errors" help:"transmissions that ended with an error (aborted, FIFO underrun)"`
+	TxCollisions        uint64   `stat:"tx_collisions" help:"transmissions that met a collision (TSR.COL)"`
+	RxFrames            uint64   `stat:"rx_frames" help:"frames taken from the receive ring"`
+	RxBytes             uint64   `stat:"rx_bytes" help:"bytes of those frames"`
+	RxErrors            uint64   `stat:"rx_errors" help:"frames dropped: bad ring headers, bad lengths, errored status"`
+	RxNoBuffer          uint64   `stat:"rx_no_buffer" help:"frames dropped: no kernel buffer to copy them into"`
+	Overruns            uint64   `stat:"overruns" help:"receive-ring overflows recovered (ei_rx_overrun)"`
+	CRCErrors           uint64   `stat:"crc_errors" help:"frames with a bad FCS, from the card's tally counter"`
+	Missed              uint64   `stat:"missed" help:"frames the card missed for want of ring space, from its tally counter"`
+	FrameErrors         uint64   `stat:"frame_errors" help:"frame-alignment errors, from the card's tally counter"`
+	TxTime              sim.Time `stat:"tx_time_ps" help:"sum over frames of the time from loading the card to the transmit-done interrupt, in picoseconds"`
+	TxTimed             uint64   `stat:"tx_timed" help:"transmissions TxTime covers"`
+	LoopbackFrames      uint64   `stat:"loopback_frames" help:"frames looped back to the driver itself (loopback)"`
+	ResetTimeouts       uint64   `stat:"reset_timeouts" help:"board resets that did not complete in time"`
+	SpuriousInterrupts  uint64   `stat:"spurious_interrupts" help:"interrupts with nothing for the driver to do"`
+	InterruptRounds     uint64   `stat:"interrupt_rounds" help:"rounds of the interrupt handler's loop over the status register"`
+	RemoteDMAWriteWords uint64   `stat:"remote_dma_write_words" help:"words written to the card through its data port"`
+	RemoteDMAReadWords  uint64   `stat:"remote_dma_read_words" help:"words read from the card through its data port"`
+	TxTooLong           uint64   `stat:"tx_too_long" help:"frames longer than mtu+14 dropped before loading (a stack bug)"`
 }
 
 type slot struct {

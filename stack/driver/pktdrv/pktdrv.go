@@ -140,20 +140,23 @@ var (
 
 // Stats counts what the driver did.
 type Stats struct {
-	TxFrames, TxBytes uint64
-	TxErrors          uint64
-	TxWaits           uint64   // send_pkt calls that waited for the previous frame
-	TxTime            sim.Time // sum over frames of load start to transmit done
-	TxTimed           uint64
-	RxFrames, RxBytes uint64
-	RxDropped         uint64 // no handle matched, or its upcall gave no buffer
-	RxErrors          uint64 // bad ring headers, errored status
-	Overruns          uint64
-	CRCErrors, Missed uint64
-	FrameErrors       uint64
-	LoopbackFrames    uint64
-	SpuriousIRQs      uint64
-	CantSend          uint64
+	TxFrames       uint64   `stat:"tx_frames" help:"frames sent (send_pkt)"`
+	TxBytes        uint64   `stat:"tx_bytes" help:"bytes of those frames"`
+	TxErrors       uint64   `stat:"tx_errors" help:"transmissions that ended with an error"`
+	TxWaits        uint64   `stat:"tx_waits" help:"send_pkt calls that waited for the previous frame"`
+	TxTime         sim.Time `stat:"tx_time_ps" help:"sum over frames of the time from loading the card to transmit done, in picoseconds"`
+	TxTimed        uint64   `stat:"tx_timed" help:"transmissions TxTime covers"`
+	RxFrames       uint64   `stat:"rx_frames" help:"frames handed to a handle's receiver"`
+	RxBytes        uint64   `stat:"rx_bytes" help:"bytes of those frames"`
+	RxDropped      uint64   `stat:"rx_dropped" help:"no handle matched, or its upcall gave no buffer"`
+	RxErrors       uint64   `stat:"rx_errors" help:"bad ring headers, errored status"`
+	Overruns       uint64   `stat:"overruns" help:"receive-ring overflows recovered"`
+	CRCErrors      uint64   `stat:"crc_errors" help:"frames with a bad FCS, from the card's tally counter"`
+	Missed         uint64   `stat:"missed" help:"frames the card missed, from its tally counter"`
+	FrameErrors    uint64   `stat:"frame_errors" help:"frame-alignment errors, from the card's tally counter"`
+	LoopbackFrames uint64   `stat:"loopback_frames" help:"frames copied back to the receive path (loopback)"`
+	SpuriousIRQs   uint64   `stat:"spurious_irqs" help:"interrupts with nothing for the driver to do"`
+	CantSend       uint64   `stat:"cant_send" help:"send_pkt calls refused (CANT_SEND): an upcall may not wait for the wire, or the card failed"`
 }
 
 type handle struct {

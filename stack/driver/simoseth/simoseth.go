@@ -128,18 +128,20 @@ const (
 
 // Stats counts what the driver did.
 type Stats struct {
-	TxFrames, TxBytes uint64
-	TxErrors          uint64 // descriptors the card handed back with ERR, frames refused
-	TxBusy            uint64 // transmits refused for want of descriptors
-	RxFrames, RxBytes uint64
-	RxErrors          uint64 // descriptors handed back with ERR or an unexpected shape
-	RxNoBuffer        uint64 // frames dropped: no kernel buffer to replace or copy into
-	RxDirect          uint64 // frames handed to the direct handler in the interrupt (of RxFrames)
-	RxRestarts        uint64 // receive poll demands after the ring had run out
-	Missed            uint64 // the card's MISSED counter, accumulated
-	Interrupts        uint64
-	InterruptRounds   uint64
-	Spurious          uint64
+	TxFrames        uint64 `stat:"tx_frames" help:"frames handed to the card to send"`
+	TxBytes         uint64 `stat:"tx_bytes" help:"bytes of those frames"`
+	TxErrors        uint64 `stat:"tx_errors" help:"descriptors the card handed back with ERR, frames refused"`
+	TxBusy          uint64 `stat:"tx_busy" help:"transmits refused for want of descriptors"`
+	RxFrames        uint64 `stat:"rx_frames" help:"frames taken from the receive ring"`
+	RxBytes         uint64 `stat:"rx_bytes" help:"bytes of those frames"`
+	RxErrors        uint64 `stat:"rx_errors" help:"descriptors handed back with ERR or an unexpected shape"`
+	RxNoBuffer      uint64 `stat:"rx_no_buffer" help:"frames dropped: no kernel buffer to replace or copy into"`
+	RxDirect        uint64 `stat:"rx_direct" help:"frames handed to the direct handler in the interrupt (of RxFrames)"`
+	RxRestarts      uint64 `stat:"rx_restarts" help:"receive poll demands after the ring had run out"`
+	Missed          uint64 `stat:"missed" help:"the card's MISSED counter, accumulated"`
+	Interrupts      uint64 `stat:"interrupts" help:"interrupt handler runs"`
+	InterruptRounds uint64 `stat:"interrupt_rounds" help:"rounds of the interrupt handler over the status register"`
+	Spurious        uint64 `stat:"spurious" help:"interrupts with nothing for the driver to do"`
 }
 
 // txSlot is what the driver remembers of a transmit descriptor.

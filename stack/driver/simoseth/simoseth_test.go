@@ -453,7 +453,7 @@ func TestDirectReceive(t *testing.T) {
 			var sent int
 			a.kern.Spawn("send", func(th *kernel.Thread) {
 				th.SleepFor(20 * sim.Millisecond) // the drivers are up
-				b.c.WatchCall(km, func(*cpu.CPU, *cpu.Symbol) { kmallocs++ }, nil)
+				b.c.SymbolTrace(km).Enter.Connect(func(*cpu.Symbol) { kmallocs++ })
 				send(a, th, frames, &sent)
 			})
 			runUntil(t, k, sim.Second, func() bool { return len(direct)+len(up) == 40 })

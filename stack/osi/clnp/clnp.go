@@ -90,17 +90,32 @@ type ErrorListener func(from osi.NSAP, reason, location uint8)
 
 // Stats counts CLNP's events; every discard has a counter.
 type Stats struct {
-	TxDT, TxSegments, TxER, TxInactive   uint64
-	TxSegNeeded, TxNoRoute, TxNoMemory   uint64
-	TxSubnetRefused                      uint64
-	RxPDUs, RxDelivered, RxInactive      uint64
-	RxHeaderErrors, RxBadChecksum        uint64
-	RxLifetimeExpired, RxNotForUs        uint64
-	RxNoUser, RxER, RxUnsupported        uint64
-	RxInactiveRefused                    uint64
-	ReasmSegments, ReasmOK, ReasmTimeout uint64
-	ReasmDuplicates, ReasmBad            uint64
-	ReasmFull, RxNoMemory                uint64
+	TxDT              uint64 `stat:"tx_dt" help:"data PDUs (DT) sent, segments counted apart"`
+	TxSegments        uint64 `stat:"tx_segments" help:"segments sent of NSDUs longer than the subnetwork takes"`
+	TxER              uint64 `stat:"tx_er" help:"error reports (ER) sent"`
+	TxInactive        uint64 `stat:"tx_inactive" help:"NSDUs sent with the inactive subset header"`
+	TxSegNeeded       uint64 `stat:"tx_seg_needed" help:"NSDUs not sent: too long for the subnetwork, segmentation not permitted"`
+	TxNoRoute         uint64 `stat:"tx_no_route" help:"NSDUs not sent: no route to the destination"`
+	TxNoMemory        uint64 `stat:"tx_no_memory" help:"NSDUs not sent: no buffer for the header"`
+	TxSubnetRefused   uint64 `stat:"tx_subnet_refused" help:"PDUs the subnetwork refused to send"`
+	RxPDUs            uint64 `stat:"rx_pdus" help:"PDUs received"`
+	RxDelivered       uint64 `stat:"rx_delivered" help:"NSDUs delivered to an NS user"`
+	RxInactive        uint64 `stat:"rx_inactive" help:"inactive subset PDUs received"`
+	RxHeaderErrors    uint64 `stat:"rx_header_errors" help:"PDUs dropped: a bad header"`
+	RxBadChecksum     uint64 `stat:"rx_bad_checksum" help:"PDUs dropped: a bad header checksum"`
+	RxLifetimeExpired uint64 `stat:"rx_lifetime_expired" help:"PDUs dropped: their lifetime ran out"`
+	RxNotForUs        uint64 `stat:"rx_not_for_us" help:"PDUs dropped: for another system (no forwarding)"`
+	RxNoUser          uint64 `stat:"rx_no_user" help:"PDUs dropped: for a selector no NS user has"`
+	RxER              uint64 `stat:"rx_er" help:"error reports received"`
+	RxUnsupported     uint64 `stat:"rx_unsupported" help:"PDUs dropped: a type the station does not handle"`
+	RxInactiveRefused uint64 `stat:"rx_inactive_refused" help:"inactive subset PDUs dropped: the subset not in use"`
+	ReasmSegments     uint64 `stat:"reasm_segments" help:"segments received for reassembly"`
+	ReasmOK           uint64 `stat:"reasm_ok" help:"NSDUs reassembled"`
+	ReasmTimeout      uint64 `stat:"reasm_timeout" help:"reassemblies given up: the rest did not come in time"`
+	ReasmDuplicates   uint64 `stat:"reasm_duplicates" help:"segments received again"`
+	ReasmBad          uint64 `stat:"reasm_bad" help:"segments dropped: inconsistent with the others of their PDU"`
+	ReasmFull         uint64 `stat:"reasm_full" help:"segments dropped: no free reassembly entry"`
+	RxNoMemory        uint64 `stat:"rx_no_memory" help:"PDUs dropped: no buffer"`
 }
 
 // Costs in instructions per call (seed CLNS: 2290 lines, 15 KB; seed

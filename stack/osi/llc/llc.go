@@ -50,11 +50,19 @@ type User interface {
 
 // Stats counts LLC's events; every drop has a counter.
 type Stats struct {
-	TxUI, TxXIDResponses, TxTESTResponses uint64
-	TxNoBuffer, TxTooLong                 uint64
-	RxUI, RxXID, RxTEST                   uint64
-	RxShort, RxType2, RxResponses         uint64
-	RxNoSAP, RxUnknownCommand             uint64
+	TxUI             uint64 `stat:"tx_ui" help:"UI frames sent"`
+	TxXIDResponses   uint64 `stat:"tx_xid_responses" help:"XID responses sent"`
+	TxTESTResponses  uint64 `stat:"tx_test_responses" help:"TEST responses sent"`
+	TxNoBuffer       uint64 `stat:"tx_no_buffer" help:"frames not sent: no MAC buffer"`
+	TxTooLong        uint64 `stat:"tx_too_long" help:"frames not sent: longer than the MAC carries"`
+	RxUI             uint64 `stat:"rx_ui" help:"UI frames handed to their SAP's user"`
+	RxXID            uint64 `stat:"rx_xid" help:"XID commands received"`
+	RxTEST           uint64 `stat:"rx_test" help:"TEST commands received"`
+	RxShort          uint64 `stat:"rx_short" help:"frames dropped: too short for the LLC header"`
+	RxType2          uint64 `stat:"rx_type2" help:"frames dropped: not a type 1 PDU (the station runs LLC type 1 only)"`
+	RxResponses      uint64 `stat:"rx_responses" help:"frames dropped: responses, which a type 1 station never asks for"`
+	RxNoSAP          uint64 `stat:"rx_no_sap" help:"frames dropped: for a SAP no user has bound"`
+	RxUnknownCommand uint64 `stat:"rx_unknown_command" help:"frames dropped: a command type 1 does not define"`
 }
 
 // Costs in instructions per call, from the seed's LLC (1240 lines of C,

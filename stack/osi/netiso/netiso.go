@@ -120,14 +120,26 @@ func (p Params) Validate() error {
 // Stats counts the family's own events; the protocol machines count
 // theirs (Family.LLC, CLNP, TP4).
 type Stats struct {
-	RxFrames, RxShort, RxNoMemory      uint64
-	TxFrames, TxNoMemory, TxQueueFull  uint64
-	Deferred, DeferredTimers           uint64 // frames and timer work kept while a call held the family
-	Sockets, Accepted, Refused         uint64
-	EDDropped                          uint64
-	SendCalls, RecvCalls, TSDUsSent    uint64
-	TSDUsReceived, WindowsClosed       uint64
-	OctetsSent, OctetsReceived, Copied uint64
+	RxFrames       uint64 `stat:"rx_frames" help:"frames the family received from the device layer"`
+	RxShort        uint64 `stat:"rx_short" help:"frames dropped: too short for their header"`
+	RxNoMemory     uint64 `stat:"rx_no_memory" help:"frames dropped: no kernel memory for their PDU"`
+	TxFrames       uint64 `stat:"tx_frames" help:"frames the family sent"`
+	TxNoMemory     uint64 `stat:"tx_no_memory" help:"frames not sent: no kernel buffer"`
+	TxQueueFull    uint64 `stat:"tx_queue_full" help:"frames not sent: the device queue full"`
+	Deferred       uint64 `stat:"deferred" help:"received frames kept until a call that held the family let go"`
+	DeferredTimers uint64 `stat:"deferred_timers" help:"timer expiries kept until a call that held the family let go"`
+	Sockets        uint64 `stat:"sockets" help:"ISO sockets made"`
+	Accepted       uint64 `stat:"accepted" help:"connections accepted by listening sockets"`
+	Refused        uint64 `stat:"refused" help:"connection indications refused: no listening socket, or its backlog full"`
+	EDDropped      uint64 `stat:"ed_dropped" help:"expedited data dropped: the sockets do not offer it"`
+	SendCalls      uint64 `stat:"send_calls" help:"sendmsg calls"`
+	RecvCalls      uint64 `stat:"recv_calls" help:"recvmsg calls"`
+	TSDUsSent      uint64 `stat:"tsdus_sent" help:"TSDUs sent"`
+	TSDUsReceived  uint64 `stat:"tsdus_received" help:"TSDUs received"`
+	WindowsClosed  uint64 `stat:"windows_closed" help:"times a socket closed TP4's window: its receive space full"`
+	OctetsSent     uint64 `stat:"octets_sent" help:"TSDU octets sent"`
+	OctetsReceived uint64 `stat:"octets_received" help:"TSDU octets received"`
+	Copied         uint64 `stat:"copied" help:"octets copied between a program's buffer and the family's"`
 }
 
 // Costs of the family's kernel glue, in instructions per call (4.4BSD

@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"simkron/internal/isotest"
+	"simkron/internal/machinetest"
 	"simkron/internal/testtool"
 	"simkron/machine"
 	"simkron/memory"
@@ -111,7 +112,7 @@ func (g *rig) errorf(format string, args ...any) {
 // spawn runs body as a thread of host name.
 func (g *rig) spawn(name string, body func(t *kernel.Thread, h *machine.Host, f *netiso.Family)) {
 	h := g.host(name)
-	h.Kernel.Spawn("test", func(t *kernel.Thread) { body(t, h, h.ISO) })
+	machinetest.Kernel(h).Spawn("test", func(t *kernel.Thread) { body(t, h, machinetest.ISO(h)) })
 }
 
 func (g *rig) run() {
@@ -170,10 +171,10 @@ func exchange(g *rig, n int, lag sim.Time) (got, octets *int) {
 			g.errorf("accept: %v", err)
 			return
 		}
-		if !from.NSAP.SameSystem(g.host("a").ISO.NSAP()) {
+		if !from.NSAP.SameSystem(machinetest.ISO(g.host("a")).NSAP()) {
 			g.errorf("accepted a connection from %v", from.NSAP)
 		}
-		buf := h.Kernel.Kmalloc(8192)
+		buf := machinetest.Kernel(h).Kmalloc(8192)
 		if lag > 0 {
 			t.SleepFor(lag)
 		}
@@ -194,7 +195,7 @@ func exchange(g *rig, n int, lag sim.Time) (got, octets *int) {
 				break // the end of the connection
 			}
 			b := make([]byte, total)
-			h.Kernel.CPU().System().Phys.Read(buf, b)
+			machinetest.Kernel(h).CPU().System().Phys.Read(buf, b)
 			if want := tsduBytes(*got, sizeOf(*got)); !bytes.Equal(b, want) {
 				g.errorf("TSDU %d: %d octets, first % x; want %d octets, first % x", *got, len(b), b[:min(8, len(b))], len(want), want[:min(8, len(want))])
 			}
@@ -206,14 +207,14 @@ func exchange(g *rig, n int, lag sim.Time) (got, octets *int) {
 	})
 	g.spawn("a", func(t *kernel.Thread, h *machine.Host, f *netiso.Family) {
 		fd, _ := f.Socket(t)
-		if err := f.Connect(t, fd, g.host("b").ISO.Address(tsap), 0); err != 0 {
+		if err := f.Connect(t, fd, machinetest.ISO(g.host("b")).Address(tsap), 0); err != 0 {
 			g.errorf("connect: %v", err)
 			return
 		}
-		buf := h.Kernel.Kmalloc(8192)
+		buf := machinetest.Kernel(h).Kmalloc(8192)
 		for i := range n {
 			b := tsduBytes(i, sizeOf(i))
-			h.Kernel.CPU().Write(buf, b)
+			machinetest.Kernel(h).CPU().Write(buf, b)
 			cut := 0
 			if len(b) > 100 {
 				cut = len(b) / 3
@@ -255,7 +256,7 @@ func TestLossyLink(t *testing.T) {
 	if *got != n {
 		t.Fatalf("b received %d TSDUs, want %d", *got, n)
 	}
-	fa, fb := g.host("a").ISO, g.host("b").ISO
+	fa, fb := machinetest.ISO(g.host("a")), machinetest.ISO(g.host("b"))
 	sa, sb := fa.Stats(), fb.Stats()
 	ta, tb := fa.TP4().Stats(), fb.TP4().Stats()
 	t.Logf("a: %+v\nb: %+v\nTP4 a: retransmissions %d; b: duplicates %d, out of sequence %d, bad checksums %d", sa, sb, ta.TxRetransmissions, tb.RxDTDuplicates, tb.RxDTOutOfSequence, tb.RxBadChecksum)
@@ -302,7 +303,7 @@ func TestSocketErrors(t *testing.T) {
 		want("listen", f.Listen(t, lfd, 1), 0)
 		fd, _, err := f.Accept(t, lfd, 0)
 		want("accept", err, 0)
-		buf := h.Kernel.Kmalloc(64)
+		buf := machinetest.Kernel(h).Kmalloc(64)
 		_, _, err = f.RecvMsg(t, fd, buf, 64, 100*sim.Millisecond)
 		want("recvmsg with nothing sent", err, netiso.ETIMEDOUT)
 		n, eot, err := f.RecvMsg(t, fd, buf, 64, 0)
@@ -315,21 +316,21 @@ func TestSocketErrors(t *testing.T) {
 		want("recvmsg on a closed descriptor", err, netiso.EBADF)
 	})
 	g.spawn("a", func(t *kernel.Thread, h *machine.Host, f *netiso.Family) {
-		buf := h.Kernel.Kmalloc(70000)
+		buf := machinetest.Kernel(h).Kmalloc(70000)
 		fd, _ := f.Socket(t)
 		_, err := f.SendMsg(t, fd, buf, 4, true)
 		want("sendmsg before connect", err, netiso.ENOTCONN)
-		want("connect to nobody's TSAP", f.Connect(t, fd, g.host("b").ISO.Address([]byte{9, 9}), 0), netiso.ECONNREFUSED)
+		want("connect to nobody's TSAP", f.Connect(t, fd, machinetest.ISO(g.host("b")).Address([]byte{9, 9}), 0), netiso.ECONNREFUSED)
 		t.SleepFor(50 * sim.Millisecond) // b listens by now
 		fd, _ = f.Socket(t)
-		want("connect", f.Connect(t, fd, g.host("b").ISO.Address(tsap), 0), 0)
+		want("connect", f.Connect(t, fd, machinetest.ISO(g.host("b")).Address(tsap), 0), 0)
 		_, err = f.SendMsg(t, fd, buf, 70000, true)
 		want("sendmsg of more than the send queue", err, netiso.EMSGSIZE)
 		t.SleepFor(200 * sim.Millisecond)
 		want("close", f.Close(t, fd), 0)
 	})
 	g.run()
-	if r := g.host("b").ISO.TP4().Stats().TxDR; r < 1 {
+	if r := machinetest.ISO(g.host("b")).TP4().Stats().TxDR; r < 1 {
 		t.Errorf("b sent %d DRs, want the refusal", r)
 	}
 }
@@ -345,7 +346,7 @@ func TestReceiveSpace(t *testing.T) {
 	if *got != n {
 		t.Fatalf("b received %d TSDUs, want %d", *got, n)
 	}
-	if st := g.host("b").ISO.Stats(); st.WindowsClosed == 0 {
+	if st := machinetest.ISO(g.host("b")).Stats(); st.WindowsClosed == 0 {
 		t.Errorf("b never closed the window: %+v", st)
 	}
 }
@@ -443,7 +444,7 @@ func BenchmarkRoundTrips(b *testing.B) {
 			f.Bind(t, lfd, tsap)
 			f.Listen(t, lfd, 1)
 			fd, _, _ := f.Accept(t, lfd, 0)
-			buf := h.Kernel.Kmalloc(1024)
+			buf := machinetest.Kernel(h).Kmalloc(1024)
 			for {
 				k, _, err := f.RecvMsg(t, fd, buf, 1024, 0)
 				if err != 0 || k == 0 {
@@ -455,10 +456,10 @@ func BenchmarkRoundTrips(b *testing.B) {
 		})
 		g.spawn("a", func(t *kernel.Thread, h *machine.Host, f *netiso.Family) {
 			fd, _ := f.Socket(t)
-			if f.Connect(t, fd, g.host("b").ISO.Address(tsap), 0) != 0 {
+			if f.Connect(t, fd, machinetest.ISO(g.host("b")).Address(tsap), 0) != 0 {
 				return
 			}
-			buf := h.Kernel.Kmalloc(1024)
+			buf := machinetest.Kernel(h).Kmalloc(1024)
 			for range n {
 				f.SendMsg(t, fd, buf, 1024, true)
 				if k, _, _ := f.RecvMsg(t, fd, buf, 1024, 0); k == 1024 {
@@ -582,7 +583,7 @@ func TestATM(t *testing.T) {
 	if *got != n {
 		t.Fatalf("b received %d TSDUs, want %d", *got, n)
 	}
-	fa, fb := g.host("a").ISO, g.host("b").ISO
+	fa, fb := machinetest.ISO(g.host("a")), machinetest.ISO(g.host("b"))
 	if !fa.Framed() || fa.LLC() != nil {
 		t.Fatalf("a's family is not on the ATM card without LLC (framed %v)", fa.Framed())
 	}
@@ -615,7 +616,7 @@ func TestATM(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"a", "b"} {
-		d := g.host(name).ATMCards[0].Driver
+		d := machinetest.ATMCards(g.host(name))[0].Driver
 		if s := d.Stats(); s.RxBadLLC+s.RxBroken+s.Overruns != 0 {
 			t.Errorf("%s: driver drops %+v", name, s)
 		}
@@ -668,14 +669,14 @@ func TestATMLossy(t *testing.T) {
 	g := newRig(t, atmFaultyExperiment(t, "[host.iso.tp4]\ntpdu_size = \"8KiB\"\nretransmit_time = \"300ms\"", faults, false))
 	got, _ := exchange(g, n, 0)
 	g.run()
-	fa, fb := g.host("a").ISO, g.host("b").ISO
+	fa, fb := machinetest.ISO(g.host("a")), machinetest.ISO(g.host("b"))
 	ta, tb := fa.TP4().Stats(), fb.TP4().Stats()
 	if *got != n {
 		t.Fatalf("b received %d TSDUs, want %d\nTP4 a %+v\nTP4 b %+v\nCLNP a %+v\nCLNP b %+v", *got, n, ta, tb, fa.CLNP().Stats(), fb.CLNP().Stats())
 	}
 	var dropped uint64
 	for _, name := range []string{"a", "b"} {
-		s := g.host(name).ATMCards[0].Driver.Stats()
+		s := machinetest.ATMCards(g.host(name))[0].Driver.Stats()
 		dropped += s.RxBadCRC + s.RxBroken + s.RxBadLength + s.RxSeqErrors
 	}
 	t.Logf("TP4 a: %d retransmissions; b: %d; PDUs the drivers dropped: %d", ta.TxRetransmissions, tb.TxRetransmissions, dropped)

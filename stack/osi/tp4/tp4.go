@@ -213,18 +213,53 @@ type Disconnect struct {
 
 // Stats counts the entity's events; every discard has a counter.
 type Stats struct {
-	TxCR, TxCC, TxDR, TxDC, TxDT, TxAK, TxED, TxEA, TxER uint64
-	TxRetransmissions, TxAKConcatenated, TxFCC           uint64
-	TxNoMemory, TxRefused                                uint64
-	RxNSDUs, RxTPDUs                                     uint64
-	RxCR, RxCC, RxDR, RxDC, RxDT, RxAK, RxED, RxEA, RxER uint64
-	RxShort, RxHeaderErrors, RxBadChecksum, RxNoChecksum uint64
-	RxUnknownRef, RxFrozenRef, RxWrongState              uint64
-	RxDTDuplicates, RxDTOutOfSequence, RxDTOutsideWindow uint64
-	RxAKStale, RxEDDuplicates, RxEDUnexpected, RxFCC     uint64
-	RxProtocolErrors, RxCRRefused, RxCRDuplicates        uint64
-	RxNoMemory                                           uint64
-	Opened, Released, GivenUp, InactivityReleases        uint64
+	TxCR               uint64 `stat:"tx_cr" help:"connection requests (CR TPDUs) sent, retransmissions included"`
+	TxCC               uint64 `stat:"tx_cc" help:"connection confirms (CC) sent"`
+	TxDR               uint64 `stat:"tx_dr" help:"disconnect requests (DR) sent"`
+	TxDC               uint64 `stat:"tx_dc" help:"disconnect confirms (DC) sent"`
+	TxDT               uint64 `stat:"tx_dt" help:"data TPDUs (DT) sent, retransmissions included"`
+	TxAK               uint64 `stat:"tx_ak" help:"acknowledgements (AK) sent"`
+	TxED               uint64 `stat:"tx_ed" help:"expedited data (ED) sent"`
+	TxEA               uint64 `stat:"tx_ea" help:"expedited acknowledgements (EA) sent"`
+	TxER               uint64 `stat:"tx_er" help:"error TPDUs (ER) sent"`
+	TxRetransmissions  uint64 `stat:"tx_retransmissions" help:"TPDUs sent again on the retransmission timer T1"`
+	TxAKConcatenated   uint64 `stat:"tx_ak_concatenated" help:"AKs sent concatenated in front of a DT"`
+	TxFCC              uint64 `stat:"tx_fcc" help:"AKs sent with a flow-control confirmation parameter"`
+	TxNoMemory         uint64 `stat:"tx_no_memory" help:"TPDUs not sent: no buffer for their header"`
+	TxRefused          uint64 `stat:"tx_refused" help:"data requests refused: the connection not open"`
+	RxNSDUs            uint64 `stat:"rx_nsdus" help:"network SDUs handed to TP4"`
+	RxTPDUs            uint64 `stat:"rx_tpdus" help:"TPDUs taken from them (several when concatenated)"`
+	RxCR               uint64 `stat:"rx_cr" help:"connection requests received"`
+	RxCC               uint64 `stat:"rx_cc" help:"connection confirms received"`
+	RxDR               uint64 `stat:"rx_dr" help:"disconnect requests received"`
+	RxDC               uint64 `stat:"rx_dc" help:"disconnect confirms received"`
+	RxDT               uint64 `stat:"rx_dt" help:"data TPDUs received"`
+	RxAK               uint64 `stat:"rx_ak" help:"acknowledgements received"`
+	RxED               uint64 `stat:"rx_ed" help:"expedited data received"`
+	RxEA               uint64 `stat:"rx_ea" help:"expedited acknowledgements received"`
+	RxER               uint64 `stat:"rx_er" help:"error TPDUs received"`
+	RxShort            uint64 `stat:"rx_short" help:"NSDUs dropped: too short for a TPDU header"`
+	RxHeaderErrors     uint64 `stat:"rx_header_errors" help:"TPDUs dropped: a header that does not fit"`
+	RxBadChecksum      uint64 `stat:"rx_bad_checksum" help:"TPDUs dropped: a bad checksum"`
+	RxNoChecksum       uint64 `stat:"rx_no_checksum" help:"TPDUs dropped: no checksum where the connection uses one"`
+	RxUnknownRef       uint64 `stat:"rx_unknown_ref" help:"TPDUs for no connection"`
+	RxFrozenRef        uint64 `stat:"rx_frozen_ref" help:"TPDUs for a connection reference still frozen"`
+	RxWrongState       uint64 `stat:"rx_wrong_state" help:"DTs dropped: the connection not open"`
+	RxDTDuplicates     uint64 `stat:"rx_dt_duplicates" help:"DTs received again (already acknowledged)"`
+	RxDTOutOfSequence  uint64 `stat:"rx_dt_out_of_sequence" help:"DTs received ahead of the next expected, kept"`
+	RxDTOutsideWindow  uint64 `stat:"rx_dt_outside_window" help:"DTs dropped: beyond the credit given"`
+	RxAKStale          uint64 `stat:"rx_ak_stale" help:"AKs dropped: older than the lower window edge"`
+	RxEDDuplicates     uint64 `stat:"rx_ed_duplicates" help:"expedited data received again"`
+	RxEDUnexpected     uint64 `stat:"rx_ed_unexpected" help:"expedited data dropped: not the next expected"`
+	RxFCC              uint64 `stat:"rx_fcc" help:"AKs received with a flow-control confirmation"`
+	RxProtocolErrors   uint64 `stat:"rx_protocol_errors" help:"TPDUs that broke the protocol on an open connection"`
+	RxCRRefused        uint64 `stat:"rx_cr_refused" help:"connection requests refused"`
+	RxCRDuplicates     uint64 `stat:"rx_cr_duplicates" help:"connection requests received again for a connection already made"`
+	RxNoMemory         uint64 `stat:"rx_no_memory" help:"TPDUs dropped: no buffer to keep them"`
+	Opened             uint64 `stat:"opened" help:"connections opened"`
+	Released           uint64 `stat:"released" help:"connections released"`
+	GivenUp            uint64 `stat:"given_up" help:"connections given up: a TPDU unacknowledged after its retransmissions"`
+	InactivityReleases uint64 `stat:"inactivity_releases" help:"connections released by the inactivity timer"`
 }
 
 // Costs in instructions per call. The seed's TP4 is 3560 lines of C and

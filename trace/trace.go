@@ -1,0 +1,49 @@
+// Package trace holds the one way simkron's models are observed: a trace
+// source, a named point in a model (a function entered, an interrupt
+// taken, a frame reaching a card, a DMA engine starting) that fires typed
+// values to every listener connected to it, as ns-3's traced callbacks
+// do. The cpu, the devices, the network and the stacks declare their
+// sources as fields, each named for the edge it marks; annotations,
+// captures, the measuring programs and tests connect to them.
+//
+// Listeners only look: they must not charge cycles, schedule or cancel
+// events, or write simulated state, so that a run with listeners is the
+// same run as one without (docs/design.md, "Symbols, layers and
+// observation").
+//
+// A source nobody listens to costs its model one length test: a model
+// that must build the value it fires (an event record, a slice of a
+// frame) asks Listened first. Firing allocates nothing; the value is
+// passed by value, and a listener that keeps a slice it was given copies
+// it (the model reuses its buffers).
+//
+// The package imports nothing: every layer of the simulator may declare
+// sources.
+package trace
+
+// Source is a trace source firing values of type T. Its zero value has no
+// listeners and is ready to use. A Source is not safe for use by more than
+// one goroutine, as nothing in one simulation is.
+type Source[T any] struct {
+	fns []func(T)
+}
+
+// Connect adds fn to the listeners; listeners are called in the order
+// they were connected, after those connected before them. A nil fn is
+// ignored.
+func (s *Source[T]) Connect(fn func(T)) {
+	if fn != nil {
+		s.fns = append(s.fns, fn)
+	}
+}
+
+// Listened reports whether any listener is connected: the guard a model
+// puts around building a value it would fire to nobody.
+func (s *Source[T]) Listened() bool { return len(s.fns) != 0 }
+
+// Fire calls every listener with v, in the order they were connected.
+func (s *Source[T]) Fire(v T) {
+	for _, fn := range s.fns {
+		fn(v)
+	}
+}
