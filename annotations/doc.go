@@ -7,7 +7,7 @@
 //
 // Observation only. The engine connects to the model's trace sources
 // (package trace: the cores' calls, interrupts and device accesses, the
-// event kernel's firings, the cards' frames), beside whatever other
+// event scheduler's firings, the cards' frames), beside whatever other
 // listener they have.
 //
 // # Contract
@@ -16,7 +16,7 @@
 // cycles, schedules or cancels events, touches a device register or
 // writes memory: the commands a body sees are read-only, memory is read
 // straight from physical memory (no cache reference, no cost), and `cycle`
-// annotations run from the event kernel's trace source before the first event
+// annotations run from the event scheduler's trace source before the first event
 // at or after their time instead of as events of their own. With or
 // without annotations the event trace and the result are identical; the
 // tests hash both.

@@ -115,7 +115,7 @@ func (h *hostState) ioEvent(ev cpu.IOEvent) {
 // interpreter itself runs on a goroutine of the engine's own (see call).
 type Engine struct {
 	t     Target
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	hosts []*hostState
 	dir   string
 	opt   Options
@@ -255,7 +255,7 @@ func New(run Target, scripts []Source, opt Options) (*Engine, error) {
 	if opt.Output <= 0 {
 		opt.Output = DefaultOutput
 	}
-	e := &Engine{t: run, k: run.Kernel(), dir: opt.Dir, opt: opt, buckets: map[string]*bucket{},
+	e := &Engine{t: run, k: run.Scheduler(), dir: opt.Dir, opt: opt, buckets: map[string]*bucket{},
 		layerMap: map[string]string{}, nextCycle: sim.Never}
 	for _, v := range run.Hosts() {
 		e.hosts = append(e.hosts, &hostState{e: e, v: v, frames: map[string][]*annotation{}, sends: map[string][]*annotation{},
@@ -559,7 +559,7 @@ func (e *Engine) protected(fn func()) {
 
 // Install connects the engine to the run's trace sources: the cores' of
 // hosts with pc, exc or device annotations, the annotated cards' frames
-// and, when cycle annotations exist, the event kernel's. A listener
+// and, when cycle annotations exist, the event scheduler's. A listener
 // connected before it is still called first.
 func (e *Engine) Install() error {
 	if e.closed {
@@ -623,7 +623,7 @@ func (h *hostState) interrupt(ev cpu.Interrupt) {
 	}
 }
 
-// trace is a listener of the event kernel: cycle annotations due at or
+// trace is a listener of the event scheduler: cycle annotations due at or
 // before the event's time run before it fires.
 func (e *Engine) trace(ev *sim.Event) {
 	if t := ev.When(); t >= e.nextCycle {

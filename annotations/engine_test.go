@@ -120,7 +120,7 @@ annotation set sim exit { bucket add exit 1 }
 		t.Fatal(r.finish)
 	}
 	clock := r.r.Hosts[0].CPU.Clock()
-	now := r.r.K.Now()
+	now := r.r.Sched.Now()
 	cycles := clock.Cycle(now) // the cycles whose start is at or before now
 	if clock.Time(cycles) > now {
 		cycles--

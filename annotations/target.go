@@ -7,13 +7,13 @@ import (
 	"simkron/trace"
 )
 
-// Target is what the engine needs of a run: the event kernel and a
+// Target is what the engine needs of a run: the event scheduler and a
 // read-only view of each host. The machine package's Run provides one
 // (Run.AnnotationTarget); tests and other drivers can implement it
 // directly.
 type Target interface {
-	// Kernel returns the event kernel that drives every host.
-	Kernel() *sim.Kernel
+	// Scheduler returns the event scheduler that drives every host.
+	Scheduler() *sim.Scheduler
 	// Hosts returns the hosts in the experiment's order. The first host's
 	// CPU clock times `cycle` annotations.
 	Hosts() []HostView

@@ -4,7 +4,7 @@
 //
 // # Layer
 //
-// config sits beside the event kernel: it imports only package sim (for the
+// config sits beside the event scheduler: it imports only package sim (for the
 // unit types), the standard library and github.com/BurntSushi/toml. It knows
 // nothing of any component; components declare their Params structs and the
 // machine builder calls [File.DecodeInto] for each table.

@@ -68,7 +68,7 @@ func BenchmarkSwitch(b *testing.B) {
 // other, so every Sync finds the other core's resume due first and runs
 // it (two coroutine switches and two events). An op is one Sync.
 func BenchmarkHandover(b *testing.B) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	var cores [2]*cpu.CPU
 	syncs := 0
 	for i := range cores {

@@ -21,7 +21,7 @@
 // (SetSyncQuantum, off unless asked for) relaxes this for device accesses
 // only, trading exactness for fewer hand-overs. A context that waits (a
 // slow Sync, a halt) runs the due events itself, on its own stack
-// (sim.Kernel.RunNested), rather than switching back to the event side
+// (sim.Scheduler.RunNested), rather than switching back to the event side
 // and being switched in again: the same events fire in the same order,
 // with two coroutine switches fewer a wait.
 //
@@ -145,7 +145,7 @@ type Stats struct {
 	Switches     uint64 `stat:"switches" help:"context switches"`
 	Traps        uint64 `stat:"traps" help:"system-call traps taken"`
 	SyncsFast    uint64 `stat:"syncs_fast" help:"synchronisations with the event clock that found nothing due (no yield)"`
-	SyncsSlow    uint64 `stat:"syncs_slow" help:"synchronisations that yielded to the event kernel"`
+	SyncsSlow    uint64 `stat:"syncs_slow" help:"synchronisations that yielded to the event scheduler"`
 	SyncsEarly   uint64 `stat:"syncs_early" help:"device accesses made ahead of the event clock, within the sync quantum"`
 	WaitsNested  uint64 `stat:"waits_nested" help:"waits (slow Syncs, halts) that ran the event loop on the context's stack"`
 	IOAccesses   uint64 `stat:"io_accesses" help:"bus accesses to device registers (each word of a string transfer one)"`
@@ -190,7 +190,7 @@ type IOEvent struct {
 
 // CPU is one core.
 type CPU struct {
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	name  string
 	p     Params
 	clock sim.Clock
@@ -271,7 +271,7 @@ type CPU struct {
 
 // New returns a core named name ("hostA.cpu0") that reaches memory and
 // devices through sys.
-func New(k *sim.Kernel, name string, p Params, sys *memory.System) (*CPU, error) {
+func New(k *sim.Scheduler, name string, p Params, sys *memory.System) (*CPU, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -301,8 +301,8 @@ func (c *CPU) Params() Params { return c.p }
 // Clock returns the core's clock.
 func (c *CPU) Clock() sim.Clock { return c.clock }
 
-// Kernel returns the event kernel.
-func (c *CPU) Kernel() *sim.Kernel { return c.k }
+// Scheduler returns the event scheduler.
+func (c *CPU) Scheduler() *sim.Scheduler { return c.k }
 
 // System returns the memory side of the host.
 func (c *CPU) System() *memory.System { return c.sys }
@@ -441,7 +441,7 @@ func (c *CPU) suspend(r request) {
 // wait suspends the running context until the core is resumed: kind
 // reqWait until c.wake, which it schedules at until, or reqHalt until an
 // interrupt. The context runs the event loop itself while it waits
-// (sim.Kernel.RunNested), and hands back to the event side only when the
+// (sim.Scheduler.RunNested), and hands back to the event side only when the
 // loop must stop or a context waiting beneath it is resumed.
 func (c *CPU) wait(kind reqKind, until sim.Time) {
 	c.suspended = kind

@@ -13,7 +13,7 @@ import (
 // rig is a bare core at 100 MHz (10 ns a cycle) with a 16 KiB memory
 // and one L1, no kernel: the tests drive contexts directly.
 type rig struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	c    *cpu.CPU
 	sys  *memory.System
 	idle *cpu.Context
@@ -21,11 +21,11 @@ type rig struct {
 
 func newRig(t testing.TB) *rig {
 	t.Helper()
-	return newRigOn(t, sim.NewKernel(1))
+	return newRigOn(t, sim.NewScheduler(1))
 }
 
 // newRigOn is newRig on the kernel k, which other cores may share.
-func newRigOn(t testing.TB, k *sim.Kernel) *rig {
+func newRigOn(t testing.TB, k *sim.Scheduler) *rig {
 	t.Helper()
 	l1 := &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 2, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	h, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})

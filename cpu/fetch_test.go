@@ -24,9 +24,9 @@ func i486Caches() memory.HierarchyParams {
 
 // fetchRig is a bare core at 100 MHz with CPI 1 (an instruction is one
 // cycle) on the hierarchy hp, with an idle context to end in.
-func fetchRig(t testing.TB, hp memory.HierarchyParams) (*sim.Kernel, *cpu.CPU) {
+func fetchRig(t testing.TB, hp memory.HierarchyParams) (*sim.Scheduler, *cpu.CPU) {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	c, err := cpu.New(k, "h.cpu0", cpuParams(), fetchSystem(t, k, hp))
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func cpuParams() cpu.Params {
 
 // fetchSystem builds a memory system on hp with an uncached region in the
 // middle of the kernel text and another starting mid-line.
-func fetchSystem(t testing.TB, k *sim.Kernel, hp memory.HierarchyParams) *memory.System {
+func fetchSystem(t testing.TB, k *sim.Scheduler, hp memory.HierarchyParams) *memory.System {
 	t.Helper()
 	h, err := memory.NewHierarchy(hp)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestEnterFetchMatchesPerLine(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			k, c := fetchRig(t, hp)
-			twin := fetchSystem(t, sim.NewKernel(1), hp)
+			twin := fetchSystem(t, sim.NewScheduler(1), hp)
 			rng := rand.New(rand.NewPCG(5, 6))
 			syms := randomText(rng, 0x10006, 120)
 			hit := c.System().Cache.L1I().Params().HitLatency

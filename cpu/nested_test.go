@@ -13,7 +13,7 @@ import (
 )
 
 // A core whose software waits runs the event loop on its own stack
-// (sim.Kernel.RunNested) instead of handing back to the event side: the
+// (sim.Scheduler.RunNested) instead of handing back to the event side: the
 // same events must fire in the same order at the same times, and every
 // counter must come out the same, as when it hands back every time. Two
 // cores on one kernel ping-pong through interrupts, with device noise,
@@ -21,7 +21,7 @@ import (
 // with a run stepped by hand, where nothing can nest.
 func TestNestedRunsChangeNothing(t *testing.T) {
 	run := func(nested bool) (trace []string, stats []cpu.Stats) {
-		k := sim.NewKernel(7)
+		k := sim.NewScheduler(7)
 		k.Firing.Connect(func(e *sim.Event) { trace = append(trace, fmt.Sprintf("%v %s", e.When(), e.Name())) })
 		rng := rand.New(rand.NewPCG(7, 9))
 		var cores [2]*cpu.CPU

@@ -12,7 +12,7 @@ import (
 
 // clockReg is a register that records the event clock at every access.
 type clockReg struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	seen []sim.Time
 }
 

@@ -54,5 +54,5 @@ const (
 	BackoffLimit  = 10 // exponent cap of truncated binary exponential backoff
 )
 
-// Now is how the network reads the clock; the event kernel satisfies it.
-var _ interface{ Now() sim.Time } = (*sim.Kernel)(nil)
+// Now is how the network reads the clock; the event scheduler satisfies it.
+var _ interface{ Now() sim.Time } = (*sim.Scheduler)(nil)

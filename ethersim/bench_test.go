@@ -15,7 +15,7 @@ func (c *countStation) Receive([]byte) { c.n++ }
 // benchFrames pushes b.N 1024-byte frames from a to b, each sent as soon
 // as the last is done, and reports frames per host second.
 func benchFrames(b *testing.B, p ethersim.SegmentParams, duplex bool) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	seg, err := ethersim.NewNetwork(k).NewSegment("lan", p)
 	if err != nil {
 		b.Fatal(err)

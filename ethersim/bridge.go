@@ -22,7 +22,7 @@ import (
 //
 // The reader goroutine never touches the model: it reads a frame, checks
 // its length against the segment's (constant) limits and posts it to the
-// event kernel's pacer (sim.Pacer), which delivers it on the kernel's
+// event scheduler's pacer (sim.Pacer), which delivers it on the kernel's
 // goroutine at its stamp; from there the bridge is a station like a
 // card: on a shared segment it defers, collides and backs off, on a
 // switch it has a port of its own. It has no address and filters

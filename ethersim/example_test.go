@@ -10,7 +10,7 @@ import (
 // printer is a Station that prints when a frame arrives.
 type printer struct {
 	name string
-	k    *sim.Kernel
+	k    *sim.Scheduler
 }
 
 func (p printer) Receive(frame []byte) {
@@ -20,7 +20,7 @@ func (p printer) Receive(frame []byte) {
 // A 64-byte frame on a 10 Mbit/s coax segment: 72 bytes with the preamble
 // at 0.8 us each, then 1 us of propagation.
 func Example() {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	net := ethersim.NewNetwork(k)
 	lan, _ := net.NewSegment("lan", ethersim.DefaultSegmentParams())
 	a, _ := lan.Attach("hostA.nic0", printer{"hostA", k}, ethersim.FaultParams{})

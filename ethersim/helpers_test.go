@@ -18,7 +18,7 @@ type rx struct {
 // log collects receptions and transmit completions of every station on a
 // test network.
 type log struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	rx   []rx
 	done []txDone
 }
@@ -42,7 +42,7 @@ func (s *station) Receive(frame []byte) {
 // rig is a network with one segment under test.
 type rig struct {
 	t   testing.TB
-	k   *sim.Kernel
+	k   *sim.Scheduler
 	net *ethersim.Network
 	seg *ethersim.Segment
 	l   *log
@@ -51,7 +51,7 @@ type rig struct {
 
 func newRig(t testing.TB, seed uint64, p ethersim.SegmentParams) *rig {
 	t.Helper()
-	k := sim.NewKernel(seed)
+	k := sim.NewScheduler(seed)
 	n := ethersim.NewNetwork(k)
 	seg, err := n.NewSegment("lan", p)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // Network is the network of one simulation: its segments and, like
 // SimOS's EtherSim, a table of the hosts on it with their addresses.
 type Network struct {
-	k        *sim.Kernel
+	k        *sim.Scheduler
 	hosts    map[string]HostEntry
 	byMAC    map[MAC]string
 	byIP     map[IP4]string
@@ -26,7 +26,7 @@ type HostEntry struct {
 }
 
 // NewNetwork returns an empty network driven by k.
-func NewNetwork(k *sim.Kernel) *Network {
+func NewNetwork(k *sim.Scheduler) *Network {
 	return &Network{
 		k:        k,
 		hosts:    map[string]HostEntry{},
@@ -36,8 +36,8 @@ func NewNetwork(k *sim.Kernel) *Network {
 	}
 }
 
-// Kernel returns the event kernel the network runs on.
-func (n *Network) Kernel() *sim.Kernel { return n.k }
+// Scheduler returns the event scheduler the network runs on.
+func (n *Network) Scheduler() *sim.Scheduler { return n.k }
 
 // RegisterHost adds a host to the table. A name, MAC or IP address that is
 // already registered is an error; the zero IP address is none (a host that

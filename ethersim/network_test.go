@@ -13,7 +13,7 @@ import (
 )
 
 func TestRegisterHost(t *testing.T) {
-	n := ethersim.NewNetwork(sim.NewKernel(1))
+	n := ethersim.NewNetwork(sim.NewScheduler(1))
 	ip := func(last byte) ethersim.IP4 { return ethersim.IP4{10, 0, 0, last} }
 	steps := []struct {
 		name    string
@@ -128,7 +128,7 @@ func TestFaultParamsValidate(t *testing.T) {
 }
 
 func TestSegmentAndAttachErrors(t *testing.T) {
-	n := ethersim.NewNetwork(sim.NewKernel(1))
+	n := ethersim.NewNetwork(sim.NewScheduler(1))
 	seg, err := n.NewSegment("lan", ethersim.DefaultSegmentParams())
 	if err != nil {
 		t.Fatal(err)

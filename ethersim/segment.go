@@ -20,7 +20,7 @@ import (
 // switch (ModeSwitch, see switch.go). Stations join it through Attach.
 type Segment struct {
 	net  *Network
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	name string
 	p    SegmentParams
 

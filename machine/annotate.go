@@ -8,11 +8,11 @@ import (
 )
 
 // AnnotationTarget adapts the built run to the annotation engine: the
-// event kernel and a read-only view of each host with its cards' trace
+// event scheduler and a read-only view of each host with its cards' trace
 // sources. The adapter lives here, where the run is assembled, so that
 // the observer never imports its assembler.
 func (r *Run) AnnotationTarget() annotations.Target {
-	t := &runTarget{k: r.K}
+	t := &runTarget{k: r.Sched}
 	for _, h := range r.Hosts {
 		v := annotations.HostView{Name: h.Name, CPU: h.CPU, Syms: h.Syms, Sys: h.Sys,
 			IRQs: map[string]int{}, Frames: map[string]*trace.Source[[]byte]{}, Sends: map[string]*trace.Source[[]byte]{}}
@@ -33,11 +33,11 @@ func (r *Run) AnnotationTarget() annotations.Target {
 }
 
 type runTarget struct {
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	hosts []annotations.HostView
 }
 
 var _ annotations.Target = (*runTarget)(nil)
 
-func (t *runTarget) Kernel() *sim.Kernel           { return t.k }
+func (t *runTarget) Scheduler() *sim.Scheduler     { return t.k }
 func (t *runTarget) Hosts() []annotations.HostView { return t.hosts }

@@ -29,8 +29,8 @@ type tapped struct {
 func taps(r *machine.Run, h *machine.Host) (rx, tx *[]tapped) {
 	rx, tx = &[]tapped{}, &[]tapped{}
 	n := machinetest.NICs(h)[0]
-	n.Received().Connect(func(f []byte) { *rx = append(*rx, tapped{r.K.Now(), append([]byte(nil), f...)}) })
-	n.Sent().Connect(func(f []byte) { *tx = append(*tx, tapped{r.K.Now(), append([]byte(nil), f...)}) })
+	n.Received().Connect(func(f []byte) { *rx = append(*rx, tapped{r.Sched.Now(), append([]byte(nil), f...)}) })
+	n.Sent().Connect(func(f []byte) { *tx = append(*tx, tapped{r.Sched.Now(), append([]byte(nil), f...)}) })
 	return rx, tx
 }
 

@@ -45,7 +45,7 @@ func Counters(h *Host) []stats.Counter {
 	return out
 }
 
-// Build assembles the host hs on event kernel k in the given detail, on
+// Build assembles the host hs on event scheduler k in the given detail, on
 // the run's network net, in the order every host is built:
 //
 //  1. memory and caches, the core and its symbol table;
@@ -62,7 +62,7 @@ func Counters(h *Host) []stats.Counter {
 //
 // Programs are added by the workload afterwards. Functional detail needs
 // the machine's [functional] costs.
-func Build(k *sim.Kernel, net *Network, hs *HostSpec, detail memory.Detail) (*Host, error) {
+func Build(k *sim.Scheduler, net *Network, hs *HostSpec, detail memory.Detail) (*Host, error) {
 	name, spec := hs.Name, hs.Machine
 	if err := validName(name); err != nil {
 		return nil, fmt.Errorf("host: %w", err)
@@ -83,7 +83,7 @@ func Build(k *sim.Kernel, net *Network, hs *HostSpec, detail memory.Detail) (*Ho
 		return nil, err
 	}
 	h := part.NewHost(name, spec, hs, net.byTech)
-	h.K, h.Sys, h.CPU = k, sys, c
+	h.Sched, h.Sys, h.CPU = k, sys, c
 	if uint64(spec.Memory.KernelText) >= uint64(spec.Memory.Size) {
 		return nil, fmt.Errorf("%s: memory.kernel_text 0x%x lies beyond memory (%v)", name, spec.Memory.KernelText, spec.Memory.Size)
 	}

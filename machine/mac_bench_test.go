@@ -68,7 +68,7 @@ func BenchmarkHostMemory(b *testing.B) {
 		h1, _ := read()
 		// Start every thread (their stacks come to life), then finish the
 		// run; Execute ends the contexts, so stacks are read before it.
-		r.K.RunUntil(sim.Millisecond)
+		r.Sched.RunUntil(sim.Millisecond)
 		h2, s2 := read()
 		res, err := r.Execute(machine.Options{})
 		if err != nil || !res.Complete {

@@ -147,9 +147,9 @@ func host(t testing.TB, r *machine.Run, name string) *machine.Host {
 
 // benchHost is what macbench needs of a host built by machine.New (the
 // run's own helper for this is unexported).
-func benchHost(h *machine.Host) *macbench.Host {
+func benchHost(h *machine.Host) *macbench.Endpoint {
 	n := machinetest.NICs(h)[0]
-	return &macbench.Host{
+	return &macbench.Endpoint{
 		Name: h.Name, Kernel: machinetest.Kernel(h), Net: machinetest.Net(h), Dev: n.Queue(), MAC: [6]byte(n.Spec.MAC), TxTime: n.TxTime,
 	}
 }
@@ -259,7 +259,7 @@ func TestMacDeliversEveryByte(t *testing.T) {
 	// The run stops when pcB's program has its last frame; pcS saw the
 	// same bits at the same instant but may still be in its interrupt
 	// handler: let it finish.
-	r.K.RunUntil(r.K.Now() + 10*sim.Millisecond)
+	r.Sched.RunUntil(r.Sched.Now() + 10*sim.Millisecond)
 
 	for _, row := range macRows(res) {
 		if row.Sent != frames || row.Received != frames || row.Corrupt != 0 || row.FrameBytes != 14+row.Size+4 {
@@ -367,7 +367,7 @@ func TestMacOverflowRecovers(t *testing.T) {
 	nic := machinetest.NICs(b)[0]
 	// Run up to the first overflow, note what the driver had read, then
 	// let Execute run the rest.
-	r.K.RunWhile(func() bool { return ne2k(nic).Stats().Overflows == 0 && r.K.Next() < sim.Second })
+	r.Sched.RunWhile(func() bool { return ne2k(nic).Stats().Overflows == 0 && r.Sched.Next() < sim.Second })
 	if ne2k(nic).Stats().Overflows == 0 {
 		t.Fatal("no overflow in the first second")
 	}
@@ -545,7 +545,7 @@ func TestMacAddressFilter(t *testing.T) {
 	nicDriver(t, exp, spy).Promiscuous = true
 	r := build(t, exp, machine.Options{})
 	res := execute(t, r)
-	r.K.RunUntil(r.K.Now() + 10*sim.Millisecond) // let pcS finish the last frame
+	r.Sched.RunUntil(r.Sched.Now() + 10*sim.Millisecond) // let pcS finish the last frame
 
 	sent := uint64(0)
 	for _, row := range macRows(res) {
@@ -631,8 +631,8 @@ func TestMacPcap(t *testing.T) {
 		t.Errorf("%d packets in the capture, lan0 carried %d, want %d", n, st.Frames, len(sizes)*frames)
 	}
 	// The last frame's last bit left before the run ended.
-	if last > int64(r.K.Now()/sim.Nanosecond) {
-		t.Errorf("last timestamp %d ns after the run's end %v", last, r.K.Now())
+	if last > int64(r.Sched.Now()/sim.Nanosecond) {
+		t.Errorf("last timestamp %d ns after the run's end %v", last, r.Sched.Now())
 	}
 
 	tshark, ok := testtool.Have(t, "tshark")

@@ -15,7 +15,7 @@ type Network struct {
 	pacer *sim.Pacer
 }
 
-func newNetwork(k *sim.Kernel, exp *Experiment, capture bool) (*Network, error) {
+func newNetwork(k *sim.Scheduler, exp *Experiment, capture bool) (*Network, error) {
 	n := &Network{byTech: map[string]part.Network{}}
 	for _, t := range part.Technologies() {
 		tables := exp.Networks[t.Name]

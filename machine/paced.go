@@ -63,7 +63,7 @@ func (r *Run) OpenBridges() error {
 	for _, p := range ps {
 		inbox += p.Inbox()
 	}
-	pacer := sim.NewPacer(r.K, inbox)
+	pacer := sim.NewPacer(r.Sched, inbox)
 	for i, p := range ps {
 		if err := p.Open(pacer); err != nil {
 			for _, o := range ps[:i] {
@@ -147,7 +147,7 @@ func (r *Run) runPaced(opt Options, stop sim.Time) (interrupted string, aborted 
 		}
 		if opt.Progress != nil && time.Since(last) > 200*time.Millisecond {
 			last = time.Now()
-			opt.Progress(r.K.Now(), stop)
+			opt.Progress(r.Sched.Now(), stop)
 		}
 	}
 	select {
@@ -167,10 +167,10 @@ func (r *Run) serverEnd(srv workload.Server, until sim.Time, interrupted string)
 	if srv == nil || r.finished {
 		return
 	}
-	if interrupted == "" && !(until <= r.Exp.Info.StopAt && r.K.Next() > until) {
+	if interrupted == "" && !(until <= r.Exp.Info.StopAt && r.Sched.Next() > until) {
 		return // stop_at came first
 	}
-	if srv.Stopped(interrupted, r.K.Now()) {
+	if srv.Stopped(interrupted, r.Sched.Now()) {
 		r.finished = true
 	}
 }

@@ -31,7 +31,7 @@ func TestExecuteRecoversPanics(t *testing.T) {
 			}
 			var opt machine.Options
 			if tc.context {
-				r.K.Schedule(sim.NewEvent("broken model", func() { brokenModel() }), tc.at)
+				r.Sched.Schedule(sim.NewEvent("broken model", func() { brokenModel() }), tc.at)
 			} else {
 				// Abort is asked on the event loop's stack.
 				opt.Abort = func() error { brokenModel(); return nil }

@@ -28,8 +28,8 @@ type Options struct {
 	// Progress, when set, is called now and then with the simulated time
 	// reached and the stop time. It must only report: it sees host time.
 	Progress func(now, stop sim.Time)
-	// Trace, when set, is connected to the event kernel's trace source
-	// (sim.Kernel.Firing): it sees every event as it fires.
+	// Trace, when set, is connected to the event scheduler's trace source
+	// (sim.Scheduler.Firing): it sees every event as it fires.
 	Trace func(ev *sim.Event)
 	// Abort, when set, is asked before every event whether the run must
 	// stop (an annotation script failed); a non-nil error ends the run,
@@ -54,7 +54,7 @@ type Options struct {
 // Run is one simulation of an experiment, built and ready.
 type Run struct {
 	Exp   *Experiment
-	K     *sim.Kernel
+	Sched *sim.Scheduler
 	Net   *Network
 	Hosts []*Host
 	// Workloads are the experiment's workloads in order ([workload] type,
@@ -76,13 +76,13 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	if opt.Seed != nil {
 		seed = *opt.Seed
 	}
-	r := &Run{Exp: exp, K: sim.NewKernel(seed)}
-	r.K.Firing.Connect(opt.Trace)
+	r := &Run{Exp: exp, Sched: sim.NewScheduler(seed)}
+	r.Sched.Firing.Connect(opt.Trace)
 	if len(exp.Hosts) == 0 {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
 	var err error
-	if r.Net, err = newNetwork(r.K, exp, !opt.NoCapture); err != nil {
+	if r.Net, err = newNetwork(r.Sched, exp, !opt.NoCapture); err != nil {
 		return nil, err
 	}
 	names := map[string]bool{}
@@ -95,7 +95,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		if hs.Machine == nil {
 			return nil, fmt.Errorf("host %q has no machine", hs.Name)
 		}
-		h, err := Build(r.K, r.Net, hs, exp.Info.Detail)
+		h, err := Build(r.Sched, r.Net, hs, exp.Info.Detail)
 		if err != nil {
 			return nil, err
 		}
@@ -103,7 +103,7 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		r.Hosts = append(r.Hosts, h)
 	}
 	if exp.Info.Detail == memory.DetailFunctional && exp.Info.FullFrom > 0 {
-		r.K.Schedule(sim.NewEvent("full detail", func() {
+		r.Sched.Schedule(sim.NewEvent("full detail", func() {
 			for _, h := range r.Hosts {
 				h.Sys.SetFull()
 			}
@@ -193,7 +193,7 @@ type runEnv struct{ r *Run }
 
 var _ workload.Env = runEnv{}
 
-func (e runEnv) Kernel() *sim.Kernel { return e.r.K }
+func (e runEnv) Scheduler() *sim.Scheduler { return e.r.Sched }
 
 func (e runEnv) Hosts() []workload.Host {
 	out := make([]workload.Host, len(e.r.Hosts))
@@ -236,7 +236,7 @@ func (r *Run) hostDone() {
 		// Over after a failure, though some programs still wait (a
 		// server for a client that gave up): the run ends here.
 		r.finished = true
-		r.K.Stop()
+		r.Sched.Stop()
 		return
 	}
 	for _, h := range r.Hosts {
@@ -250,7 +250,7 @@ func (r *Run) hostDone() {
 		return
 	}
 	r.finished = true
-	r.K.Stop()
+	r.Sched.Stop()
 }
 
 // Execute runs the simulation to the workload's end or the stop time and
@@ -276,15 +276,15 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 			r.interrupted, aborted = r.runPaced(opt, stop)
 		}
 	} else {
-		for !r.finished && r.K.Next() <= stop && aborted == nil {
+		for !r.finished && r.Sched.Next() <= stop && aborted == nil {
 			if opt.Abort == nil {
-				r.K.RunEventsUntil(chunk, stop)
+				r.Sched.RunEventsUntil(chunk, stop)
 			} else {
 				n := 0
-				r.K.RunWhile(func() bool {
+				r.Sched.RunWhile(func() bool {
 					n++
 					aborted = opt.Abort()
-					return n <= chunk && r.K.Next() <= stop && aborted == nil
+					return n <= chunk && r.Sched.Next() <= stop && aborted == nil
 				})
 			}
 			if r.finished {
@@ -292,7 +292,7 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 			}
 			if opt.Progress != nil && time.Since(last) > 200*time.Millisecond {
 				last = time.Now()
-				opt.Progress(r.K.Now(), stop)
+				opt.Progress(r.Sched.Now(), stop)
 			}
 		}
 	}
@@ -461,7 +461,7 @@ func (r *Run) result() (*report.Result, error) {
 	switch {
 	case res.Complete:
 	case r.interrupted != "":
-		res.Incomplete = fmt.Sprintf("stopped by %s at %v before the workload ended", r.interrupted, r.K.Now())
+		res.Incomplete = fmt.Sprintf("stopped by %s at %v before the workload ended", r.interrupted, r.Sched.Now())
 	default:
 		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
 	}
@@ -527,20 +527,20 @@ func (r *Run) header() report.Header {
 		Version:     Version,
 		Experiment:  r.Exp.Info.Name,
 		Description: r.Exp.Info.Description,
-		Seed:        r.K.Seed(),
+		Seed:        r.Sched.Seed(),
 		Detail:      r.detailName(),
 		Complete:    r.finished,
-		SimTimePS:   int64(r.K.Now()),
-		Events:      r.K.Fired(),
+		SimTimePS:   int64(r.Sched.Now()),
+		Events:      r.Sched.Fired(),
 		Workload:    strings.Join(append([]string{r.Exp.Workload.Type}, r.Exp.Workload.Then...), "+"),
 	}
 	h.Nondeterministic = r.nondeterminism()
 	return h
 }
 
-func hostResult(h *Host) report.Host {
+func hostResult(h *Host) report.HostResult {
 	cs := h.CPU.Stats()
-	out := report.Host{
+	out := report.HostResult{
 		Name:        h.Name,
 		Machine:     h.Spec.Machine.Name,
 		Description: h.Spec.Machine.Description,

@@ -70,7 +70,7 @@ func benchUDP(b *testing.B, path string, detail memory.Detail, quantum sim.Time)
 			b.Fatal(err, res.Incomplete)
 		}
 		trips += udpRows(res)[0].Messages + udpParams(exp).Warmup
-		events += r.K.Fired()
+		events += r.Sched.Fired()
 		for _, h := range r.Hosts {
 			slow += h.CPU.Stats().SyncsSlow
 		}

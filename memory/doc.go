@@ -5,7 +5,7 @@
 //
 // # Layer
 //
-// memory sits directly above the event kernel (package sim) and below the
+// memory sits directly above the event scheduler (package sim) and below the
 // CPU model (package cpu), the device models and the simulated software. It
 // imports only sim and the standard library.
 //

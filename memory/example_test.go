@@ -11,7 +11,7 @@ import (
 // A host with split L1 caches and an L2, a non-coherent NIC that DMAs a
 // frame into memory, and a driver that forgets to invalidate.
 func Example() {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := memory.CacheParams{Size: 8 * sim.KiB, Line: 32, Assoc: 2, HitLatency: 1, WriteAllocate: true}
 	l2 := memory.CacheParams{Size: 256 * sim.KiB, Line: 64, Assoc: 4, HitLatency: 8, WriteAllocate: true}
 	h, err := memory.NewHierarchy(memory.HierarchyParams{L1I: &l1, L1D: &l1, L2: &l2, MemLatency: 40, MemWriteLatency: 10})
@@ -54,7 +54,7 @@ func Example_functionalDetail() {
 		if err != nil {
 			panic(err)
 		}
-		return memory.NewSystem(sim.NewKernel(1), "hostA", memory.NewPhys(64*sim.MiB), h)
+		return memory.NewSystem(sim.NewScheduler(1), "hostA", memory.NewPhys(64*sim.MiB), h)
 	}
 	full := newHost()
 	for range 4 {

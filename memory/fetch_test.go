@@ -61,7 +61,7 @@ func newFetchTwin(t *testing.T, hp memory.HierarchyParams, uncached bool) *fetch
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := memory.NewSystem(sim.NewKernel(1), "h", memory.NewPhys(1*sim.MiB), h)
+	sys := memory.NewSystem(sim.NewScheduler(1), "h", memory.NewPhys(1*sim.MiB), h)
 	if uncached {
 		// Regions on a line boundary, in the middle of a line, one word
 		// long, and a run of lines, all within the code and data.
@@ -304,7 +304,7 @@ func benchFetch(b *testing.B, perLine bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sys := memory.NewSystem(sim.NewKernel(1), "h", memory.NewPhys(1*sim.MiB), h)
+	sys := memory.NewSystem(sim.NewScheduler(1), "h", memory.NewPhys(1*sim.MiB), h)
 	rng := rand.New(rand.NewPCG(1, 2))
 	type fn struct {
 		a memory.Addr

@@ -15,7 +15,7 @@ func functionalSystem(t *testing.T) *memory.System {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return memory.NewSystem(sim.NewKernel(1), "h", memory.NewPhys(1*sim.MiB), h)
+	return memory.NewSystem(sim.NewScheduler(1), "h", memory.NewPhys(1*sim.MiB), h)
 }
 
 // Full detail counts what it charged for cached references, by kind;

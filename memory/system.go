@@ -19,7 +19,7 @@ type System struct {
 	Devices *Registry
 	Guest   *GuestLog
 
-	k        *sim.Kernel
+	k        *sim.Scheduler
 	uncached []uncachedRegion // sorted by base, disjoint
 	ports    []*DMAPort
 	stats    SystemStats
@@ -46,7 +46,7 @@ type uncachedRegion struct {
 
 // NewSystem assembles a host's memory side. Stale reads found by the
 // hierarchy are reported to the system's GuestLog at the kernel's time.
-func NewSystem(k *sim.Kernel, name string, phys *Phys, h *Hierarchy) *System {
+func NewSystem(k *sim.Scheduler, name string, phys *Phys, h *Hierarchy) *System {
 	s := &System{Name: name, Phys: phys, Cache: h, Devices: NewRegistry(), Guest: &GuestLog{}, k: k, plain: true}
 	h.OnStale = func(a Addr) {
 		s.Guest.Report(k.Now(), name+".cache",
@@ -56,8 +56,8 @@ func NewSystem(k *sim.Kernel, name string, phys *Phys, h *Hierarchy) *System {
 	return s
 }
 
-// Kernel returns the event kernel the system reports times from.
-func (s *System) Kernel() *sim.Kernel { return s.k }
+// Scheduler returns the event scheduler the system reports times from.
+func (s *System) Scheduler() *sim.Scheduler { return s.k }
 
 // Stats returns the uncached-reference counters.
 func (s *System) Stats() SystemStats { return s.stats }

@@ -14,9 +14,9 @@ import (
 
 // newSystem returns a 1 MiB host with an 8 KiB write-back L1D (16 B lines,
 // hit 1), a 64 KiB L2 (hit 10) and memory latency 50, at time 5us.
-func newSystem(t testing.TB) (*memory.System, *sim.Kernel) {
+func newSystem(t testing.TB) (*memory.System, *sim.Scheduler) {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	k.AdvanceTo(5 * sim.Microsecond)
 	h := newHierarchy(t, memory.HierarchyParams{
 		L1I: cp(8*sim.KiB, 16, 2, 1, memory.WriteBack, true),

@@ -20,7 +20,7 @@ func sample() *report.Result {
 	return &report.Result{
 		Header: report.Header{Schema: report.Schema, Version: "test", Experiment: "x", Seed: 3, Complete: true,
 			SimTimePS: 2_000_000_000, Events: 10, Workload: "udp",
-			Hosts: []report.Host{{Name: "a", Machine: "m", ClockHz: 33_000_000,
+			Hosts: []report.HostResult{{Name: "a", Machine: "m", ClockHz: 33_000_000,
 				CPU: report.CPU{Cycles: 1000, IdleCycles: 250}}}},
 		Sections: []report.Section{{Name: "udp", Value: []map[string]int{{"size": 4, "messages": 2}}}},
 		Trailer: report.Trailer{

@@ -58,11 +58,11 @@ type Header struct {
 	// NonFinite lists the places (JSON paths) of values that were not
 	// finite numbers (NaN, an infinity), which JSON cannot hold: each is
 	// written as null. Absent when there are none.
-	NonFinite []string `json:"non_finite,omitempty"`
-	SimTimePS int64    `json:"sim_time_ps"`
-	Events    uint64   `json:"events"`
-	Hosts     []Host   `json:"hosts"`
-	Workload  string   `json:"workload"`
+	NonFinite []string     `json:"non_finite,omitempty"`
+	SimTimePS int64        `json:"sim_time_ps"`
+	Events    uint64       `json:"events"`
+	Hosts     []HostResult `json:"hosts"`
+	Workload  string       `json:"workload"`
 }
 
 // Trailer is what follows the workload's sections.
@@ -223,8 +223,8 @@ type Segment struct {
 	BusyPS     int64  `json:"busy_ps"`
 }
 
-// Host is one simulated machine's figures.
-type Host struct {
+// HostResult is one simulated machine's figures.
+type HostResult struct {
 	Name        string   `json:"name"`
 	Machine     string   `json:"machine"`
 	Description string   `json:"description,omitempty"`

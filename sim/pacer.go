@@ -87,7 +87,7 @@ type PaceStats struct {
 // Pacer paces a kernel to the wall clock (see the policy above). Its
 // methods other than Post run on the kernel's goroutine.
 type Pacer struct {
-	k       *Kernel
+	k       *Scheduler
 	inbox   chan Arrival
 	pending []Arrival
 	stop    <-chan struct{}
@@ -103,7 +103,7 @@ type Pacer struct {
 }
 
 // NewPacer returns a pacer for k whose inbox holds up to inbox arrivals.
-func NewPacer(k *Kernel, inbox int) *Pacer {
+func NewPacer(k *Scheduler, inbox int) *Pacer {
 	return &Pacer{k: k, inbox: make(chan Arrival, max(inbox, 1))}
 }
 

@@ -21,7 +21,7 @@ func wallSim(start time.Time) sim.Time {
 // No event fires before its instant on the wall clock, and the run takes
 // as long as the simulated time it covers.
 func TestPacerNeverAhead(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 8)
 	var start time.Time
 	type fire struct{ at, wall sim.Time }
@@ -52,7 +52,7 @@ func TestPacerNeverAhead(t *testing.T) {
 // A simulation slower than the wall clock falls behind; the lag and the
 // time spent behind are measured.
 func TestPacerBehind(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 8)
 	// 20 events a millisecond apart, each taking 4 ms of the host's time:
 	// the last fires at least 20*4 - 19 = 61 ms after its instant.
@@ -73,7 +73,7 @@ func TestPacerBehind(t *testing.T) {
 // An arrival while the simulation keeps up is stamped with its arrival
 // instant: the clock advances to it, not to the next event.
 func TestPacerArrivalStamped(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 8)
 	later := sim.NewEvent("later", func() {})
 	k.Schedule(later, 10*sim.Second)
@@ -108,7 +108,7 @@ func TestPacerArrivalStamped(t *testing.T) {
 // An arrival while the simulation is behind is stamped at the simulated
 // time then, and counted.
 func TestPacerArrivalWhileBehind(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 8)
 	var stamp sim.Time = -1
 	slow := sim.NewEvent("slow", func() {
@@ -133,7 +133,7 @@ func TestPacerArrivalWhileBehind(t *testing.T) {
 // instant even when it is delivered late (the host was busy with the
 // event before): no event runs out of order.
 func TestPacerArrivalBeforeOverdue(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 8)
 	var stamp, arrived sim.Time
 	var start time.Time
@@ -160,7 +160,7 @@ func TestPacerArrivalBeforeOverdue(t *testing.T) {
 // AdvanceTo) past an arrival's instant makes the arrival come at the
 // clock's time, not before it.
 func TestPacerArrivalAfterClockMoved(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 8)
 	lazy := sim.NewEvent("lazy", func() { k.AdvanceTo(k.Now() + 10*sim.Millisecond) })
 	k.Schedule(lazy, sim.Millisecond)
@@ -177,7 +177,7 @@ func TestPacerArrivalAfterClockMoved(t *testing.T) {
 
 // A full inbox refuses arrivals rather than block.
 func TestPacerInboxFull(t *testing.T) {
-	p := sim.NewPacer(sim.NewKernel(1), 2)
+	p := sim.NewPacer(sim.NewScheduler(1), 2)
 	var got []bool
 	for range 3 {
 		got = append(got, p.Post(sim.Arrival{At: time.Now(), Deliver: func() {}}))
@@ -189,7 +189,7 @@ func TestPacerInboxFull(t *testing.T) {
 
 // Closing the stop channel ends a wait at once.
 func TestPacerStop(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 2)
 	k.Schedule(sim.NewEvent("far", func() {}), 10*sim.Second)
 	stop := make(chan struct{})
@@ -208,7 +208,7 @@ func TestPacerStop(t *testing.T) {
 // With nothing to do, a paced run still lasts until its limit on the wall
 // clock (a frame may yet come).
 func TestPacerIdleUntilLimit(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := sim.NewPacer(k, 2)
 	start := time.Now()
 	paced(p, 30*sim.Millisecond, 1<<16)

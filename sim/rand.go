@@ -9,7 +9,7 @@ import (
 // gives an independent sequence derived from the master seed alone, so
 // adding a component never shifts another's randomness. Calling Stream
 // twice with one name gives two generators with the same sequence.
-func (k *Kernel) Stream(name string) *rand.Rand {
+func (k *Scheduler) Stream(name string) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	return rand.New(rand.NewPCG(k.seed, h.Sum64()))

@@ -19,13 +19,13 @@ func draw(r *rand.Rand, n int) []uint64 {
 
 func TestStreamSameSeedSameName(t *testing.T) {
 	for _, name := range []string{"", "nic0", "hostA.cpu0.jitter"} {
-		a := draw(sim.NewKernel(42).Stream(name), 200)
-		b := draw(sim.NewKernel(42).Stream(name), 200)
+		a := draw(sim.NewScheduler(42).Stream(name), 200)
+		b := draw(sim.NewScheduler(42).Stream(name), 200)
 		if diff := cmp.Diff(a, b); diff != "" {
 			t.Errorf("Stream(%q) with one seed differs between kernels (-a +b):\n%s", name, diff)
 		}
 		// Two calls on one kernel give the same sequence, too.
-		k := sim.NewKernel(42)
+		k := sim.NewScheduler(42)
 		c, d := k.Stream(name), k.Stream(name)
 		if diff := cmp.Diff(draw(c, 50), draw(d, 50)); diff != "" {
 			t.Errorf("two Stream(%q) calls on one kernel differ:\n%s", name, diff)
@@ -36,7 +36,7 @@ func TestStreamSameSeedSameName(t *testing.T) {
 func TestStreamDifferentNamesAndSeeds(t *testing.T) {
 	names := []string{"a", "b", "nic0", "nic1", "hostA.nic0", "hostB.nic0", "disk"}
 	seen := map[uint64]string{}
-	k := sim.NewKernel(7)
+	k := sim.NewScheduler(7)
 	for _, n := range names {
 		first := k.Stream(n).Uint64()
 		if other, dup := seen[first]; dup {
@@ -44,12 +44,12 @@ func TestStreamDifferentNamesAndSeeds(t *testing.T) {
 		}
 		seen[first] = n
 	}
-	a := draw(sim.NewKernel(1).Stream("nic0"), 20)
-	b := draw(sim.NewKernel(2).Stream("nic0"), 20)
+	a := draw(sim.NewScheduler(1).Stream("nic0"), 20)
+	b := draw(sim.NewScheduler(2).Stream("nic0"), 20)
 	if cmp.Equal(a, b) {
 		t.Error("different master seeds gave the same stream")
 	}
-	if sim.NewKernel(99).Seed() != 99 {
+	if sim.NewScheduler(99).Seed() != 99 {
 		t.Error("Seed() does not return the master seed")
 	}
 }
@@ -57,9 +57,9 @@ func TestStreamDifferentNamesAndSeeds(t *testing.T) {
 // TestStreamIndependence checks that creating and drawing from extra
 // streams does not shift the values of an existing one.
 func TestStreamIndependence(t *testing.T) {
-	alone := draw(sim.NewKernel(5).Stream("cpu0"), 100)
+	alone := draw(sim.NewScheduler(5).Stream("cpu0"), 100)
 
-	k := sim.NewKernel(5)
+	k := sim.NewScheduler(5)
 	extra := k.Stream("nic0")
 	extra.Uint64()
 	cpu := k.Stream("cpu0")

@@ -1,4 +1,4 @@
-// Package sim is the event kernel of simkron: simulated time, the event
+// Package sim is the event scheduler of simkron: simulated time, the event
 // queue and deterministic random streams. It imports only the standard
 // library.
 //

@@ -149,8 +149,8 @@ type Section struct {
 
 // Env is a built experiment as a workload sees it.
 type Env interface {
-	// Kernel is the event kernel that drives every host.
-	Kernel() *sim.Kernel
+	// Scheduler is the event scheduler that drives every host.
+	Scheduler() *sim.Scheduler
 	// Hosts returns the hosts in the experiment's order.
 	Hosts() []Host
 	// Host returns the host called name; the error says there is none.

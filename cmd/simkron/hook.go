@@ -22,7 +22,7 @@ type hookParams struct {
 
 type hook struct {
 	p    hookParams
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	ks   []*kernel.Kernel
 	done int
 }
@@ -33,7 +33,7 @@ func init() {
 		Help:   "test only: fails as a simulator bug would",
 		Params: func() any { return &hookParams{Fail: "event"} },
 		New: func(env workload.Env, params any) (workload.Workload, error) {
-			w := &hook{p: *params.(*hookParams), k: env.Kernel()}
+			w := &hook{p: *params.(*hookParams), k: env.Scheduler()}
 			for _, h := range env.Hosts() {
 				k, ok := workload.Find[*kernel.Kernel](h)
 				if !ok {

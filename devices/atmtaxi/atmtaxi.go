@@ -126,7 +126,7 @@ type txCell struct {
 // Device is one Yes V2.
 type Device struct {
 	name  string
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	p     Params
 	irq   cpu.IRQ
 	guest *memory.GuestLog
@@ -198,7 +198,7 @@ type Device struct {
 // reaching host memory through two DMA ports of sys made from p. p must
 // be valid (Params.Validate). It starts reset: both FIFOs empty,
 // transmitter and receiver off. Attach the line with SetLine.
-func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, sys *memory.System) *Device {
+func New(k *sim.Scheduler, name string, p Params, irq cpu.IRQ, sys *memory.System) *Device {
 	if l, ok := irq.(*cpu.IRQLine); ok && l == nil {
 		irq = nil
 	}

@@ -33,7 +33,7 @@ func (r *irqRec) Set(on bool) {
 }
 
 type rig struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	sys  *memory.System
 	dev  *atmtaxi.Device
 	irq  *irqRec
@@ -44,7 +44,7 @@ type rig struct {
 // its line looped back to itself.
 func newRig(t *testing.T, p atmtaxi.Params) *rig {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 4 * sim.KiB, Line: 16, Assoc: 1, HitLatency: 1, WritePolicy: memory.WriteThrough}
 	h, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
 	if err != nil {

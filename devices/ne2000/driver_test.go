@@ -93,7 +93,7 @@ func (w *fakeWire) Transmit(frame []byte) error {
 
 type rig struct {
 	t    testing.TB
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	n    *ne2000.NE2000
 	irq  *fakeIRQ
 	wire *fakeWire
@@ -101,7 +101,7 @@ type rig struct {
 }
 
 func newRig(t testing.TB) *rig {
-	r := &rig{t: t, k: sim.NewKernel(1), irq: &fakeIRQ{}, wire: &fakeWire{}, log: &memory.GuestLog{}}
+	r := &rig{t: t, k: sim.NewScheduler(1), irq: &fakeIRQ{}, wire: &fakeWire{}, log: &memory.GuestLog{}}
 	p := ne2000.DefaultParams()
 	p.MAC = ownMAC
 	r.n = ne2000.New(r.k, "host.nic0", p, r.irq, r.log)

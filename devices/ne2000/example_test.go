@@ -11,7 +11,7 @@ import (
 // A driver reads the station address from the PROM with a byte-wide
 // remote read of 32 bytes at card address 0 (Linux ne.c's probe).
 func Example_prom() {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	n := ne2000.New(k, "hostA.nic0", ne2000.DefaultParams(), nil, &memory.GuestLog{})
 	for _, w := range [][2]uint64{
 		{ne2000.RegCR, 0x21}, {ne2000.P0DCR, 0x48},

@@ -124,7 +124,7 @@ const (
 // that would reach it overflows the ring.
 type NE2000 struct {
 	name  string
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	p     Params
 	irq   cpu.IRQ
 	guest *memory.GuestLog
@@ -174,7 +174,7 @@ type NE2000 struct {
 // guest misuse to guest (nil: counted only). p must be valid (see
 // Params.Validate). The chip starts stopped, as after power-up. Attach it
 // to the network with SetWire.
-func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, guest *memory.GuestLog) *NE2000 {
+func New(k *sim.Scheduler, name string, p Params, irq cpu.IRQ, guest *memory.GuestLog) *NE2000 {
 	if l, ok := irq.(*cpu.IRQLine); ok && l == nil {
 		irq = nil
 	}

@@ -93,7 +93,7 @@ type counter struct {
 // PIT is the timer.
 type PIT struct {
 	name   string
-	k      *sim.Kernel
+	k      *sim.Scheduler
 	p      Params
 	irq    EdgeIRQ
 	guest  *memory.GuestLog
@@ -108,7 +108,7 @@ var _ memory.Device = (*PIT)(nil)
 // New returns a timer named name ("pc.pit") driving irq (nil: no line).
 // Counter 0 is idle until programmed, as at power-up before the BIOS
 // runs.
-func New(k *sim.Kernel, name string, p Params, irq EdgeIRQ, guest *memory.GuestLog) *PIT {
+func New(k *sim.Scheduler, name string, p Params, irq EdgeIRQ, guest *memory.GuestLog) *PIT {
 	t := &PIT{name: name, k: k, p: p, irq: irq, guest: guest}
 	t.tickEv = sim.NewEventPriority(name+".out0", sim.PriorityDevice, t.tick)
 	return t

@@ -9,7 +9,7 @@ import (
 )
 
 type pulses struct {
-	k  *sim.Kernel
+	k  *sim.Scheduler
 	at []sim.Time
 }
 
@@ -26,7 +26,7 @@ func program(t *pit.PIT, ctl byte, count ...byte) {
 // gives the PC's 18.2 Hz tick, each edge at an exact multiple of
 // 65536/1193182 s from the load, with no drift.
 func TestBIOSTick(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := &pulses{k: k}
 	var log memory.GuestLog
 	d := pit.New(k, "pc.pit", pit.DefaultParams(), p, &log)
@@ -54,7 +54,7 @@ func TestBIOSTick(t *testing.T) {
 // A latched count reads back LSB then MSB and counts down from the
 // divisor; a new divisor changes the rate.
 func TestLatchAndReprogram(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := &pulses{k: k}
 	d := pit.New(k, "pc.pit", pit.DefaultParams(), p, nil)
 	program(d, 0x34, 0x9C, 0x2E) // mode 2, divisor 11932: about 100 Hz
@@ -73,7 +73,7 @@ func TestLatchAndReprogram(t *testing.T) {
 
 // Unmodelled programming is a guest error, never a panic.
 func TestUnmodelledModes(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	var log memory.GuestLog
 	d := pit.New(k, "pc.pit", pit.DefaultParams(), nil, &log)
 	d.Write(pit.RegCounter0, 1, 5) // before a control word

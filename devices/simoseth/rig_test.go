@@ -41,7 +41,7 @@ func (l *irq) Set(on bool) {
 
 // wire records frames and ends each transmission after rate's byte time.
 type wire struct {
-	k      *sim.Kernel
+	k      *sim.Scheduler
 	n      *simoseth.NIC
 	rate   sim.BitRate
 	sent   [][]byte
@@ -63,7 +63,7 @@ func (w *wire) Transmit(f []byte) error {
 
 type rig struct {
 	t   testing.TB
-	k   *sim.Kernel
+	k   *sim.Scheduler
 	sys *memory.System
 	n   *simoseth.NIC
 	irq *irq
@@ -72,7 +72,7 @@ type rig struct {
 
 func newRig(t testing.TB, p simoseth.Params) *rig {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 32, Assoc: 2, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	h, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
 	if err != nil {

@@ -147,7 +147,7 @@ type job struct {
 // NIC is the card.
 type NIC struct {
 	name  string
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	p     Params
 	irq   cpu.IRQ
 	guest *memory.GuestLog
@@ -194,7 +194,7 @@ type NIC struct {
 // misuse to sys's guest log. p must be valid (Params.Validate). The card
 // starts reset: both engines stopped, the station address p.MAC. Attach it
 // to the network with SetWire.
-func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, sys *memory.System) *NIC {
+func New(k *sim.Scheduler, name string, p Params, irq cpu.IRQ, sys *memory.System) *NIC {
 	if l, ok := irq.(*cpu.IRQLine); ok && l == nil {
 		irq = nil
 	}

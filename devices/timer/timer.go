@@ -34,7 +34,7 @@ type Stats struct {
 // Timer is the device.
 type Timer struct {
 	name   string
-	k      *sim.Kernel
+	k      *sim.Scheduler
 	p      Params
 	irq    cpu.IRQ
 	guest  *memory.GuestLog
@@ -50,7 +50,7 @@ type Timer struct {
 var _ memory.Device = (*Timer)(nil)
 
 // New returns a timer named name ("hostA.timer0") raising irq.
-func New(k *sim.Kernel, name string, p Params, irq cpu.IRQ, guest *memory.GuestLog) (*Timer, error) {
+func New(k *sim.Scheduler, name string, p Params, irq cpu.IRQ, guest *memory.GuestLog) (*Timer, error) {
 	if p.HZ <= 0 {
 		return nil, fmt.Errorf("%s: hz must be positive", name)
 	}

@@ -23,9 +23,9 @@ func (l *line) Set(on bool) {
 	l.on = on
 }
 
-func newTimer(t *testing.T) (*sim.Kernel, *timer.Timer, *line, *memory.GuestLog) {
+func newTimer(t *testing.T) (*sim.Scheduler, *timer.Timer, *line, *memory.GuestLog) {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	var l line
 	var g memory.GuestLog
 	tm, err := timer.New(k, "h.timer0", timer.Params{HZ: 1000, Epoch: 1000}, &l, &g)
@@ -35,7 +35,7 @@ func newTimer(t *testing.T) (*sim.Kernel, *timer.Timer, *line, *memory.GuestLog)
 	return k, tm, &l, &g
 }
 
-func at(k *sim.Kernel, t sim.Time, fn func()) { k.Schedule(sim.NewEvent("test", fn), t) }
+func at(k *sim.Scheduler, t sim.Time, fn func()) { k.Schedule(sim.NewEvent("test", fn), t) }
 
 func TestRegisters(t *testing.T) {
 	k, tm, l, g := newTimer(t)
@@ -135,7 +135,7 @@ func TestGuestErrors(t *testing.T) {
 }
 
 func TestBadParams(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	if _, err := timer.New(k, "t", timer.Params{HZ: 0}, nil, nil); err == nil {
 		t.Error("hz 0 accepted")
 	}

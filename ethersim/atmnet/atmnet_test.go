@@ -21,7 +21,7 @@ import (
 
 // sink records the cells an end delivers, with their arrival times.
 type sink struct {
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	cells []atmnet.Cell
 	at    []sim.Time
 }
@@ -39,7 +39,7 @@ type sender struct {
 	sent  []sim.Time
 }
 
-func newSender(k *sim.Kernel, e *atmnet.End, start sim.Time, cells []atmnet.Cell) *sender {
+func newSender(k *sim.Scheduler, e *atmnet.End, start sim.Time, cells []atmnet.Cell) *sender {
 	s := &sender{end: e, cells: cells}
 	e.OnTxDone = s.next
 	k.Schedule(sim.NewEvent("start", s.next), start)
@@ -51,7 +51,7 @@ func (s *sender) next() {
 		return
 	}
 	c := s.cells[len(s.sent)]
-	s.sent = append(s.sent, s.end.Link().Network().Kernel().Now())
+	s.sent = append(s.sent, s.end.Link().Network().Scheduler().Now())
 	if err := s.end.Send(&c); err != nil {
 		panic(err)
 	}
@@ -96,7 +96,7 @@ func TestHEC(t *testing.T) {
 }
 
 func TestLinkTiming(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	n := atmnet.New(k)
 	p := atmnet.DefaultLinkParams()
 	l, err := n.NewLink("l0", p)
@@ -147,7 +147,7 @@ func TestLinkTiming(t *testing.T) {
 }
 
 func TestLoopback(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	p := atmnet.DefaultLinkParams()
 	p.Propagation = 5 * sim.Nanosecond // a short cable
 	l, err := atmnet.New(k).NewLoopback("lo0", p)
@@ -183,7 +183,7 @@ func TestParamsValidate(t *testing.T) {
 	if err := (atmnet.SwitchParams{QueueCells: 0}).Validate(); err == nil {
 		t.Error("queue_cells 0 accepted")
 	}
-	n := atmnet.New(sim.NewKernel(1))
+	n := atmnet.New(sim.NewScheduler(1))
 	if _, err := n.NewLink("x", atmnet.DefaultLinkParams()); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestParamsValidate(t *testing.T) {
 // faultRun sends 4000 cells over a link with faults and returns what
 // arrived.
 func faultRun(t *testing.T, seed uint64, f atmnet.FaultParams) ([]atmnet.Cell, atmnet.EndStats) {
-	k := sim.NewKernel(seed)
+	k := sim.NewScheduler(seed)
 	l, _ := atmnet.New(k).NewLink("l0", atmnet.DefaultLinkParams())
 	if err := l.B().SetFaults(f); err != nil {
 		t.Fatal(err)
@@ -242,7 +242,7 @@ func TestFaults(t *testing.T) {
 
 // switchRig: hosts h0..h2 on ports 0..2 of one switch.
 type switchRig struct {
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	net   *atmnet.Network
 	sw    *atmnet.Switch
 	hosts []*atmnet.End
@@ -250,7 +250,7 @@ type switchRig struct {
 }
 
 func newSwitchRig(t *testing.T, p atmnet.SwitchParams, hosts int) *switchRig {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	r := &switchRig{k: k, net: atmnet.New(k)}
 	var err error
 	if r.sw, err = r.net.NewSwitch("sw0", p); err != nil {
@@ -360,7 +360,7 @@ func TestSwitchQueueDrops(t *testing.T) {
 // with an LLC header as their SDU, type LLC; raw PDUs as their cells'
 // payloads, type 0.
 func TestTapAndTrace(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	net := atmnet.New(k)
 	var trace bytes.Buffer
 	tw := atmnet.NewTraceWriter(&trace)
@@ -504,7 +504,7 @@ func tsharkSunATM(t *testing.T, pcap []byte, records int) {
 }
 
 func BenchmarkSwitchCells(b *testing.B) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	net := atmnet.New(k)
 	sw, _ := net.NewSwitch("sw0", atmnet.DefaultSwitchParams())
 	la, _ := net.NewLink("a", atmnet.DefaultLinkParams())

@@ -49,7 +49,7 @@ var ErrBusy = errors.New("atmnet: the line is still sending a cell")
 
 // Network holds the links and switches of one simulation, by name.
 type Network struct {
-	k        *sim.Kernel
+	k        *sim.Scheduler
 	links    map[string]*Link
 	switches map[string]*Switch
 	// Trace is the network's trace source: it fires at every trace point
@@ -58,12 +58,12 @@ type Network struct {
 }
 
 // New returns an empty network driven by k.
-func New(k *sim.Kernel) *Network {
+func New(k *sim.Scheduler) *Network {
 	return &Network{k: k, links: map[string]*Link{}, switches: map[string]*Switch{}}
 }
 
-// Kernel returns the event kernel.
-func (n *Network) Kernel() *sim.Kernel { return n.k }
+// Scheduler returns the event scheduler.
+func (n *Network) Scheduler() *sim.Scheduler { return n.k }
 
 func (n *Network) emit(where string, kind TraceKind, c *Cell) {
 	if n.Trace.Listened() {

@@ -16,7 +16,7 @@ import (
 // nothing else is inside gVisor while an event fires, and it keeps the
 // run deterministic.
 type Clock struct {
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	epoch time.Time
 	name  string
 }
@@ -25,7 +25,7 @@ var _ tcpip.Clock = (*Clock)(nil)
 
 // NewClock returns a clock on k that reads epoch at simulated time 0.
 // name prefixes the names of its timer events.
-func NewClock(k *sim.Kernel, epoch time.Time, name string) *Clock {
+func NewClock(k *sim.Scheduler, epoch time.Time, name string) *Clock {
 	return &Clock{k: k, epoch: epoch, name: name}
 }
 

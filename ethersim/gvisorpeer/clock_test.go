@@ -8,7 +8,7 @@ import (
 )
 
 func TestClockFollowsTheSimulation(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	epoch := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	c := NewClock(k, epoch, "t")
 	var fired []sim.Time

@@ -14,7 +14,7 @@
 // on the peer's attachment one at a time (queued while it is busy, the
 // next on OnTxDone).
 //
-// Determinism: gVisor runs on a Clock driven by the event kernel, its
+// Determinism: gVisor runs on a Clock driven by the event scheduler, its
 // random sources come from a sim random stream, and every packet gVisor
 // handles is handled synchronously on the simulation's goroutine
 // (InjectInbound delivers through DeliverNetworkPacket in the caller's
@@ -93,7 +93,7 @@ type Peer struct {
 	Received, Sent trace.Source[[]byte]
 
 	cfg   Config
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	clock *Clock
 	link  *channel.Endpoint
 	att   *ethersim.Attachment
@@ -123,7 +123,7 @@ func New(n *ethersim.Network, seg *ethersim.Segment, cfg Config) (*Peer, error) 
 	if cfg.MTU+header14+4 > int(seg.Params().MaxFrame) {
 		return nil, fmt.Errorf("gvisorpeer: MTU %d does not fit segment %s's max_frame %d", cfg.MTU, seg.Name(), seg.Params().MaxFrame)
 	}
-	k := n.Kernel()
+	k := n.Scheduler()
 	p := &Peer{cfg: cfg, k: k, addr: tcpip.AddrFrom4(cfg.IP)}
 	p.clock = NewClock(k, cfg.Epoch, cfg.Name+".gvisor")
 	p.drain = sim.NewEvent(cfg.Name+".gvisor.output", p.collect)
@@ -207,8 +207,8 @@ func (p *Peer) Neighbour(ip ethersim.IP4) (ethersim.MAC, stack.NeighborState, bo
 	return ethersim.MAC{}, stack.Unknown, false
 }
 
-// Kernel returns the event kernel the peer runs on.
-func (p *Peer) Kernel() *sim.Kernel { return p.k }
+// Scheduler returns the event scheduler the peer runs on.
+func (p *Peer) Scheduler() *sim.Scheduler { return p.k }
 
 // Settle waits until gVisor's processor goroutines have handled everything
 // queued to them, so that gVisor never runs while the event loop does.

@@ -107,7 +107,7 @@ type Base struct {
 }
 
 // Boot builds host name's Base on k from m, failing t on any error.
-func Boot(t testing.TB, k *sim.Kernel, name string, m MachineFile) Base {
+func Boot(t testing.TB, k *sim.Scheduler, name string, m MachineFile) Base {
 	t.Helper()
 	check := func(err error) {
 		t.Helper()
@@ -133,7 +133,7 @@ func Boot(t testing.TB, k *sim.Kernel, name string, m MachineFile) Base {
 
 // RunUntil runs the simulation until done reports true, failing t past
 // limit of simulated time.
-func RunUntil(t testing.TB, k *sim.Kernel, limit sim.Time, done func() bool) {
+func RunUntil(t testing.TB, k *sim.Scheduler, limit sim.Time, done func() bool) {
 	t.Helper()
 	k.RunWhile(func() bool { return !done() && k.Now() < limit })
 	if !done() {

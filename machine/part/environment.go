@@ -63,7 +63,7 @@ type Env interface {
 	// Busy reports whether a program of the host has not ended.
 	Busy() bool
 	// Report fills in the environment's part of the host's result.
-	Report(r *report.Host)
+	Report(r *report.HostResult)
 }
 
 // RegisterEnvironment adds a host environment; a name taken twice, a

@@ -16,7 +16,7 @@ type Host struct {
 	Name     string
 	Spec     *Machine
 	HostSpec *HostSpec
-	K        *sim.Kernel
+	Sched    *sim.Scheduler
 	Sys      *memory.System
 	CPU      *cpu.CPU
 	Syms     *cpu.SymbolTable

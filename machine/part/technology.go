@@ -55,7 +55,7 @@ type Technology struct {
 	// Build builds its network for a run from the decoded tables; with
 	// capture, it records the captures the tables ask for. f is the
 	// experiment file (nil when built in code), for errors at its keys.
-	Build func(k *sim.Kernel, f *config.File, tables any, capture bool) (Network, error)
+	Build func(k *sim.Scheduler, f *config.File, tables any, capture bool) (Network, error)
 	// Refuse, when set, returns the problem that keeps a command other
 	// than simkron run from running the experiment (a bridge to real
 	// hosts), or nil.

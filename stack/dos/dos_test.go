@@ -15,7 +15,7 @@ import (
 // of 1 cycle (write-back L1, lines warmed), 1024 bytes cost 512 words ×
 // (2 references + 2 instructions at CPI 1) and the set-up.
 func TestCopy(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	hier, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
 	if err != nil {

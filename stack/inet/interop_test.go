@@ -57,7 +57,7 @@ var (
 type interop struct {
 	t    *testing.T
 	run  *machine.Run
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	host *machine.Host
 	peer *gvisorpeer.Peer
 	main *cpu.Symbol
@@ -86,7 +86,7 @@ func newInterop(t *testing.T) *interop {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &interop{t: t, run: r, k: r.K, host: r.Hosts[0]}
+	x := &interop{t: t, run: r, k: r.Sched, host: r.Hosts[0]}
 	if machinetest.Inet(x.host) == nil || machinetest.Inet(x.host).Addr() != inet.Addr(interopSimIP) {
 		t.Fatalf("pcA has no IP stack at %v", interopSimIP)
 	}

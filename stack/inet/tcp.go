@@ -265,7 +265,7 @@ var (
 
 func (s *Stack) tcpInit() {
 	s.tcp.conns = map[connKey]*tcb{}
-	s.tcp.isn = s.c.Kernel().Stream(s.k.Name() + ".tcp.isn")
+	s.tcp.isn = s.c.Scheduler().Stream(s.k.Name() + ".tcp.isn")
 	syms := s.k.Symbols()
 	y := &s.tcp.sym
 	syms.DefineAll([]cpu.Binding{

@@ -96,14 +96,14 @@ func TestValidateDelAckStyle(t *testing.T) {
 // delackHost is a booted kernel with a 100 Hz clock and a Stack that has
 // just what tcpDelayAck needs.
 type delackHost struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	kern *kernel.Kernel
 	s    *Stack
 }
 
 func newDelackHost(t *testing.T, style string) *delackHost {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	hier, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 1, MemWriteLatency: 1})
 	if err != nil {

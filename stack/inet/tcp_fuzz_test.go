@@ -161,7 +161,7 @@ func FuzzTCPInput(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := tr.r.K
+		k := tr.r.Sched
 		var ev *sim.Event
 		i := 0
 		ev = sim.NewEvent("tcpfuzz", func() {

@@ -52,7 +52,7 @@ func (c *gvConn) pump() {
 			case *tcpip.ErrWouldBlock:
 			case *tcpip.ErrClosedForReceive:
 				c.eof = true
-				c.ended = c.p.Kernel().Now()
+				c.ended = c.p.Scheduler().Now()
 			default:
 				c.err = err
 				c.eof = true
@@ -60,7 +60,7 @@ func (c *gvConn) pump() {
 			break
 		}
 		if len(c.got) == 0 {
-			c.firstByte = c.p.Kernel().Now()
+			c.firstByte = c.p.Scheduler().Now()
 		}
 		c.got = append(c.got, b.Bytes()...)
 	}
@@ -116,7 +116,7 @@ func newTCPInterop(t *testing.T, faults ethersim.FaultParams) (*machine.Run, *ma
 	return r, r.Hosts[0], p
 }
 
-func runSim(k *sim.Kernel, d sim.Time, cond func() bool) bool {
+func runSim(k *sim.Scheduler, d sim.Time, cond func() bool) bool {
 	limit := k.Now() + d
 	for !cond() && k.Next() <= limit {
 		k.RunWhile(func() bool { return !cond() && k.Next() <= limit })
@@ -125,7 +125,7 @@ func runSim(k *sim.Kernel, d sim.Time, cond func() bool) bool {
 }
 
 // poll runs fn every period of simulated time until stop reports true.
-func poll(k *sim.Kernel, period sim.Time, fn func(), stop func() bool) {
+func poll(k *sim.Scheduler, period sim.Time, fn func(), stop func() bool) {
 	var ev *sim.Event
 	ev = sim.NewEvent("gvtcp.poll", func() {
 		fn()
@@ -199,7 +199,7 @@ func retransmissions(t *testing.T, capture []byte) (toGv, toSim int) {
 }
 
 func simConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Peer) {
-	k := r.K
+	k := r.Sched
 	const port = 7000
 	var wq waiter.Queue
 	lep, terr := p.Stack.NewEndpoint(tcp.ProtocolNumber, ipv4.ProtocolNumber, &wq)
@@ -332,7 +332,7 @@ func TestTCPInteropGVisorConnects(t *testing.T) {
 }
 
 func gvisorConnects(t *testing.T, r *machine.Run, h *machine.Host, p *gvisorpeer.Peer) {
-	k := r.K
+	k := r.Sched
 	const port = 7001
 	up, down := pattern(interopTCPSize, 21), pattern(interopTCPSize, 22)
 	var simGot []byte

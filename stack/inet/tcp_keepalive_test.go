@@ -54,7 +54,7 @@ func keepAliveRun(t *testing.T, keep bool, cut sim.Time) (a, b inet.Stats, recvE
 		s.Close(th, fd)
 	})
 	if cut > 0 {
-		k := tr.r.K
+		k := tr.r.Sched
 		k.Schedule(sim.NewEvent("cut", func() {
 			if err := machinetest.NICs(host(t, tr.r, "pcB"))[0].Port.SetFaults(ethersim.FaultParams{Drop: 1}); err != nil {
 				t.Error(err)

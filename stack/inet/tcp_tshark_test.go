@@ -94,7 +94,7 @@ func runTsharkExchange(t *testing.T, size int, faults func(*machine.Experiment))
 	faults(exp)
 	tr := newThreadRun(t, exp)
 	res := &tshRun{fates: map[int]*frameFate{}, tcpLog: map[string][]byte{}, stats: map[string]inet.Stats{}}
-	k := tr.r.K
+	k := tr.r.Sched
 
 	// Frame numbers follow the segment's trace: the tap writes a frame
 	// right after its txend, and in shared mode the one other station

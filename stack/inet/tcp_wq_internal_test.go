@@ -22,7 +22,7 @@ import (
 )
 
 type wqHost struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	kern *kernel.Kernel
 	sys  *memory.System
 	s    *Stack
@@ -30,7 +30,7 @@ type wqHost struct {
 
 func newWQHost(t *testing.T) *wqHost {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	hier, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 1, MemWriteLatency: 1})
 	if err != nil {

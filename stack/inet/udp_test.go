@@ -984,7 +984,7 @@ func injectFragments(t *testing.T, tr *threadRun, proto uint8, id uint16, msg []
 		frames = frames[1:]
 	}
 	att.OnTxDone = func(ethersim.TxStatus) { next() }
-	tr.r.K.Schedule(sim.NewEvent("inject", next), 50*sim.Millisecond)
+	tr.r.Sched.Schedule(sim.NewEvent("inject", next), 50*sim.Millisecond)
 }
 
 // TestReassemblyRefusesOversizeDatagram sends pcB, from a station on the

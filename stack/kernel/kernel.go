@@ -84,7 +84,7 @@ type Kernel struct {
 	cpu   *cpu.CPU
 	sys   *memory.System
 	syms  *cpu.SymbolTable
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	runq  []*Thread
 	cur   *Thread // nil while idle or in the idle loop
 	idle  *cpu.Context
@@ -125,9 +125,9 @@ type Stats struct {
 
 // Boot brings up a kernel on c: it places its functions in the text
 // segment, carves the heap after it and starts the idle loop. Threads are
-// added with Spawn; they start running as soon as the event kernel runs.
+// added with Spawn; they start running as soon as the event scheduler runs.
 func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Kernel, error) {
-	k := &Kernel{name: name, cpu: c, sys: c.System(), syms: syms, k: c.Kernel()}
+	k := &Kernel{name: name, cpu: c, sys: c.System(), syms: syms, k: c.Scheduler()}
 	k.sym.syscall = syms.Define(defSyscall)
 	k.sym.schedule = syms.Define(defSchedule)
 	k.sym.wakeup = syms.Define(defWakeup)

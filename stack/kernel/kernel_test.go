@@ -22,7 +22,7 @@ var overrides = map[string]int64{
 }
 
 type host struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	c    *cpu.CPU
 	sys  *memory.System
 	kern *kernel.Kernel
@@ -32,7 +32,7 @@ type host struct {
 
 func newHost(t testing.TB) *host {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	hier, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 1, MemWriteLatency: 1})
 	if err != nil {
@@ -56,7 +56,7 @@ func newHost(t testing.TB) *host {
 // slowDev completes a command 100us after it is written and raises a level
 // interrupt until its status register is written.
 type slowDev struct {
-	k      *sim.Kernel
+	k      *sim.Scheduler
 	irq    *cpu.IRQLine
 	done   *sim.Event
 	status uint64

@@ -13,14 +13,14 @@ import (
 
 // host is a booted kernel on a core with a small cache, and its memory.
 type host struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	kern *kernel.Kernel
 	sys  *memory.System
 }
 
 func newHost(t *testing.T) *host {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	hier, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 1, MemWriteLatency: 1})
 	if err != nil {

@@ -41,7 +41,7 @@ const (
 
 // SAP is one connection's end of a connection-mode layer interface.
 type SAP struct {
-	h     *Host
+	h     *Runtime
 	name  string
 	down  *Queue
 	up    *Queue
@@ -55,7 +55,7 @@ type SAP struct {
 // newSAP makes the interface: the down queue's task (entry d, in the
 // layer's own layer) calls serve for each request; up is the user's
 // queue.
-func (h *Host) newSAP(name string, d cpu.Def, up *Queue, serve func(p Prim) bool) *SAP {
+func (h *Runtime) newSAP(name string, d cpu.Def, up *Queue, serve func(p Prim) bool) *SAP {
 	s := &SAP{h: h, name: name, up: up, serve: serve}
 	s.down = h.NewQueue(name+".down", d, func(p Prim) {
 		if s.serve(p) {

@@ -38,7 +38,7 @@ const (
 
 // ConnUser is a layer user of a connection-mode layer on one host.
 type ConnUser struct {
-	h      *Host
+	h      *Runtime
 	p      UserParams
 	msg    *User // the message header and pattern routines
 	sap    *SAP
@@ -71,7 +71,7 @@ var defUserCtl = cpu.Def{Name: "tu_control", Layer: cpu.LayerAPPL, Instructions:
 // NewConnUser makes a user of level p.Level (LevelTP4, LevelSession,
 // LevelPresentation); Attach then gives it the layer interface it was
 // bound to with its queue (Up).
-func (h *Host) NewConnUser(p UserParams) (*ConnUser, error) {
+func (h *Runtime) NewConnUser(p UserParams) (*ConnUser, error) {
 	if p.Size < MsgHeader {
 		return nil, fmt.Errorf("top: user message size %d is below the %d-octet header", p.Size, MsgHeader)
 	}
@@ -99,7 +99,7 @@ func (h *Host) NewConnUser(p UserParams) (*ConnUser, error) {
 // writeStaticBlock lays a message buffer out as the program's
 // initialised data: a block header whose one use is the program's, then
 // the pattern.
-func writeStaticBlock(h *Host, blk memory.Addr, pat []byte) {
+func writeStaticBlock(h *Runtime, blk memory.Addr, pat []byte) {
 	var bh [osi.BlockHeader]byte
 	bh[0] = 1
 	bh[2] = byte(ownerStatic)

@@ -10,13 +10,13 @@ import (
 // host's memory and chains, and timers whose time-outs arrive in the
 // entity's own time-out queue, served by a task in the entity's layer.
 type Env struct {
-	h        *Host
+	h        *Runtime
 	timeouts *Queue
 }
 
 // NewEnv returns the environment of a layer entity called name in layer
 // (its time-out task is name+"_timeout").
-func (h *Host) NewEnv(name string, layer cpu.Layer) *Env {
+func (h *Runtime) NewEnv(name string, layer cpu.Layer) *Env {
 	e := &Env{h: h}
 	e.timeouts = h.NewQueue(name+".timeouts", cpu.Def{Name: name + "_timeout", Layer: layer, Instructions: 8, CodeBytes: 64,
 		Why: "the time-out task's entry: prologue (2), ifq_get (call: 2), the timer's handler by its index (far load and call: 3), return (1)"}, h.tm.timeout)
@@ -24,7 +24,7 @@ func (h *Host) NewEnv(name string, layer cpu.Layer) *Env {
 }
 
 // Host returns the host.
-func (e *Env) Host() *Host { return e.h }
+func (e *Env) Host() *Runtime { return e.h }
 
 // CPU implements osi.Env.
 func (e *Env) CPU() *cpu.CPU { return e.h.c }

@@ -38,7 +38,7 @@ type pc struct {
 	sys  *memory.System
 	card *ne2000.NE2000
 	port *ethersim.Attachment
-	h    *top.Host
+	h    *top.Runtime
 	drv  *pktdrv.Driver
 	mac  *top.MAC
 	llc  *top.LLC
@@ -71,13 +71,13 @@ func i486Machine() machine {
 }
 
 // newPC builds a PC; seg nil leaves the card unplugged (loopback).
-func newPC(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, dp pktdrv.Params) *pc {
+func newPC(t testing.TB, k *sim.Scheduler, seg *ethersim.Segment, name string, last byte, dp pktdrv.Params) *pc {
 	t.Helper()
 	return newPCOn(t, k, seg, name, last, dp, i486Machine())
 }
 
 // newPCOn builds a PC of machine m.
-func newPCOn(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, dp pktdrv.Params, m machine) *pc {
+func newPCOn(t testing.TB, k *sim.Scheduler, seg *ethersim.Segment, name string, last byte, dp pktdrv.Params, m machine) *pc {
 	t.Helper()
 	cp, hp := m.cpu, m.hier
 	hier, err := memory.NewHierarchy(hp)

@@ -49,7 +49,7 @@ const (
 
 // LLC is the host's LLC entity.
 type LLC struct {
-	h       *Host
+	h       *Runtime
 	L       *llc.LLC
 	down    *Queue
 	rx      *Task
@@ -71,7 +71,7 @@ var defLLCCopyIn = cpu.Def{Name: "llc_copy_in", Layer: cpu.LayerLLC, Instruction
 
 // NewLLC makes the LLC entity over the MAC; it takes every frame the MAC
 // receives.
-func (h *Host) NewLLC(m *MAC) *LLC {
+func (h *Runtime) NewLLC(m *MAC) *LLC {
 	e := &LLC{h: h, L: llc.New(h.NewEnv("llc", cpu.LayerLLC), m)}
 	e.copyIn = h.define(defLLCCopyIn, osi.CatOther)
 	e.rx = h.NewTask(cpu.Def{Name: "llc_rx_task", Layer: cpu.LayerLLC, Instructions: 10, CodeBytes: 64, Why: "the task's entry: prologue (3), mac_get (call: 2), got one (2), llc_copy_in and llc_input (calls: 2), return (1)"}, osi.CatOther, func() {
@@ -133,7 +133,7 @@ func (e *LLC) Request(dst [6]byte, dsap, ssap uint8, sdu osi.Chain) bool {
 
 // put writes the parameters and puts the primitive; on failure it frees
 // what it took and the chain.
-func (h *Host) put(q *Queue, d osi.Dir, code uint16, ch osi.Chain, params []byte) bool {
+func (h *Runtime) put(q *Queue, d osi.Dir, code uint16, ch osi.Chain, params []byte) bool {
 	pa := h.PutParams(d, params)
 	if pa == 0 {
 		h.stats.PutFailures++
@@ -151,7 +151,7 @@ func (h *Host) put(q *Queue, d osi.Dir, code uint16, ch osi.Chain, params []byte
 // dlUser is a SAP's DL user in another layer: its indications go into
 // that layer's queue.
 type dlUser struct {
-	h *Host
+	h *Runtime
 	q *Queue
 }
 
@@ -173,14 +173,14 @@ func (e *LLC) Bind(sap uint8, q *Queue) error { return e.L.Register(sap, dlUser{
 
 // DLIndication reads a DL-UNITDATA indication's parameters (and frees
 // their block).
-func (h *Host) DLIndication(p Prim) (src, dst [6]byte, dsap, ssap uint8) {
+func (h *Runtime) DLIndication(p Prim) (src, dst [6]byte, dsap, ssap uint8) {
 	b := h.TakeParams(p.Params, dlIndParams)
 	return [6]byte(b[0:6]), [6]byte(b[6:12]), b[12], b[13]
 }
 
 // CLNS is the host's CLNP entity, over LLC at SAP 0xFE.
 type CLNS struct {
-	h    *Host
+	h    *Runtime
 	N    *clnp.CLNP
 	llc  *LLC
 	down *Queue
@@ -271,7 +271,7 @@ func (s subnet) Send(dst [6]byte, pdu osi.Chain) bool {
 }
 
 // NewCLNS makes the CLNP entity over l.
-func (h *Host) NewCLNS(l *LLC, p clnp.Params) (*CLNS, error) {
+func (h *Runtime) NewCLNS(l *LLC, p clnp.Params) (*CLNS, error) {
 	e := &CLNS{h: h, llc: l}
 	n, err := clnp.New(h.NewEnv("clnp", cpu.LayerCLNS), subnet{l, e}, p)
 	if err != nil {
@@ -314,7 +314,7 @@ func getNSAP(b []byte) osi.NSAP {
 	return a
 }
 
-func (h *Host) nsaps(pa memory.Addr) (src, dst osi.NSAP) {
+func (h *Runtime) nsaps(pa memory.Addr) (src, dst osi.NSAP) {
 	b := h.TakeParams(pa, nsapParams)
 	return getNSAP(b[0:21]), getNSAP(b[21:42])
 }
@@ -328,7 +328,7 @@ func (e *CLNS) Request(src, dst osi.NSAP, nsdu osi.Chain) bool {
 }
 
 type nsUser struct {
-	h *Host
+	h *Runtime
 	n *CLNS
 	q *Queue
 }
@@ -346,4 +346,4 @@ func (e *CLNS) Bind(sel byte, q *Queue) error { return e.N.Register(sel, nsUser{
 
 // NIndication reads an N-UNITDATA indication's addresses (and frees
 // their block).
-func (h *Host) NIndication(p Prim) (src, dst osi.NSAP) { return h.nsaps(p.Params) }
+func (h *Runtime) NIndication(p Prim) (src, dst osi.NSAP) { return h.nsaps(p.Params) }

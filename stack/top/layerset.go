@@ -42,7 +42,7 @@ type Layers struct {
 // packet driver drv, the network entity at NSAP nsap: nothing for the
 // packet-driver user, the MAC for the MAC user, and so on up to the
 // session entity for the presentation user's presentation entity.
-func (h *Host) BuildLayers(lv Level, drv *pktdrv.Driver, nsap osi.NSAP, p Protocols) (*Layers, error) {
+func (h *Runtime) BuildLayers(lv Level, drv *pktdrv.Driver, nsap osi.NSAP, p Protocols) (*Layers, error) {
 	var l Layers
 	if lv < LevelPktDrv || lv > LevelPresentation {
 		return nil, fmt.Errorf("top: no user level %d", lv)

@@ -30,7 +30,7 @@ import (
 
 // ring is one circular buffer.
 type ring struct {
-	h         *Host
+	h         *Runtime
 	name      string
 	base, end memory.Addr
 	ctl       memory.Addr // head, tail words
@@ -63,7 +63,7 @@ var (
 const slotAlign = 8
 
 // newRing places a circular buffer of size bytes in the static data.
-func (h *Host) newRing(name string, size int, owner uint16) *ring {
+func (h *Runtime) newRing(name string, size int, owner uint16) *ring {
 	r := &ring{h: h, name: name, ctl: h.static(8), owner: owner}
 	r.base = h.static(size)
 	r.end = r.base + memory.Addr(size)
@@ -162,7 +162,7 @@ func (r *ring) release(blk memory.Addr) {
 
 // ringFree is the memory manager's path for ring blocks whose uses
 // reached zero.
-func (h *Host) ringFree(blk memory.Addr) {
+func (h *Runtime) ringFree(blk memory.Addr) {
 	for _, r := range h.rings {
 		if blk >= r.base && blk < r.end {
 			r.release(blk)
@@ -181,7 +181,7 @@ type MACStats struct {
 
 // MAC is the MAC entity of the host.
 type MAC struct {
-	h      *Host
+	h      *Runtime
 	drv    *pktdrv.Driver
 	handle pktdrv.Handle
 	addr   [6]byte
@@ -199,7 +199,7 @@ type MAC struct {
 // NewMAC makes the MAC entity over drv. Its start-up (OnStart) opens the
 // driver for every frame and reads the station address; drv's own
 // initialisation must come before it.
-func (h *Host) NewMAC(drv *pktdrv.Driver) *MAC {
+func (h *Runtime) NewMAC(drv *pktdrv.Driver) *MAC {
 	if h.mac != nil {
 		panic("top: a second MAC entity")
 	}

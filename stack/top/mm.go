@@ -89,7 +89,7 @@ type region struct {
 
 // MemMgr is the memory manager of the host.
 type MemMgr struct {
-	h     *Host
+	h     *Runtime
 	c     *cpu.CPU
 	reg   [2]region // by osi.Dir
 	stats MemStats
@@ -118,7 +118,7 @@ func (m *MemMgr) poke(a, v memory.Addr) {
 // lists. The lists are written uncharged, as part of the program image:
 // they are the initialised data a loader puts in place before the
 // program runs.
-func newMemMgr(h *Host, base memory.Addr, p Params) (*MemMgr, memory.Addr) {
+func newMemMgr(h *Runtime, base memory.Addr, p Params) (*MemMgr, memory.Addr) {
 	m := &MemMgr{h: h, c: h.c}
 	m.sym.getPrim = h.define(defGetPrim, osi.CatMemory)
 	m.sym.putPrim = h.define(defPutPrim, osi.CatMemory)

@@ -15,7 +15,7 @@ import (
 // prober is a bare station on the segment: it sends crafted frames and
 // keeps what reaches it.
 type prober struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	port *ethersim.Attachment
 	mac  ethersim.MAC
 	got  [][]byte // frames without FCS
@@ -38,7 +38,7 @@ func newProber(t testing.TB, r *rig, last byte) *prober {
 }
 
 // newSegProber attaches a prober to seg.
-func newSegProber(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, last byte) *prober {
+func newSegProber(t testing.TB, k *sim.Scheduler, seg *ethersim.Segment, last byte) *prober {
 	t.Helper()
 	p := &prober{k: k, mac: ethersim.MAC{2, 0, 0, 0, 0, last}}
 	var err error

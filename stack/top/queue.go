@@ -14,7 +14,7 @@ import (
 // queue. Its task block (16 bytes of static data) is what the ready
 // queue holds.
 type Task struct {
-	h    *Host
+	h    *Runtime
 	name string
 	sym  *cpu.Symbol
 	tcb  memory.Addr
@@ -25,7 +25,7 @@ type Task struct {
 
 // NewTask defines a task whose entry is the function d (its layer is the
 // task's) and whose body is run.
-func (h *Host) NewTask(d cpu.Def, cat osi.Category, run func()) *Task {
+func (h *Runtime) NewTask(d cpu.Def, cat osi.Category, run func()) *Task {
 	if h.ntasks == maxTasks {
 		panic(fmt.Sprintf("top: %s: more than %d tasks", h.name, maxTasks))
 	}
@@ -42,7 +42,7 @@ func (t *Task) Name() string { return t.name }
 // Schedule appends t to the ready queue (sched_enqueue). It may be called
 // from an interrupt handler. A full ready queue loses the task, which is
 // counted (a configuration too small for the load).
-func (h *Host) Schedule(t *Task) {
+func (h *Runtime) Schedule(t *Task) {
 	c := h.c
 	c.Enter(h.sym.enqueue)
 	defer c.Exit(h.sym.enqueue)
@@ -81,7 +81,7 @@ type Prim struct {
 // simulated memory (head and tail words) served by one task, which takes
 // one primitive per run.
 type Queue struct {
-	h      *Host
+	h      *Runtime
 	name   string
 	ctl    memory.Addr // head, tail
 	task   *Task
@@ -94,7 +94,7 @@ type Queue struct {
 
 // NewQueue makes a queue served by a new task with entry d, which calls
 // handle for each primitive.
-func (h *Host) NewQueue(name string, d cpu.Def, handle func(p Prim)) *Queue {
+func (h *Runtime) NewQueue(name string, d cpu.Def, handle func(p Prim)) *Queue {
 	q := &Queue{h: h, name: name, ctl: h.static(8), handle: handle}
 	q.task = h.NewTask(d, osi.CatOther, q.serve)
 	return q
@@ -212,7 +212,7 @@ func (q *Queue) serve() {
 
 // PutParams stores a primitive's other parameters in a block of region
 // d's data area and returns it, or 0 when the area is full.
-func (h *Host) PutParams(d osi.Dir, b []byte) memory.Addr {
+func (h *Runtime) PutParams(d osi.Dir, b []byte) memory.Addr {
 	c := h.c
 	c.Enter(h.sym.paramsW)
 	defer c.Exit(h.sym.paramsW)
@@ -225,7 +225,7 @@ func (h *Host) PutParams(d osi.Dir, b []byte) memory.Addr {
 
 // TakeParams reads n bytes of other parameters at a and frees their
 // block. The returned slice is valid until the next call.
-func (h *Host) TakeParams(a memory.Addr, n int) []byte {
+func (h *Runtime) TakeParams(a memory.Addr, n int) []byte {
 	c := h.c
 	c.Enter(h.sym.paramsR)
 	defer c.Exit(h.sym.paramsR)

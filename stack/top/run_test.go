@@ -13,7 +13,7 @@ import (
 // rig is one measurement: an originator and a recipient (the same PC in
 // loopback).
 type rig struct {
-	k      *sim.Kernel
+	k      *sim.Scheduler
 	seg    *ethersim.Segment
 	a, b   *pc
 	ua, ub *top.User
@@ -26,7 +26,7 @@ const (
 
 func build(t testing.TB, lv top.Level, size, msgs int, loop bool, cp clnp.Params) *rig {
 	t.Helper()
-	r := &rig{k: sim.NewKernel(1)}
+	r := &rig{k: sim.NewScheduler(1)}
 	dp := pktdrv.DefaultParams()
 	if loop {
 		dp.Loopback = true

@@ -10,7 +10,7 @@ import (
 )
 
 func TestSmokeLoopbackMAC(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	dp := pktdrv.DefaultParams()
 	dp.Loopback = true
 	p := newPC(t, k, nil, "a", 1, dp)

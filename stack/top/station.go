@@ -17,7 +17,7 @@ import (
 
 // A Station is a PC of the TOP measurements as DOS runs it: one core, the
 // packet drivers that stay resident, the BIOS's timer tick, and TOP
-// programs run one after another, each a Host booted afresh, as the
+// programs run one after another, each a Runtime booted afresh, as the
 // study ran one specialised layer user per measurement.
 //
 // The station's one context is the command interpreter. At start-up it
@@ -26,7 +26,7 @@ import (
 // counting ticks at 0040:006C) and initialises the resident packet
 // drivers. Then it runs the programs given to Exec, in order: each is
 // booted on the same memory (its loader writes its structures' initial
-// image), built by its Load function, run until it exits (Host.Exit),
+// image), built by its Load function, run until it exits (Runtime.Exit),
 // and its exit functions give back what it took (the packet drivers'
 // handles, the timer interrupt). With nothing to run the interpreter
 // waits, halted; a program given meanwhile starts at the next interrupt
@@ -53,7 +53,7 @@ type Station struct {
 	drivers []*pktdrv.Driver
 	ctx     *cpu.Context
 	queue   []Program
-	cur     *Host
+	cur     *Runtime
 	idle    bool
 	next    memory.Addr // resident data
 	stats   StationStats
@@ -112,13 +112,13 @@ type Program struct {
 	// entities, users, start-up functions (OnStart), and where it calls
 	// Exit. It runs in the station's context before the program's
 	// start-up; an error ends the run at once.
-	Load func(h *Host) error
+	Load func(h *Runtime) error
 	// Started, when set, runs once the program's start-up functions have
 	// run, before its main loop (in its context).
-	Started func(h *Host)
+	Started func(h *Runtime)
 	// Exited, when set, runs when the program has returned to DOS (in
 	// the station's context); err is Load's error, if any.
-	Exited func(h *Host, err error)
+	Exited func(h *Runtime, err error)
 }
 
 // Costs of the station's own routines (instructions per call).
@@ -174,7 +174,7 @@ func (s *Station) NSAP() osi.NSAP { return s.nsap }
 func (s *Station) Drivers() []*pktdrv.Driver { return s.drivers }
 
 // Program returns the program running now, nil between programs.
-func (s *Station) Program() *Host { return s.cur }
+func (s *Station) Program() *Runtime { return s.cur }
 
 // AddPacketDriver makes the resident packet driver of the NE2000 at base
 // (in space) on line irq, whose station address is mac. The first card's
@@ -256,7 +256,7 @@ func (s *Station) run() {
 // exec boots, builds and runs one program.
 func (s *Station) exec(p Program) {
 	c := s.c
-	var h *Host
+	var h *Runtime
 	var err error
 	c.Call(s.sym.shell, func() {
 		h, err = s.boot()
@@ -281,7 +281,7 @@ func (s *Station) exec(p Program) {
 }
 
 // boot boots a program on the station's memory.
-func (s *Station) boot() (*Host, error) {
+func (s *Station) boot() (*Runtime, error) {
 	h, err := boot(s.name, s.c, s.syms, s.p.Params, s)
 	if err != nil {
 		return nil, err
@@ -299,13 +299,13 @@ func (s *Station) boot() (*Host, error) {
 // hookTick is a program taking INT 08h at its start-up: its handler
 // counts the BIOS tick and advances its timer wheel; at its exit the
 // BIOS's handler is back.
-func (s *Station) hookTick(h *Host) {
+func (s *Station) hookTick(h *Runtime) {
 	s.c.SetHandler(s.p.PITIRQ, "int08", h.int08)
 	h.OnExit(func() { s.c.SetHandler(s.p.PITIRQ, "bios_int08", s.biosTick) })
 }
 
 // started runs a program's Started once its start-up is done.
-func (s *Station) started(h *Host) {
+func (s *Station) started(h *Runtime) {
 	if h.started != nil {
 		h.started(h)
 	}

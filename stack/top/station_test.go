@@ -23,7 +23,7 @@ type spc struct {
 	st   *top.Station
 }
 
-func newStationPC(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, loop bool) *spc {
+func newStationPC(t testing.TB, k *sim.Scheduler, seg *ethersim.Segment, name string, last byte, loop bool) *spc {
 	t.Helper()
 	m := i486Machine()
 	hier, err := memory.NewHierarchy(m.hier)
@@ -89,7 +89,7 @@ func (p *stationPoint) program(a, b *spc, originator bool, next func()) top.Prog
 	}
 	loop := a == b
 	return top.Program{Name: p.lv.String(),
-		Load: func(h *top.Host) error {
+		Load: func(h *top.Runtime) error {
 			st := self.st
 			l, err := h.BuildLayers(p.lv, st.Drivers()[0], st.NSAP(), top.DefaultProtocols())
 			if err != nil {
@@ -162,12 +162,12 @@ func (p *stationPoint) program(a, b *spc, originator bool, next func()) top.Prog
 			}
 			return nil
 		},
-		Started: func(*top.Host) {
+		Started: func(*top.Runtime) {
 			if !originator && !loop {
 				a.st.Exec(p.program(a, b, true, next))
 			}
 		},
-		Exited: func(_ *top.Host, err error) {
+		Exited: func(_ *top.Runtime, err error) {
 			if err != nil && p.err == nil {
 				p.err = err
 			}
@@ -181,7 +181,7 @@ func (p *stationPoint) program(a, b *spc, originator bool, next func()) top.Prog
 
 // runPoints runs the points one after another on a and b (loopback when
 // they are the same PC), each as fresh programs, and returns them.
-func runPoints(t *testing.T, k *sim.Kernel, a, b *spc, pts []*stationPoint) {
+func runPoints(t *testing.T, k *sim.Scheduler, a, b *spc, pts []*stationPoint) {
 	t.Helper()
 	i := 0
 	var next func()
@@ -212,7 +212,7 @@ func runPoints(t *testing.T, k *sim.Kernel, a, b *spc, pts []*stationPoint) {
 // corrupt anything), and the BIOS tick counts on throughout.
 func TestStationPrograms(t *testing.T) {
 	for _, loop := range []bool{false, true} {
-		k := sim.NewKernel(1)
+		k := sim.NewScheduler(1)
 		var a, b *spc
 		if loop {
 			a = newStationPC(t, k, nil, "l", 3, true)

@@ -40,7 +40,7 @@ type TimerStats struct {
 }
 
 type timerMgr struct {
-	h                  *Host
+	h                  *Runtime
 	wheelArea, tcbArea memory.Addr
 	slots              [][]*Timer
 	cursor             uint64
@@ -63,7 +63,7 @@ type Timer struct {
 	pending bool
 }
 
-func (tm *timerMgr) define(h *Host) {
+func (tm *timerMgr) define(h *Runtime) {
 	tm.h = h
 	tm.sym.start = h.define(defTmStart, osi.CatOther)
 	tm.sym.stop = h.define(defTmStop, osi.CatOther)
@@ -79,7 +79,7 @@ func (tm *timerMgr) init() {
 }
 
 // TimerStats returns the timer manager's counters.
-func (h *Host) TimerStats() TimerStats { return h.tm.stats }
+func (h *Runtime) TimerStats() TimerStats { return h.tm.stats }
 
 // newTimer makes a timer whose time-outs go to q and call fn there.
 func (tm *timerMgr) newTimer(name string, q *Queue, fn func()) *Timer {

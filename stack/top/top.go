@@ -147,8 +147,9 @@ type Stats struct {
 	PutFailures   uint64 // primitives that found no structure
 }
 
-// Host is one TOP host: the program's run-time on one core.
-type Host struct {
+// Runtime is a TOP program's run-time on one host's core: its tasks,
+// timers, buffers and layer entities.
+type Runtime struct {
 	name   string
 	c      *cpu.CPU
 	syms   *cpu.SymbolTable
@@ -179,7 +180,7 @@ type Host struct {
 	exitCond func() bool
 	st       *Station
 	// started is the station program's Started.
-	started func(h *Host)
+	started func(h *Runtime)
 	tmp     [16]byte
 	pbuf    []byte
 	next    memory.Addr // bump pointer of the static data
@@ -192,20 +193,20 @@ const maxTasks = 64
 
 // Boot builds the host's run-time on c: it defines its functions in syms,
 // lays its data out from p.DataBase and makes the program's one context,
-// which starts when the event kernel runs: it programs the PIT for the
+// which starts when the event scheduler runs: it programs the PIT for the
 // BIOS tick, runs every start-up function given to OnStart in order, and
 // then the main loop.
-func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Host, error) {
+func Boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params) (*Runtime, error) {
 	return boot(name, c, syms, p, nil)
 }
 
 // boot is Boot for a program of station st (nil: the machine's only
 // program).
-func boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params, st *Station) (*Host, error) {
+func boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params, st *Station) (*Runtime, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	h := &Host{name: name, c: c, syms: syms, cat: osi.NewCatalog(), p: p, tasks: map[memory.Addr]*Task{}, st: st}
+	h := &Runtime{name: name, c: c, syms: syms, cat: osi.NewCatalog(), p: p, tasks: map[memory.Addr]*Task{}, st: st}
 	h.sym.main = h.define(defMain, osi.CatSched)
 	h.sym.dispatch = h.define(defDispatch, osi.CatSched)
 	h.sym.enqueue = h.define(defEnqueue, osi.CatSched)
@@ -237,7 +238,7 @@ func boot(name string, c *cpu.CPU, syms *cpu.SymbolTable, p Params, st *Station)
 // Start makes the program the machine's only context and starts it; call
 // it once, after every component has been set up. A program that a
 // Station runs is started by the station instead.
-func (h *Host) Start() {
+func (h *Runtime) Start() {
 	h.main = h.c.NewContext(h.name+".main", cpu.KindThread, func(*cpu.Context) {
 		h.run()
 		// The machine's only program has nothing to return to.
@@ -251,49 +252,49 @@ func (h *Host) Start() {
 // Exit ends the program once its ready queue is empty: the main loop
 // returns, the functions given to OnExit run, and a station runs its
 // next program. Call it from the program's own code (a task).
-func (h *Host) Exit() { h.exit = true }
+func (h *Runtime) Exit() { h.exit = true }
 
 // ExitWhen ends the program at the first moment its ready queue is empty
 // and done reports true (a program that waits for its connections to
 // close before it returns to DOS). done is the program's own check of
 // its state, looked at by the simulator for it, uncharged.
-func (h *Host) ExitWhen(done func() bool) { h.exitCond = done }
+func (h *Runtime) ExitWhen(done func() bool) { h.exitCond = done }
 
 // OnExit adds fn to what runs, in order, when the program ends (release
 // the packet driver's handles, give the timer interrupt back).
-func (h *Host) OnExit(fn func()) { h.exits = append(h.exits, fn) }
+func (h *Runtime) OnExit(fn func()) { h.exits = append(h.exits, fn) }
 
 // Name returns the host's name.
-func (h *Host) Name() string { return h.name }
+func (h *Runtime) Name() string { return h.name }
 
 // CPU returns the core.
-func (h *Host) CPU() *cpu.CPU { return h.c }
+func (h *Runtime) CPU() *cpu.CPU { return h.c }
 
 // Symbols returns the symbol table.
-func (h *Host) Symbols() *cpu.SymbolTable { return h.syms }
+func (h *Runtime) Symbols() *cpu.SymbolTable { return h.syms }
 
 // Catalog returns the cost categories of the host's symbols.
-func (h *Host) Catalog() *osi.Catalog { return h.cat }
+func (h *Runtime) Catalog() *osi.Catalog { return h.cat }
 
 // Bufs returns the PDU chains over the memory manager.
-func (h *Host) Bufs() *osi.Bufs { return h.bufs }
+func (h *Runtime) Bufs() *osi.Bufs { return h.bufs }
 
 // Mem returns the memory manager.
-func (h *Host) Mem() *MemMgr { return h.mm }
+func (h *Runtime) Mem() *MemMgr { return h.mm }
 
 // Stats returns the host's counters.
-func (h *Host) Stats() Stats { return h.stats }
+func (h *Runtime) Stats() Stats { return h.stats }
 
 // Params returns the configuration.
-func (h *Host) Params() Params { return h.p }
+func (h *Runtime) Params() Params { return h.p }
 
 // OnStart adds fn to the program's start-up, run in order in the
 // program's context before the main loop (drivers, layer entities, the
 // users' first tasks).
-func (h *Host) OnStart(fn func()) { h.starts = append(h.starts, fn) }
+func (h *Runtime) OnStart(fn func()) { h.starts = append(h.starts, fn) }
 
 // define places d and files it under cat.
-func (h *Host) define(d cpu.Def, cat osi.Category) *cpu.Symbol {
+func (h *Runtime) define(d cpu.Def, cat osi.Category) *cpu.Symbol {
 	s := h.syms.Define(d)
 	h.cat.File(s, cat)
 	return s
@@ -301,15 +302,15 @@ func (h *Host) define(d cpu.Def, cat osi.Category) *cpu.Symbol {
 
 // Define places a function of a component of the host (a layer entity, a
 // driver, a user) and files it under cat.
-func (h *Host) Define(d cpu.Def, cat osi.Category) *cpu.Symbol { return h.define(d, cat) }
+func (h *Runtime) Define(d cpu.Def, cat osi.Category) *cpu.Symbol { return h.define(d, cat) }
 
 // File files a symbol defined elsewhere (a driver's) under cat.
-func (h *Host) File(s *cpu.Symbol, cat osi.Category) { h.cat.File(s, cat) }
+func (h *Runtime) File(s *cpu.Symbol, cat osi.Category) { h.cat.File(s, cat) }
 
 // static reserves n bytes of the program's static data (16-aligned),
 // cleared as a loader clears a program's uninitialised data (uncharged:
 // it happens before the program runs, or is part of the program image).
-func (h *Host) static(n int) memory.Addr {
+func (h *Runtime) static(n int) memory.Addr {
 	a := h.next
 	h.next += memory.Addr((n + 15) &^ 15)
 	if uint64(h.next) > uint64(h.c.System().Phys.Size()) {
@@ -325,7 +326,7 @@ func (h *Host) static(n int) memory.Addr {
 
 // Static reserves n bytes of the program's static data for a component
 // (a driver's buffers, a user's message): only before Start.
-func (h *Host) Static(n int) memory.Addr {
+func (h *Runtime) Static(n int) memory.Addr {
 	if h.next == 0 {
 		panic("top: Static before the layout exists")
 	}
@@ -334,7 +335,7 @@ func (h *Host) Static(n int) memory.Addr {
 
 // layout places the static structures; it runs at Boot's end so that
 // components can reserve static data before the program starts.
-func (h *Host) layout() {
+func (h *Runtime) layout() {
 	p := h.p
 	h.next = memory.Addr(p.DataBase)
 	h.readyCtl = h.static(8)
@@ -346,19 +347,19 @@ func (h *Host) layout() {
 	h.next = (h.next + 0xFF) &^ 0xFF
 }
 
-func (h *Host) rd32(a memory.Addr) memory.Addr {
+func (h *Runtime) rd32(a memory.Addr) memory.Addr {
 	h.c.Read(a, h.tmp[:4])
 	return memory.Addr(binary.LittleEndian.Uint32(h.tmp[:4]))
 }
 
-func (h *Host) wr32(a, v memory.Addr) {
+func (h *Runtime) wr32(a, v memory.Addr) {
 	binary.LittleEndian.PutUint32(h.tmp[:4], uint32(v))
 	h.c.Write(a, h.tmp[:4])
 }
 
 // run is the program: start-up, then the main loop until Exit, then the
 // exit functions.
-func (h *Host) run() {
+func (h *Runtime) run() {
 	c := h.c
 	c.Call(h.sym.boot, func() {
 		// The memory manager's free lists are threaded at start-up.
@@ -410,7 +411,7 @@ func (h *Host) run() {
 
 // programPIT sets counter 0 to the BIOS's rate generator of divisor
 // 65536 (18.2 Hz) and hooks the tick.
-func (h *Host) programPIT() {
+func (h *Runtime) programPIT() {
 	c := h.c
 	base := memory.Addr(h.p.PITBase)
 	c.Out(memory.SpaceIO, base+pit.RegControl, 1, 0x34) // counter 0, LSB then MSB, mode 2
@@ -425,7 +426,7 @@ var TickPeriod = pit.DefaultParams().Period(0)
 
 // int08 is the timer interrupt: the BIOS counts the tick, the timer
 // manager advances its wheel.
-func (h *Host) int08() {
+func (h *Runtime) int08() {
 	c := h.c
 	c.Enter(h.sym.int08)
 	defer c.Exit(h.sym.int08)
@@ -435,7 +436,7 @@ func (h *Host) int08() {
 }
 
 // Ticks returns the BIOS tick count (read by an observer, uncharged).
-func (h *Host) Ticks() uint32 {
+func (h *Runtime) Ticks() uint32 {
 	var b [4]byte
 	_ = h.c.System().Phys.Read(dos.BIOSTickCount, b[:])
 	return binary.LittleEndian.Uint32(b[:])
@@ -443,4 +444,4 @@ func (h *Host) Ticks() uint32 {
 
 // ReadTicks is the program reading the BIOS tick count (charged): how
 // the study timed its runs.
-func (h *Host) ReadTicks() uint32 { return uint32(h.rd32(dos.BIOSTickCount)) }
+func (h *Runtime) ReadTicks() uint32 { return uint32(h.rd32(dos.BIOSTickCount)) }

@@ -15,7 +15,7 @@ import (
 //	TS user ── tsap.down ──► TP4 ── clns.down ──► CLNS
 //	TS user ◄── user queue ── TP4 ◄── tp4.up ───── CLNS
 type TP4 struct {
-	h    *Host
+	h    *Runtime
 	T    *tp4.TP4
 	clns *CLNS
 	sel  byte
@@ -29,7 +29,7 @@ func (x tpNetwork) UnitdataRequest(src, dst osi.NSAP, nsdu osi.Chain) bool {
 }
 
 // NewTP4 makes the transport entity over n, bound to NSAP selector sel.
-func (h *Host) NewTP4(n *CLNS, sel byte, p tp4.Params) (*TP4, error) {
+func (h *Runtime) NewTP4(n *CLNS, sel byte, p tp4.Params) (*TP4, error) {
 	t, err := tp4.New(h.NewEnv("tp4", cpu.LayerTP4), tpNetwork{n}, p)
 	if err != nil {
 		return nil, err

@@ -26,13 +26,13 @@ const refusedArg = 0x8000
 
 // Session is the host's session entity.
 type Session struct {
-	h  *Host
+	h  *Runtime
 	S  *session.Session
 	tp *TP4
 }
 
 // NewSession makes the session entity over the transport entity tp.
-func (h *Host) NewSession(tp *TP4, p session.Params) *Session {
+func (h *Runtime) NewSession(tp *TP4, p session.Params) *Session {
 	return &Session{h: h, S: session.New(h.NewEnv("ses", cpu.LayerSES), p), tp: tp}
 }
 
@@ -168,13 +168,13 @@ var _ session.User = (*SSAP)(nil)
 
 // Presentation is the host's presentation entity.
 type Presentation struct {
-	h *Host
+	h *Runtime
 	P *pres.Presentation
 	s *Session
 }
 
 // NewPresentation makes the presentation entity over the session entity.
-func (h *Host) NewPresentation(s *Session, p pres.Params) (*Presentation, error) {
+func (h *Runtime) NewPresentation(s *Session, p pres.Params) (*Presentation, error) {
 	e, err := pres.New(h.NewEnv("pres", cpu.LayerPRES), p)
 	if err != nil {
 		return nil, err

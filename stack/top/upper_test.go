@@ -34,7 +34,7 @@ func defaultUpper() upperCfg {
 // coRig is a connection-mode measurement: the two users and the TP4
 // entities (the same PC twice in loopback).
 type coRig struct {
-	k      *sim.Kernel
+	k      *sim.Scheduler
 	seg    *ethersim.Segment
 	a, b   *pc
 	ta, tb *top.TP4
@@ -46,7 +46,7 @@ const tp4Sel = 0x21
 
 func buildUpper(t testing.TB, lv top.Level, size, msgs int, loop bool, cfg upperCfg) *coRig {
 	t.Helper()
-	r := &coRig{k: sim.NewKernel(1)}
+	r := &coRig{k: sim.NewScheduler(1)}
 	dp := pktdrv.DefaultParams()
 	if loop {
 		dp.Loopback = true

@@ -163,7 +163,7 @@ var (
 
 // User is a layer user on one host.
 type User struct {
-	h      *Host
+	h      *Runtime
 	p      UserParams
 	mac    *MAC
 	llc    *LLC
@@ -198,7 +198,7 @@ type userBuf struct {
 // NewUser makes a layer user of level p.Level on the host, over the
 // entity that level needs (mac, llc or clns; drv for the packet-driver
 // user, which then must be the only user of the driver).
-func (h *Host) NewUser(p UserParams, drv *pktdrv.Driver, mac *MAC, l *LLC, n *CLNS) (*User, error) {
+func (h *Runtime) NewUser(p UserParams, drv *pktdrv.Driver, mac *MAC, l *LLC, n *CLNS) (*User, error) {
 	if p.Size < MsgHeader {
 		return nil, fmt.Errorf("top: user message size %d is below the %d-octet header", p.Size, MsgHeader)
 	}

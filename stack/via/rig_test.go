@@ -25,7 +25,7 @@ import (
 
 type host struct {
 	name  string
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	c     *cpu.CPU
 	sys   *memory.System
 	kern  *kernel.Kernel
@@ -69,7 +69,7 @@ func (s station) Receive(f []byte) {
 
 var defMain = cpu.Def{Name: "vtest_main", Layer: cpu.LayerAPPL, Instructions: 20, CodeBytes: 128, Why: "the test program's loop"}
 
-func newHost(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, o opts) *host {
+func newHost(t testing.TB, k *sim.Scheduler, seg *ethersim.Segment, name string, last byte, o opts) *host {
 	t.Helper()
 	m := loadMachine(t)
 	if o.machine != nil {
@@ -146,9 +146,9 @@ func gigabitSwitch() ethersim.SegmentParams {
 }
 
 // pair builds a client host a and a server host b.
-func pair(t testing.TB, oa, ob opts) (*sim.Kernel, *ethersim.Segment, *host, *host) {
+func pair(t testing.TB, oa, ob opts) (*sim.Scheduler, *ethersim.Segment, *host, *host) {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	sp := gigabitSwitch()
 	if oa.ne2000 {
 		sp = ethersim.DefaultSegmentParams() // 10 Mbit/s shared, as the NE2000's
@@ -169,7 +169,7 @@ func pair(t testing.TB, oa, ob opts) (*sim.Kernel, *ethersim.Segment, *host, *ho
 
 // runUntil runs the simulation until done reports true, failing past
 // limit of simulated time.
-func runUntil(t testing.TB, k *sim.Kernel, limit sim.Time, done func() bool) {
+func runUntil(t testing.TB, k *sim.Scheduler, limit sim.Time, done func() bool) {
 	t.Helper()
 	simostest.RunUntil(t, k, limit, done)
 }

@@ -134,7 +134,7 @@ func buildATMTaxi(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Devi
 	if bind != nil {
 		dp.VCs = append(dp.VCs, bind.VCs...)
 	}
-	dev := devatm.New(h.K, h.Name+"."+d.Name, p, irq, h.Sys)
+	dev := devatm.New(h.Sched, h.Name+"."+d.Name, p, irq, h.Sys)
 	drv, err := part.NewDriver(h, d, part.DriverArgs{Ifname: fmt.Sprintf("atm%d", len(Cards(h))), Params: &dp})
 	if err != nil {
 		return nil, err

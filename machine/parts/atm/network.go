@@ -32,7 +32,7 @@ type cellTrace struct {
 var _ part.Network = (*Network)(nil)
 
 // build creates the experiment's links and switches.
-func build(k *sim.Kernel, _ *config.File, tables any, capture bool) (part.Network, error) {
+func build(k *sim.Scheduler, _ *config.File, tables any, capture bool) (part.Network, error) {
 	t := tables.(*Tables)
 	a := &Network{Network: atmnet.New(k), links: map[string]*atmnet.Link{}, ports: map[string]*atmnet.Port{},
 		pcap: map[string]*bytes.Buffer{}, trace: map[string]*cellTrace{}, byEnd: map[string]*cellTrace{}}

@@ -84,7 +84,7 @@ func init() {
 		Check:    check,
 		Apply:    apply,
 		Captures: captures,
-		Build: func(k *sim.Kernel, f *config.File, t any, capture bool) (part.Network, error) {
+		Build: func(k *sim.Scheduler, f *config.File, t any, capture bool) (part.Network, error) {
 			return newNetwork(k, f, t.(*Tables).Segments, capture)
 		},
 		Refuse: refuse,

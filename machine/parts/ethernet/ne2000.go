@@ -83,7 +83,7 @@ func buildNE2000(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Devic
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	c := ne2000.New(h.K, h.Name+"."+d.Name, p, irq, h.Sys.Guest)
+	c := ne2000.New(h.Sched, h.Name+"."+d.Name, p, irq, h.Sys.Guest)
 	nic, err := plug(h, d, c, prom, p.MAC, func(n *NIC) { c.SetWire(n) }, func() []stats.Group {
 		return []stats.Group{{Name: "card", Value: c.Stats()}}
 	})

@@ -27,7 +27,7 @@ type Network struct {
 
 var _ part.Paced = (*Network)(nil)
 
-func newNetwork(k *sim.Kernel, f *config.File, specs []SegmentSpec, capture bool) (*Network, error) {
+func newNetwork(k *sim.Scheduler, f *config.File, specs []SegmentSpec, capture bool) (*Network, error) {
 	n := &Network{Network: ethersim.NewNetwork(k), segments: map[string]*ethersim.Segment{}, pcaps: map[string]*bytes.Buffer{}, file: f}
 	for i, s := range specs {
 		if _, dup := n.segments[s.Name]; dup {

@@ -119,7 +119,7 @@ func buildSimoseth(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Dev
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	c := simoseth.New(h.K, h.Name+"."+d.Name, p, irq, h.Sys)
+	c := simoseth.New(h.Sched, h.Name+"."+d.Name, p, irq, h.Sys)
 	nic, err := plug(h, d, c, prom, p.MAC, func(n *NIC) { c.SetWire(n) }, func() []stats.Group {
 		return []stats.Group{{Name: "card", Value: c.Stats()}}
 	})

@@ -82,7 +82,7 @@ func (e *env) OnIdle(fn func()) { e.k.OnAllDone = fn }
 func (e *env) Busy() bool       { return e.k.Threads() > 0 }
 
 // Report gives the host's result the kernel's counters.
-func (e *env) Report(r *report.Host) {
+func (e *env) Report(r *report.HostResult) {
 	ks := e.k.Stats()
 	_, peak := e.k.Allocator().InUse()
 	r.Kernel = report.Kernel{Syscalls: ks.Syscalls, Ticks: ks.Ticks, TimersFired: ks.TimersFired,

@@ -23,7 +23,7 @@ func init() {
 			if irq == nil {
 				return nil, fmt.Errorf("a timer needs an irq")
 			}
-			t, err := timer.New(h.K, h.Name+"."+d.Name, *d.Params.(*timer.Params), irq, h.Sys.Guest)
+			t, err := timer.New(h.Sched, h.Name+"."+d.Name, *d.Params.(*timer.Params), irq, h.Sys.Guest)
 			if err != nil {
 				return nil, err
 			}

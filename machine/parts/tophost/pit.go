@@ -28,7 +28,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return pitDevice{pit.New(h.K, h.Name+"."+d.Name, *d.Params.(*pit.Params), line, h.Sys.Guest)}, nil
+			return pitDevice{pit.New(h.Sched, h.Name+"."+d.Name, *d.Params.(*pit.Params), line, h.Sys.Guest)}, nil
 		},
 	})
 }

@@ -136,9 +136,9 @@ func (e *env) Start() error {
 	return nil
 }
 
-func (e *env) OnIdle(fn func())      { e.st.OnIdle = fn }
-func (e *env) Busy() bool            { return e.st.Busy() }
-func (e *env) Report(r *report.Host) {} // no kernel: its counters are zero
+func (e *env) OnIdle(fn func())            { e.st.OnIdle = fn }
+func (e *env) Busy() bool                  { return e.st.Busy() }
+func (e *env) Report(r *report.HostResult) {} // no kernel: its counters are zero
 
 // Station returns host h's station, or nil when h runs another
 // environment.

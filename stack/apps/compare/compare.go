@@ -182,7 +182,7 @@ func (p Params) Validate() error {
 
 func newCompare(env workload.Env, params any) (workload.Workload, error) {
 	p := *params.(*Params)
-	var hs [2]*latency.Host
+	var hs [2]*latency.Endpoint
 	for i, r := range [2]struct{ role, name string }{{"client", p.Client}, {"server", p.Server}} {
 		h, err := latency.FindCardHost(env, r.role, r.name)
 		if err != nil {
@@ -296,7 +296,7 @@ func (w *compare) settings() shape.Table {
 
 // label names a host of the comparison with what its card is plugged
 // into.
-func (w *compare) label(h *latency.Host) string {
+func (w *compare) label(h *latency.Endpoint) string {
 	if h.Network == nil || h.Network() == "" {
 		return h.Name
 	}

@@ -81,8 +81,8 @@ import (
 	"simkron/workload"
 )
 
-// Host is what a measuring program needs of a host.
-type Host struct {
+// Endpoint is what a measuring program needs of a host.
+type Endpoint struct {
 	Name   string
 	Kernel *kernel.Kernel
 	Inet   *inet.Stack
@@ -118,7 +118,7 @@ var llcSNAPIPv4 = [8]byte{0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00}
 // far as the frame has it: its header and what follows, which may end
 // before the packet does (IPv4.Payload clamps); false when it carries
 // none.
-func (h *Host) IPv4(frame []byte) (header.IPv4, bool) {
+func (h *Endpoint) IPv4(frame []byte) (header.IPv4, bool) {
 	var ip header.IPv4
 	switch h.Link {
 	case card.LLCSNAP:
@@ -141,7 +141,7 @@ func (h *Host) IPv4(frame []byte) (header.IPv4, bool) {
 // FindHost returns the host called name as the measuring programs see it:
 // its kernel, its Internet protocols and its first card. role is the key
 // that named the host, for errors.
-func FindHost(env workload.Env, role, name string) (*Host, error) {
+func FindHost(env workload.Env, role, name string) (*Endpoint, error) {
 	h, err := FindCardHost(env, role, name)
 	if err == nil && h.Inet == nil {
 		err = fmt.Errorf("%s: host %q has no card with an IP address", role, name)
@@ -151,7 +151,7 @@ func FindHost(env workload.Env, role, name string) (*Host, error) {
 
 // FindCardHost is FindHost for a program that may run without the
 // Internet protocols: Inet is nil on a host without them.
-func FindCardHost(env workload.Env, role, name string) (*Host, error) {
+func FindCardHost(env workload.Env, role, name string) (*Endpoint, error) {
 	wh, err := env.Host(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
@@ -163,7 +163,7 @@ func FindCardHost(env workload.Env, role, name string) (*Host, error) {
 		return nil, fmt.Errorf("%s: host %q has no network card", role, name)
 	}
 	c := cards[0]
-	h := &Host{Name: name, Kernel: k, Inet: in, Received: c.Received(), Link: c.Link()}
+	h := &Endpoint{Name: name, Kernel: k, Inet: in, Received: c.Received(), Link: c.Link()}
 	if w, ok := c.(card.Reassembler); ok {
 		h.Whole = w.Whole()
 	}
@@ -181,7 +181,7 @@ func FindCardHost(env workload.Env, role, name string) (*Host, error) {
 
 // Pair returns the two different hosts a two-party program names; roles
 // are the keys that named them ("client", "server"), for errors.
-func Pair(env workload.Env, roles, names [2]string) (hs [2]*Host, err error) {
+func Pair(env workload.Env, roles, names [2]string) (hs [2]*Endpoint, err error) {
 	for i := range hs {
 		if hs[i], err = FindHost(env, roles[i], names[i]); err != nil {
 			return hs, err

@@ -222,7 +222,7 @@ type Series struct {
 // End is one host's end of a series: what the simulator's measurements
 // know of its program.
 type End struct {
-	Host *Host
+	Host *Endpoint
 	s    *Series
 	main *cpu.Symbol
 	buf  memory.Addr // the program's receive buffer
@@ -308,7 +308,7 @@ type recvSample struct {
 // defines the programs' function on both hosts and installs the
 // measurement. Start (or Serve and Client on threads of one's own)
 // runs it.
-func NewSeries(p Params, tr Protocol, client, server *Host) (*Series, error) {
+func NewSeries(p Params, tr Protocol, client, server *Endpoint) (*Series, error) {
 	info := tr.Info()
 	if !info.NoIP && (client.Inet == nil || server.Inet == nil) {
 		return nil, fmt.Errorf("both hosts need an IP address on a card")
@@ -334,7 +334,7 @@ func NewSeries(p Params, tr Protocol, client, server *Host) (*Series, error) {
 		s.firstOff[si] = off
 		off += uint64(s.perSize) * uint64(size)
 	}
-	for i, h := range []*Host{client, server} {
+	for i, h := range []*Endpoint{client, server} {
 		s.ends[i] = &End{Host: h, s: s, sending: -1, main: h.Kernel.Symbols().Define(s.info.Main), tail: sendTail{si: -1}}
 	}
 	for _, e := range s.ends {
@@ -350,7 +350,7 @@ func (s *Series) Protocol() Protocol { return s.tr }
 func (s *Series) Params() Params { return s.p }
 
 // Hosts returns the series' client and server.
-func (s *Series) Hosts() (client, server *Host) { return s.ends[0].Host, s.ends[1].Host }
+func (s *Series) Hosts() (client, server *Endpoint) { return s.ends[0].Host, s.ends[1].Host }
 
 // Total returns the messages of the schedule, warm-up ones included.
 func (s *Series) Total() int { return s.total }
@@ -711,7 +711,7 @@ func (e *End) watch() {
 	if e.s.p.dmaSend() {
 		c.Trace.Interrupt.Connect(func(ev cpu.Interrupt) { e.interrupt(c, ev.Entry) })
 	}
-	now := func(a *cpu.Account) { c.AccountInto(a, c.Kernel().Now()) }
+	now := func(a *cpu.Account) { c.AccountInto(a, c.Scheduler().Now()) }
 	if e.s.p.dmaReceive() {
 		// A card without a DMA engine to observe never moves data while
 		// the host waits: every idle cycle is then the wire's.
@@ -720,7 +720,7 @@ func (e *End) watch() {
 			h.DMA.Connect(func(busy bool) { e.engine(c, busy) })
 		}
 		now = func(a *cpu.Account) {
-			c.AccountInto(a, c.Kernel().Now())
+			c.AccountInto(a, c.Scheduler().Now())
 			e.wire.note(a)
 		}
 	}
@@ -837,7 +837,7 @@ func (e *End) endTail(end int64) {
 // engine follows the card's DMA engine for the "dma" receive.
 func (e *End) engine(c *cpu.CPU, busy bool) {
 	w := &e.wire
-	c.AccountInto(&w.reading, c.Kernel().Now())
+	c.AccountInto(&w.reading, c.Scheduler().Now())
 	if busy && !w.busy {
 		w.w += w.reading.Idle - w.mark
 	} else if !busy && w.busy {

@@ -86,8 +86,8 @@ var (
 	defCheck = cpu.Def{Name: "macbench_check", Layer: cpu.LayerAPPL, Instructions: 20, CodeBytes: 128, Why: "read the size index and sequence number"}
 )
 
-// Host is the part of a host the workload uses.
-type Host struct {
+// Endpoint is the part of a host the workload uses.
+type Endpoint struct {
 	Name   string
 	Kernel *kernel.Kernel
 	Net    *netdev.Stack
@@ -101,7 +101,7 @@ type Host struct {
 type Bench struct {
 	p         Params
 	rate      sim.BitRate
-	tx, rx    *Host
+	tx, rx    *Endpoint
 	dst       [6]byte
 	rows      []Row
 	firstSend []sim.Time
@@ -130,7 +130,7 @@ type socket struct {
 // New prepares the workload; tx and rx are the same host in loopback.
 // rate is the wire's signalling rate (0 in loopback), for the wire time
 // each frame occupies.
-func New(p Params, tx, rx *Host, rate sim.BitRate) (*Bench, error) {
+func New(p Params, tx, rx *Endpoint, rate sim.BitRate) (*Bench, error) {
 	b := &Bench{p: p, tx: tx, rx: rx, dst: rx.MAC, rate: rate}
 	n := len(p.Sizes)
 	b.rows = make([]Row, n)

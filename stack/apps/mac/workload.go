@@ -46,7 +46,7 @@ type Card interface {
 
 func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 	p := *params.(*Params)
-	find := func(role, name string) (*Host, Card, error) {
+	find := func(role, name string) (*Endpoint, Card, error) {
 		wh, err := env.Host(name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", role, err)
@@ -61,7 +61,7 @@ func newWorkload(env workload.Env, params any) (workload.Workload, error) {
 		}
 		k, _ := workload.Find[*kernel.Kernel](wh)
 		ns, _ := workload.Find[*netdev.Stack](wh)
-		return &Host{Name: name, Kernel: k, Net: ns, Dev: card.Queue(), MAC: card.StationAddress(), TxTime: card.TxTime}, card, nil
+		return &Endpoint{Name: name, Kernel: k, Net: ns, Dev: card.Queue(), MAC: card.StationAddress(), TxTime: card.TxTime}, card, nil
 	}
 	tx, txCard, err := find("sender", p.Sender)
 	if err != nil {

@@ -204,13 +204,13 @@ func (b *bench) startLoop() {
 func (b *bench) program(pt *point, self, peer *tophost.Station, role int) tophost.Program {
 	return tophost.Program{
 		Name: fmt.Sprintf("%v-%s-%d", pt.lv, pt.Where, pt.Size),
-		Load: func(h *tophost.Host) error { return b.load(pt, h, self, peer, role) },
-		Started: func(*tophost.Host) {
+		Load: func(h *tophost.Runtime) error { return b.load(pt, h, self, peer, role) },
+		Started: func(*tophost.Runtime) {
 			if role == roleRecipient {
 				b.orig.Exec(b.program(pt, b.orig, b.recp, roleOriginator))
 			}
 		},
-		Exited: func(_ *tophost.Host, err error) {
+		Exited: func(_ *tophost.Runtime, err error) {
 			if err != nil && b.err == nil {
 				b.err = err
 				pt.Error = err.Error()
@@ -230,7 +230,7 @@ func (b *bench) program(pt *point, self, peer *tophost.Station, role int) tophos
 
 // load builds one end's program of a point: the layer entities its user
 // needs, the user(s), and the measurement's hooks.
-func (b *bench) load(pt *point, h *tophost.Host, self, peer *tophost.Station, role int) error {
+func (b *bench) load(pt *point, h *tophost.Runtime, self, peer *tophost.Station, role int) error {
 	prot := tophost.Protocols{CLNP: b.p.CLNP, TP4: pt.tp, Session: b.p.Session, Pres: b.p.Pres, TP4Selector: tp4Sel}
 	drv := self.Drivers()[0]
 	l, err := h.BuildLayers(pt.lv, drv, self.NSAP(), prot)

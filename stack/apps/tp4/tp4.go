@@ -98,7 +98,7 @@ var (
 
 // findHost returns the host called name as the series sees it and its ISO
 // family; a host without one is an error wrapping compare.ErrUnsupported.
-func findHost(env workload.Env, role, name string) (*latency.Host, *netiso.Family, error) {
+func findHost(env workload.Env, role, name string) (*latency.Endpoint, *netiso.Family, error) {
 	h, err := latency.FindCardHost(env, role, name)
 	if err != nil {
 		return nil, nil, err
@@ -113,7 +113,7 @@ func findHost(env workload.Env, role, name string) (*latency.Host, *netiso.Famil
 
 // newProtocol finds the hosts of p and their families, and places the
 // families' functions so that the series can watch its calls.
-func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Host, err error) {
+func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Endpoint, err error) {
 	client, cf, err := findHost(env, "client", p.Client)
 	if err != nil {
 		return nil, nil, nil, err

@@ -83,8 +83,8 @@ func DefaultParams() Params {
 	return Params{Port: 5001, Timeout: 10 * sim.Second, Pattern: 12, Cases: []Case{c}}
 }
 
-// Host is what the programs need of a host.
-type Host = latency.Host
+// Endpoint is what the programs need of a host.
+type Endpoint = latency.Endpoint
 
 // SizeCount is how many data segments of one size were sent.
 type SizeCount struct {
@@ -163,7 +163,7 @@ var defMain = cpu.Def{Name: "ttcp_main", Layer: cpu.LayerAPPL, Instructions: 30,
 // Test is the runs across the two hosts.
 type Test struct {
 	p       Params
-	tx, rx  *Host
+	tx, rx  *Endpoint
 	results []Result
 	cur     int // the run in progress
 	trace   []rawEvent
@@ -186,7 +186,7 @@ type rawEvent struct {
 }
 
 // New prepares the runs; Start spawns the programs.
-func New(p Params, tx, rx *Host) (*Test, error) {
+func New(p Params, tx, rx *Endpoint) (*Test, error) {
 	if tx.Inet == nil || rx.Inet == nil {
 		return nil, fmt.Errorf("both hosts need an IP address on a card")
 	}
@@ -194,7 +194,7 @@ func New(p Params, tx, rx *Host) (*Test, error) {
 		return nil, fmt.Errorf("case: no runs")
 	}
 	for i, c := range p.Cases {
-		for _, h := range []*Host{tx, rx} {
+		for _, h := range []*Endpoint{tx, rx} {
 			if c.MTU > h.Inet.DeviceMTU() {
 				return nil, fmt.Errorf("case[%d].mtu: %d is more than host %s's card carries (%d)", i, c.MTU, h.Name, h.Inet.DeviceMTU())
 			}
@@ -299,7 +299,7 @@ func (t *Test) listen(th *kernel.Thread, i int) int {
 }
 
 // setMTU sets h's interface MTU for run c (its configured MTU when 0).
-func (t *Test) setMTU(h *Host, c Case) error {
+func (t *Test) setMTU(h *Endpoint, c Case) error {
 	mtu := c.MTU
 	if mtu == 0 {
 		mtu = h.Inet.ConfiguredMTU()
@@ -490,7 +490,7 @@ func (t *Test) frame(f []byte, atReceiver bool) {
 		return
 	}
 	n := ip.PayloadLength() - tcp.DataOffset()
-	ev := rawEvent{at: h.Kernel.CPU().Kernel().Now(), data: atReceiver, seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())}
+	ev := rawEvent{at: h.Kernel.CPU().Scheduler().Now(), data: atReceiver, seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())}
 	if atReceiver {
 		if n == 0 {
 			return // the transmitter's pure ACKs of the receiver's FIN

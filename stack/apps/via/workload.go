@@ -68,7 +68,7 @@ func (p Params) Validate() error {
 // its first card, its Internet protocols when it has them) and its VIA
 // agent; a host without an agent is an error wrapping
 // compare.ErrUnsupported.
-func findHost(env workload.Env, role, name string) (*latency.Host, *mvia.Agent, error) {
+func findHost(env workload.Env, role, name string) (*latency.Endpoint, *mvia.Agent, error) {
 	h, err := latency.FindCardHost(env, role, name)
 	if err != nil {
 		return nil, nil, err
@@ -82,7 +82,7 @@ func findHost(env workload.Env, role, name string) (*latency.Host, *mvia.Agent, 
 }
 
 // newProtocol finds the hosts of p and their agents.
-func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Host, err error) {
+func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Endpoint, err error) {
 	client, ca, err := findHost(env, "client", p.Client)
 	if err != nil {
 		return nil, nil, nil, err
@@ -94,7 +94,7 @@ func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *late
 	if client.Name == server.Name {
 		return nil, nil, nil, fmt.Errorf("server: the client and the server must be different hosts")
 	}
-	for _, h := range []*latency.Host{client, server} {
+	for _, h := range []*latency.Endpoint{client, server} {
 		h.Kernel.Symbols().Define(defSend)
 		h.Kernel.Symbols().Define(defRecv)
 	}

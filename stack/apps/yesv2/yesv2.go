@@ -122,8 +122,8 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// Host is an ATM host as the ATM workloads find it.
-type Host struct {
+// Endpoint is an ATM host as the ATM workloads find it.
+type Endpoint struct {
 	Name   string
 	Kernel *kernel.Kernel
 	Driver *atm.Driver
@@ -140,7 +140,7 @@ type Host struct {
 
 // FindHost returns the host called name with its first ATM card; role
 // is the key that named it, for errors.
-func FindHost(env workload.Env, role, name string) (*Host, error) {
+func FindHost(env workload.Env, role, name string) (*Endpoint, error) {
 	wh, err := env.Host(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
@@ -151,7 +151,7 @@ func FindHost(env workload.Env, role, name string) (*Host, error) {
 	if k == nil || !ok || !ok2 {
 		return nil, fmt.Errorf("%s: host %q has no ATM card", role, name)
 	}
-	h := &Host{Name: name, Kernel: k, Driver: drv, Card: meter}
+	h := &Endpoint{Name: name, Kernel: k, Driver: drv, Card: meter}
 	if o, ok := meter.(card.Card); ok {
 		h.Received = o.Received()
 	}
@@ -223,7 +223,7 @@ const (
 type run struct {
 	p     Params
 	c     Case
-	h     *Host
+	h     *Endpoint
 	cpu   *cpu.CPU
 	irq   int
 	aal5  bool
@@ -241,7 +241,7 @@ type run struct {
 	failed           string
 }
 
-func newRun(p Params, c Case, h *Host) *run {
+func newRun(p Params, c Case, h *Endpoint) *run {
 	r := &run{p: p, c: c, h: h, cpu: h.Kernel.CPU(), irq: h.Driver.IRQ(), aal5: c.AAL5,
 		wanda: h.Driver.Params().Personality == atm.Wanda}
 	r.cpu.Trace.Enter.Connect(func(s *cpu.Symbol) { r.enter(r.cpu, s) })

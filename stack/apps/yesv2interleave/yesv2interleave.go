@@ -123,7 +123,7 @@ func init() {
 // Test is the prepared workload.
 type Test struct {
 	p     Params
-	k     *sim.Kernel
+	k     *sim.Scheduler
 	cases []*run
 	// base is the start of the first period: the first period boundary
 	// at or after Start.
@@ -135,8 +135,8 @@ type run struct {
 	t      *Test
 	c      Case
 	index  int
-	rx     *yesv2.Host
-	tx     []*yesv2.Host
+	rx     *yesv2.Endpoint
+	tx     []*yesv2.Endpoint
 	cells  int // per sender
 	first  []sim.Time
 	done   []sim.Time
@@ -150,7 +150,7 @@ func New(env workload.Env, p Params) (*Test, error) {
 	if len(p.Cases) == 0 {
 		return nil, fmt.Errorf("no [[workload.yesv2-interleave.case]]: name a receiver and its senders")
 	}
-	t := &Test{p: p, k: env.Kernel()}
+	t := &Test{p: p, k: env.Scheduler()}
 	observed := map[string]*run{}
 	for i, c := range p.Cases {
 		r := &run{t: t, c: c, index: i, cells: p.PDUCells / len(c.Senders)}

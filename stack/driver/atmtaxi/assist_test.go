@@ -94,7 +94,7 @@ func TestInterleavedReceive(t *testing.T) {
 		{"two senders, sort", atm.Sort, atm.IntFlag, true, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			k := sim.NewKernel(1)
+			k := sim.NewScheduler(1)
 			net := atmnet.New(k)
 			sw, _ := net.NewSwitch("sw0", atmnet.DefaultSwitchParams())
 			lr, _ := net.NewLink("r", atmnet.DefaultLinkParams())

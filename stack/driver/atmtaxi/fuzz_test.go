@@ -30,7 +30,7 @@ func FuzzReassembly(f *testing.F) {
 		if len(ops) > 600 {
 			return
 		}
-		k := sim.NewKernel(1)
+		k := sim.NewScheduler(1)
 		dp := m.Driver
 		dp.RxInterrupt = atm.IntCell
 		h := newHost(t, k, m, "r", &dp, nil)

@@ -124,7 +124,7 @@ func (m *machineFile) bus(t testing.TB, name string) *memory.Bus {
 type host struct {
 	name string
 	m    *machineFile
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	sys  *memory.System
 	c    *cpu.CPU
 	kern *kernel.Kernel
@@ -137,7 +137,7 @@ type host struct {
 // newHost builds a host from machine file m; dp and ap replace the
 // driver's and the board's tables when not nil. Its init thread starts
 // the clock and the board.
-func newHost(t testing.TB, k *sim.Kernel, m *machineFile, name string, dp *atm.Params, ap *devatm.Params) *host {
+func newHost(t testing.TB, k *sim.Scheduler, m *machineFile, name string, dp *atm.Params, ap *devatm.Params) *host {
 	t.Helper()
 	h := &host{name: name, m: m, k: k}
 	hier, err := memory.NewHierarchy(m.Cache)

@@ -27,7 +27,7 @@ var (
 )
 
 type ipPair struct {
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	net  *atmnet.Network
 	sw   *atmnet.Switch
 	a, b *host
@@ -46,7 +46,7 @@ func ipRig(t testing.TB, machine string, dp atm.Params, ip inet.Params) *ipPair 
 // a PCR in dp.VCs[0] paces both hosts' VCs.
 func ipRigP(t testing.TB, machine string, dp atm.Params, ip inet.Params, assists bool) *ipPair {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	r := &ipPair{k: k, net: atmnet.New(k)}
 	var err error
 	if r.sw, err = r.net.NewSwitch("sw0", atmnet.DefaultSwitchParams()); err != nil {

@@ -78,7 +78,7 @@ type loopCase struct {
 // averages of the last n.
 func runLoopback(t *testing.T, lc loopCase, warm, n int) (stages, *host) {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	machine, dp := lc.machine, lc.dp
 	m := loadMachine(t, machine)
 	h := newHost(t, k, m, "ds", &dp, lc.ap)

@@ -28,7 +28,7 @@ type cellFeeder struct {
 	i     int
 }
 
-func feed(k *sim.Kernel, e *atmnet.End, start sim.Time, cells []atmnet.Cell) *cellFeeder {
+func feed(k *sim.Scheduler, e *atmnet.End, start sim.Time, cells []atmnet.Cell) *cellFeeder {
 	f := &cellFeeder{end: e, cells: cells}
 	e.OnTxDone = f.next
 	k.Schedule(sim.NewEvent("feed", f.next), start)
@@ -94,7 +94,7 @@ func TestAAL5Drops(t *testing.T) {
 			name = "CRC assist"
 		}
 		t.Run(name, func(t *testing.T) {
-			k := sim.NewKernel(1)
+			k := sim.NewScheduler(1)
 			m := loadMachine(t, "ds5000-200")
 			dp := ipDriver(atm.PIO, atm.PIO)
 			dp.CRCAssist = assist
@@ -158,7 +158,7 @@ func TestAAL5Drops(t *testing.T) {
 // the next PDUs arrive (the MSNL-like SAR resynchronises on a cell
 // numbered 0; AAL5 drops what the lost end cell merged).
 func TestReceiveOverrun(t *testing.T) {
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	m := loadMachine(t, "ds5000-200")
 	h := newHost(t, k, m, "ds", nil, nil)
 	h.dev.SetLine(loopCable(t, atmnet.New(k), "lo0").A())

@@ -45,7 +45,7 @@ type host struct {
 	got  [][]byte // frames delivered to etherType, FCS not included
 }
 
-func newHost(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, cp ne2000.Params, dp drv.Params) *host {
+func newHost(t testing.TB, k *sim.Scheduler, seg *ethersim.Segment, name string, last byte, cp ne2000.Params, dp drv.Params) *host {
 	t.Helper()
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}
 	hier, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 10, MemWriteLatency: 2})
@@ -94,9 +94,9 @@ func newHost(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, la
 
 // pair builds hosts A (sender) and B on one segment; B's init runs at
 // once, A's when run starts its sender.
-func pair(t testing.TB, sp ethersim.SegmentParams, cardA, cardB ne2000.Params, drvA, drvB drv.Params) (*sim.Kernel, *host, *host) {
+func pair(t testing.TB, sp ethersim.SegmentParams, cardA, cardB ne2000.Params, drvA, drvB drv.Params) (*sim.Scheduler, *host, *host) {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	seg, err := ethersim.NewNetwork(k).NewSegment("lan0", sp)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func frameTo(dst, src ethersim.MAC, payload int, seed byte) []byte {
 
 // run initialises A's driver, sends frames from a thread on A, one after
 // another as the device queue takes them, and runs the simulation out.
-func run(t testing.TB, k *sim.Kernel, a *host, frames [][]byte) {
+func run(t testing.TB, k *sim.Scheduler, a *host, frames [][]byte) {
 	t.Helper()
 	a.kern.Spawn("send", func(th *kernel.Thread) {
 		a.drv.Init()
@@ -354,7 +354,7 @@ func TestParamsValidate(t *testing.T) {
 		}
 	}
 	// New refuses what Validate refuses.
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	seg, _ := ethersim.NewNetwork(k).NewSegment("lan0", ethersim.DefaultSegmentParams())
 	h := newHost(t, k, seg, "h", 1, ne2000.DefaultParams(), drv.DefaultParams())
 	if _, err := drv.New(h.kern, h.ns, "eth1", memory.SpaceIO, ioBase, irqLine, with(fddiMTU, 2)); err == nil {

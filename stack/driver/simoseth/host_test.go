@@ -31,7 +31,7 @@ const (
 
 type host struct {
 	name string
-	k    *sim.Kernel
+	k    *sim.Scheduler
 	c    *cpu.CPU
 	sys  *memory.System
 	kern *kernel.Kernel
@@ -43,7 +43,7 @@ type host struct {
 	got  [][]byte // frames delivered to etherType
 }
 
-func newHost(t testing.TB, k *sim.Kernel, seg *ethersim.Segment, name string, last byte, cp simoseth.Params, dp drv.Params) *host {
+func newHost(t testing.TB, k *sim.Scheduler, seg *ethersim.Segment, name string, last byte, cp simoseth.Params, dp drv.Params) *host {
 	t.Helper()
 	m := loadMachine(t)
 	if m.Uncached.Base != dmaRegion || m.Uncached.Size != dmaSize {
@@ -98,14 +98,14 @@ func gigabitSwitch() ethersim.SegmentParams {
 }
 
 // pair builds hosts a and b on a gigabit switch.
-func pair(t testing.TB, cp simoseth.Params, dpA, dpB drv.Params) (*sim.Kernel, *ethersim.Segment, *host, *host) {
+func pair(t testing.TB, cp simoseth.Params, dpA, dpB drv.Params) (*sim.Scheduler, *ethersim.Segment, *host, *host) {
 	return pairOn(t, gigabitSwitch(), cp, dpA, dpB)
 }
 
 // pairOn builds hosts a and b on a segment of sp.
-func pairOn(t testing.TB, sp ethersim.SegmentParams, cp simoseth.Params, dpA, dpB drv.Params) (*sim.Kernel, *ethersim.Segment, *host, *host) {
+func pairOn(t testing.TB, sp ethersim.SegmentParams, cp simoseth.Params, dpA, dpB drv.Params) (*sim.Scheduler, *ethersim.Segment, *host, *host) {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	seg, err := ethersim.NewNetwork(k).NewSegment("lan0", sp)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func pairOn(t testing.TB, sp ethersim.SegmentParams, cp simoseth.Params, dpA, dp
 
 // runUntil runs the simulation until done reports true, failing after
 // limit of simulated time.
-func runUntil(t testing.TB, k *sim.Kernel, limit sim.Time, done func() bool) {
+func runUntil(t testing.TB, k *sim.Scheduler, limit sim.Time, done func() bool) {
 	t.Helper()
 	simostest.RunUntil(t, k, limit, done)
 }

@@ -18,15 +18,15 @@ import (
 
 // Bare is a host without a network card.
 type Bare struct {
-	K   *sim.Kernel
-	H   *top.Host
+	K   *sim.Scheduler
+	H   *top.Runtime
 	Sys *memory.System
 }
 
 // New builds a bare host called name.
 func New(t testing.TB, name string) *Bare {
 	t.Helper()
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteThrough}
 	hier, err := memory.NewHierarchy(memory.HierarchyParams{L1: l1, MemLatency: 12, MemWriteLatency: 4})
 	if err != nil {

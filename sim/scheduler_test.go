@@ -19,13 +19,13 @@ type firing struct {
 
 // recorder hands out events that log their name and the firing time.
 type recorder struct {
-	k   *sim.Kernel
+	k   *sim.Scheduler
 	log []firing
 	evs map[string]*sim.Event
 }
 
 func newRecorder() *recorder {
-	return &recorder{k: sim.NewKernel(1), evs: map[string]*sim.Event{}}
+	return &recorder{k: sim.NewScheduler(1), evs: map[string]*sim.Event{}}
 }
 
 // ev returns the event called name, creating it with prio (and an optional
@@ -331,7 +331,7 @@ func TestRunUntil(t *testing.T) {
 }
 
 func TestRunUntilEmptyQueue(t *testing.T) {
-	k := sim.NewKernel(0)
+	k := sim.NewScheduler(0)
 	k.RunUntil(5 * sim.Microsecond)
 	if k.Now() != 5*sim.Microsecond {
 		t.Errorf("Now = %v, want 5us", k.Now())
@@ -453,7 +453,7 @@ func TestRunWhile(t *testing.T) {
 }
 
 func TestAdvanceTo(t *testing.T) {
-	k := sim.NewKernel(0)
+	k := sim.NewScheduler(0)
 	if !k.AdvanceTo(1000) || k.Now() != 1000 {
 		t.Fatalf("AdvanceTo on an empty queue: Now=%v", k.Now())
 	}
@@ -489,7 +489,7 @@ func TestAdvanceTo(t *testing.T) {
 }
 
 func TestCountsAndNext(t *testing.T) {
-	k := sim.NewKernel(0)
+	k := sim.NewScheduler(0)
 	if k.Next() != sim.Never || k.Pending() != 0 || k.Fired() != 0 || k.Now() != 0 {
 		t.Fatalf("fresh kernel: Next=%v Pending=%d Fired=%d Now=%v", k.Next(), k.Pending(), k.Fired(), k.Now())
 	}
@@ -528,7 +528,7 @@ func TestCountsAndNext(t *testing.T) {
 }
 
 func TestEventAccessors(t *testing.T) {
-	k := sim.NewKernel(0)
+	k := sim.NewScheduler(0)
 	e := sim.NewEvent("host.nic0.txdone", func() {})
 	if e.Name() != "host.nic0.txdone" || e.Scheduled() || e.String() != "host.nic0.txdone(idle)" {
 		t.Errorf("idle event: Name=%q Scheduled=%v String=%q", e.Name(), e.Scheduled(), e.String())
@@ -544,7 +544,7 @@ func TestEventAccessors(t *testing.T) {
 }
 
 func TestEventScheduledDuringOwnCallback(t *testing.T) {
-	k := sim.NewKernel(0)
+	k := sim.NewScheduler(0)
 	var e *sim.Event
 	var sawScheduled []bool
 	e = sim.NewEvent("e", func() {
@@ -635,7 +635,7 @@ type model struct {
 func TestRandomOrderProperty(t *testing.T) {
 	for seed := range uint64(8) {
 		rng := rand.New(rand.NewPCG(seed, 99))
-		k := sim.NewKernel(seed)
+		k := sim.NewScheduler(seed)
 		const nev = 3000
 		prios := []sim.Priority{sim.PriorityDevice, sim.PriorityDefault, sim.PriorityLate, -128, 127}
 		var fired []int
@@ -689,7 +689,7 @@ func TestRandomOrderProperty(t *testing.T) {
 func TestRandomInterleavedProperty(t *testing.T) {
 	for seed := range uint64(4) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		k := sim.NewKernel(seed)
+		k := sim.NewScheduler(seed)
 		const nev = 500
 		m := model{pending: map[int]triple{}}
 		evs := make([]*sim.Event, nev)
@@ -759,7 +759,7 @@ func TestRandomInterleavedProperty(t *testing.T) {
 func TestSmallQueueProperty(t *testing.T) {
 	for seed := range uint64(8) {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		k := sim.NewKernel(seed)
+		k := sim.NewScheduler(seed)
 		const nev = 12
 		m := model{pending: map[int]triple{}}
 		evs := make([]*sim.Event, nev)
@@ -807,7 +807,7 @@ func TestSmallQueueProperty(t *testing.T) {
 // traces are identical.
 func TestDeterminism(t *testing.T) {
 	run := func() string {
-		k := sim.NewKernel(123)
+		k := sim.NewScheduler(123)
 		rng := k.Stream("workload")
 		var b strings.Builder
 		k.Firing.Connect(func(ev *sim.Event) { b.WriteString(ev.String() + " " + ev.When().String() + "\n") })
@@ -849,7 +849,7 @@ func BenchmarkScheduleFire4Pending(b *testing.B) { benchScheduleFire(b, 4) }
 func benchScheduleFire(b *testing.B, pending int) {
 	delays := delayTable(4096)
 	const mask = 4096 - 1
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	var di int
 	for i := range pending {
 		var e *sim.Event
@@ -877,7 +877,7 @@ func BenchmarkScheduleCancel(b *testing.B) {
 	const pending = 1000
 	delays := delayTable(4096)
 	const mask = 4096 - 1
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	for i := range pending {
 		k.Schedule(sim.NewEvent("bg", func() {}), delays[i&mask])
 	}
@@ -898,7 +898,7 @@ func BenchmarkReschedule(b *testing.B) {
 	const pending = 1000
 	delays := delayTable(4096)
 	const mask = 4096 - 1
-	k := sim.NewKernel(1)
+	k := sim.NewScheduler(1)
 	for i := range pending {
 		k.Schedule(sim.NewEvent("bg", func() {}), delays[i&mask])
 	}

@@ -29,11 +29,11 @@ func lessBit(a, b *entry) uint64 {
 
 const seqBits = 56
 
-// Kernel is the event kernel of one simulation. It is not safe for use by
+// Scheduler is the event scheduler of one simulation. It is not safe for use by
 // more than one goroutine.
 //
 // The queue is a 4-ary min-heap ordered by (time, priority, sequence).
-type Kernel struct {
+type Scheduler struct {
 	now     Time
 	seq     uint64
 	heap    []entry
@@ -63,27 +63,27 @@ type runState struct {
 	limit  Time
 }
 
-// NewKernel returns a kernel at time 0 whose random streams derive from
+// NewScheduler returns a kernel at time 0 whose random streams derive from
 // seed.
-func NewKernel(seed uint64) *Kernel {
-	return &Kernel{seed: seed, heap: make([]entry, 0, 64)}
+func NewScheduler(seed uint64) *Scheduler {
+	return &Scheduler{seed: seed, heap: make([]entry, 0, 64)}
 }
 
 // Now returns the current simulated time.
-func (k *Kernel) Now() Time { return k.now }
+func (k *Scheduler) Now() Time { return k.now }
 
 // Seed returns the master seed.
-func (k *Kernel) Seed() uint64 { return k.seed }
+func (k *Scheduler) Seed() uint64 { return k.seed }
 
 // Fired returns how many events have fired so far.
-func (k *Kernel) Fired() uint64 { return k.fired }
+func (k *Scheduler) Fired() uint64 { return k.fired }
 
 // Pending returns how many events are scheduled.
-func (k *Kernel) Pending() int { return len(k.heap) }
+func (k *Scheduler) Pending() int { return len(k.heap) }
 
 // Schedule arranges for e to fire at time at (>= Now). An event that is
 // already scheduled is moved.
-func (k *Kernel) Schedule(e *Event, at Time) {
+func (k *Scheduler) Schedule(e *Event, at Time) {
 	if at < k.now {
 		panic(fmt.Sprintf("sim: event %s scheduled at %v, before now %v", e.name, at, k.now))
 	}
@@ -115,10 +115,10 @@ func (k *Kernel) Schedule(e *Event, at Time) {
 }
 
 // ScheduleAfter arranges for e to fire d after now.
-func (k *Kernel) ScheduleAfter(e *Event, d Time) { k.Schedule(e, k.now+d) }
+func (k *Scheduler) ScheduleAfter(e *Event, d Time) { k.Schedule(e, k.now+d) }
 
 // Cancel removes e from the queue; cancelling an idle event does nothing.
-func (k *Kernel) Cancel(e *Event) {
+func (k *Scheduler) Cancel(e *Event) {
 	i := e.index
 	if i < 0 {
 		return
@@ -139,7 +139,7 @@ func (k *Kernel) Cancel(e *Event) {
 }
 
 // Next returns the time of the earliest scheduled event, or Never.
-func (k *Kernel) Next() Time {
+func (k *Scheduler) Next() Time {
 	if len(k.heap) == 0 {
 		return Never
 	}
@@ -150,7 +150,7 @@ func (k *Kernel) Next() Time {
 // allowed only when no event is due at or before t: this is how a CPU that
 // ran ahead of the clock synchronises cheaply when nothing intervened. It
 // reports whether the clock was moved.
-func (k *Kernel) AdvanceTo(t Time) bool {
+func (k *Scheduler) AdvanceTo(t Time) bool {
 	if t < k.now {
 		panic(advanceBack{to: t, now: k.now})
 	}
@@ -170,10 +170,10 @@ func (e advanceBack) Error() string {
 }
 
 // Stop makes the running Run* call return after the current event.
-func (k *Kernel) Stop() { k.stopped = true }
+func (k *Scheduler) Stop() { k.stopped = true }
 
 // Step fires the earliest event. It returns false if the queue is empty.
-func (k *Kernel) Step() bool {
+func (k *Scheduler) Step() bool {
 	if len(k.heap) == 0 {
 		return false
 	}
@@ -188,12 +188,12 @@ func (k *Kernel) Step() bool {
 }
 
 // Run fires events until the queue is empty or Stop is called.
-func (k *Kernel) Run() { k.RunUntil(Never) }
+func (k *Scheduler) Run() { k.RunUntil(Never) }
 
 // RunUntil fires every event due at or before limit, unless Stop is called
 // first; then, if it was not stopped, the clock stands at limit (or stays
 // where it is when limit is Never).
-func (k *Kernel) RunUntil(limit Time) {
+func (k *Scheduler) RunUntil(limit Time) {
 	k.runLoop(runState{active: true, left: ^uint64(0), limit: limit})
 	if !k.stopped && limit != Never && k.now < limit {
 		k.now = limit
@@ -201,11 +201,11 @@ func (k *Kernel) RunUntil(limit Time) {
 }
 
 // RunEvents fires at most n events and returns how many fired.
-func (k *Kernel) RunEvents(n uint64) uint64 { return k.RunEventsUntil(n, Never) }
+func (k *Scheduler) RunEvents(n uint64) uint64 { return k.RunEventsUntil(n, Never) }
 
 // RunEventsUntil fires at most n events, each due at or before limit, and
 // returns how many fired; the clock stays at the last one.
-func (k *Kernel) RunEventsUntil(n uint64, limit Time) uint64 {
+func (k *Scheduler) RunEventsUntil(n uint64, limit Time) uint64 {
 	start := k.fired
 	k.runLoop(runState{active: true, left: n, limit: limit})
 	return k.fired - start
@@ -213,11 +213,11 @@ func (k *Kernel) RunEventsUntil(n uint64, limit Time) uint64 {
 
 // RunWhile fires events while cond returns true; cond is checked before
 // each event.
-func (k *Kernel) RunWhile(cond func() bool) {
+func (k *Scheduler) RunWhile(cond func() bool) {
 	k.runLoop(runState{active: true, cond: cond})
 }
 
-func (k *Kernel) runLoop(r runState) {
+func (k *Scheduler) runLoop(r runState) {
 	k.stopped = false
 	outer := k.run
 	k.run = r
@@ -227,7 +227,7 @@ func (k *Kernel) runLoop(r runState) {
 }
 
 // more reports whether the running Run* call goes on to the next event.
-func (k *Kernel) more() bool {
+func (k *Scheduler) more() bool {
 	r := &k.run
 	switch {
 	case k.stopped:
@@ -256,7 +256,7 @@ type Nest struct {
 // at once outside a Run* call, and false when the caller must hand back
 // after all: the Run* call would stop, or the wait of a nested run beneath
 // this one has ended (that one runs next).
-func (k *Kernel) RunNested(n *Nest) bool {
+func (k *Scheduler) RunNested(n *Nest) bool {
 	if !k.run.active {
 		return false
 	}
@@ -276,14 +276,14 @@ func (k *Kernel) RunNested(n *Nest) bool {
 
 // Release ends the wait of the nested run n: it returns true after the
 // event that calls Release, and every nested run above it hands back.
-func (k *Kernel) Release(n *Nest) {
+func (k *Scheduler) Release(n *Nest) {
 	n.done = true
 	if k.unwind == 0 || n.depth < k.unwind {
 		k.unwind = n.depth
 	}
 }
 
-func (k *Kernel) pop() *Event {
+func (k *Scheduler) pop() *Event {
 	h := k.heap
 	e := h[0].ev
 	last := len(h) - 1
@@ -322,14 +322,14 @@ func (k *Kernel) pop() *Event {
 }
 
 // up sifts entry i towards the root and reports whether it moved.
-func (k *Kernel) up(i int) bool {
+func (k *Scheduler) up(i int) bool {
 	j := k.siftUp(i, k.heap[i])
 	return j != i
 }
 
 // siftUp places x at hole i or above it, moving larger parents down, and
 // returns where x ended up.
-func (k *Kernel) siftUp(i int, x entry) int {
+func (k *Scheduler) siftUp(i int, x entry) int {
 	h := k.heap
 	for i > 0 {
 		p := (i - 1) / 4
@@ -371,7 +371,7 @@ func minChild(h []entry, i int) int {
 
 // descend moves the hole at i down to a leaf, pulling the smallest child
 // up at each level, and returns the leaf's index.
-func (k *Kernel) descend(i int) int {
+func (k *Scheduler) descend(i int) int {
 	h := k.heap
 	for {
 		m := minChild(h, i)
@@ -385,7 +385,7 @@ func (k *Kernel) descend(i int) int {
 }
 
 // down sifts entry i towards the leaves.
-func (k *Kernel) down(i int) {
+func (k *Scheduler) down(i int) {
 	h := k.heap
 	x := h[i]
 	for {
