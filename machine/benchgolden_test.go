@@ -43,7 +43,7 @@ func TestBenchmarkRunsGolden(t *testing.T) {
 	}
 	var got []string
 	for _, r := range runs {
-		res := execute(t, build(t, r.exp, machine.Options{}))
+		res := machinetest.Execute(t, machinetest.Build(t, r.exp, machine.Options{}))
 		res.Version = ""
 		b, err := json.Marshal(res)
 		if err != nil {

@@ -21,7 +21,7 @@ func TestCRCErrorsAfterTheAddressFilter(t *testing.T) {
 	}
 	machinetest.Segments(exp)[0].Pcap = false
 	machinetest.NICSpecs(&exp.Hosts[1])[0].Faults = ethersim.FaultParams{Corrupt: 1}
-	r := build(t, exp, machine.Options{NoCapture: true})
+	r := machinetest.Build(t, exp, machine.Options{NoCapture: true})
 	inDst, elsewhere := 0, 0
 	machinetest.Ethernet(r.Net).Segments()[0].Trace.Connect(func(tr ethersim.TraceRecord) {
 		if tr.Kind == ethersim.TraceCorrupt && tr.Attachment == "pcB.nic0" {
@@ -35,7 +35,7 @@ func TestCRCErrorsAfterTheAddressFilter(t *testing.T) {
 	if _, err := r.Execute(machine.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	nic := machinetest.NICs(host(t, r, "pcB"))[0]
+	nic := machinetest.NICs(machinetest.Host(t, r, "pcB"))[0]
 	wire, card := nic.Port.Stats(), ne2k(nic).Stats()
 	t.Logf("wire corrupted %d (%d in the destination address), card: %d CRC errors, %d refused by the filter", wire.Corrupted, inDst, card.CRCErrors, card.RxFiltered)
 	if wire.Corrupted != uint64(inDst+elsewhere) || card.CRCErrors != uint64(elsewhere) || card.RxFiltered != uint64(inDst) || inDst == 0 {

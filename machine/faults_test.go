@@ -106,9 +106,9 @@ func TestUDPSweepCountersMatchTheCards(t *testing.T) {
 	for i := range exp.Hosts {
 		machinetest.NICSpecs(&exp.Hosts[i])[0].Faults = faulty
 	}
-	r := build(t, exp, machine.Options{})
-	clientRx, clientTx := taps(r, host(t, r, "pcA"))
-	res := execute(t, r)
+	r := machinetest.Build(t, exp, machine.Options{})
+	clientRx, clientTx := taps(r, machinetest.Host(t, r, "pcA"))
+	res := machinetest.Execute(t, r)
 	rows := udpRows(res)
 
 	// Request i left the client when the first frame of its datagram did;
@@ -210,12 +210,12 @@ func TestTCPSweepUnderFaults(t *testing.T) {
 	for i := range exp.Hosts {
 		machinetest.NICSpecs(&exp.Hosts[i])[0].Faults = faulty
 	}
-	r := build(t, exp, machine.Options{})
+	r := machinetest.Build(t, exp, machine.Options{})
 	var sent [2]*[]tapped
 	for i, name := range []string{"pcA", "pcB"} {
-		_, sent[i] = taps(r, host(t, r, name))
+		_, sent[i] = taps(r, machinetest.Host(t, r, name))
 	}
-	res := execute(t, r)
+	res := machinetest.Execute(t, r)
 	for _, row := range tcpRows(res) {
 		if row.Messages != p.Messages || row.Lost != 0 || row.Corrupt != 0 || row.Duplicates != 0 || row.Stale != 0 {
 			t.Errorf("%d B: %+v; want every message once", row.Size, row)
@@ -255,7 +255,7 @@ func TestTCPSweepUnderFaults(t *testing.T) {
 			}
 			started[port] = true
 		}
-		stats := machinetest.Inet(host(t, r, name)).Stats()
+		stats := machinetest.Inet(machinetest.Host(t, r, name)).Stats()
 		if uint64(resent) != stats.TCPRetransSegs {
 			t.Errorf("%s: %d segments resent on the wire, the stack counts %d", name, resent, stats.TCPRetransSegs)
 		}

@@ -97,54 +97,6 @@ func addHost(exp *machine.Experiment, name string, last byte) int {
 	return len(exp.Hosts) - 1
 }
 
-// noWorkload replaces the experiment's workload by one that does nothing
-// measurable (membench with no loops: one thread per host that allocates
-// four bytes and ends), for tests that start their own macbench.Bench and
-// need its SocketDrops.
-func noWorkload(exp *machine.Experiment) {
-	exp.Workload.Type = "membench"
-	membenchParams(exp).Ops = nil
-	membenchParams(exp).MinSize = 4
-	membenchParams(exp).MaxSize = 4
-}
-
-func build(t testing.TB, exp *machine.Experiment, opt machine.Options) *machine.Run {
-	t.Helper()
-	r, err := machine.New(exp, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func execute(t testing.TB, r *machine.Run) *report.Result {
-	t.Helper()
-	res, err := r.Execute(machine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Complete {
-		t.Fatalf("run incomplete: %s", res.Incomplete)
-	}
-	for _, h := range res.Hosts {
-		if h.GuestErrors != 0 {
-			t.Errorf("%s: %d guest errors: %v", h.Name, h.GuestErrors, h.GuestLog)
-		}
-	}
-	return res
-}
-
-func host(t testing.TB, r *machine.Run, name string) *machine.Host {
-	t.Helper()
-	for _, h := range r.Hosts {
-		if h.Name == name {
-			return h
-		}
-	}
-	t.Fatalf("no host %q", name)
-	return nil
-}
-
 // benchHost is what macbench needs of a host built by machine.New (the
 // run's own helper for this is unexported).
 func benchHost(h *machine.Host) *macbench.Endpoint {
@@ -158,9 +110,9 @@ func benchHost(h *machine.Host) *macbench.Endpoint {
 // already does; it must be called after machine.New and before Execute.
 func startBench(t testing.TB, r *machine.Run, p macbench.Params, tx, rx string) *macbench.Bench {
 	t.Helper()
-	txh := host(t, r, tx)
+	txh := machinetest.Host(t, r, tx)
 	p.Sender, p.Receiver = tx, rx
-	b, err := macbench.New(p, benchHost(txh), benchHost(host(t, r, rx)), machinetest.NICs(txh)[0].Port.Segment().Params().Rate)
+	b, err := macbench.New(p, benchHost(txh), benchHost(machinetest.Host(t, r, rx)), machinetest.NICs(txh)[0].Port.Segment().Params().Rate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,9 +166,9 @@ func TestMacDeliversEveryByte(t *testing.T) {
 	exp := loadMac(t, sizes, frames)
 	spy := addHost(exp, "pcS", 0x5)
 	nicDriver(t, exp, spy).Promiscuous = true
-	r := build(t, exp, machine.Options{})
+	r := machinetest.Build(t, exp, machine.Options{})
 
-	a, b, s := host(t, r, "pcA"), host(t, r, "pcB"), host(t, r, "pcS")
+	a, b, s := machinetest.Host(t, r, "pcA"), machinetest.Host(t, r, "pcB"), machinetest.Host(t, r, "pcS")
 	var seen []string // one line per problem
 	var got []int     // payload sizes in arrival order
 	next := 0         // expected sequence number within the size
@@ -255,7 +207,7 @@ func TestMacDeliversEveryByte(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := execute(t, r)
+	res := machinetest.Execute(t, r)
 	// The run stops when pcB's program has its last frame; pcS saw the
 	// same bits at the same instant but may still be in its interrupt
 	// handler: let it finish.
@@ -306,10 +258,10 @@ func TestMacFCSCatchesCorruption(t *testing.T) {
 	const frames = 400
 	exp := loadMac(t, sizes, frames)
 	machinetest.NICSpecs(&exp.Hosts[1])[0].Faults.Corrupt = 0.2
-	r := build(t, exp, machine.Options{})
-	res := execute(t, r)
+	r := machinetest.Build(t, exp, machine.Options{})
+	res := machinetest.Execute(t, r)
 
-	nic := machinetest.NICs(host(t, r, "pcB"))[0]
+	nic := machinetest.NICs(machinetest.Host(t, r, "pcB"))[0]
 	port, card, drv := nic.Port.Stats(), ne2k(nic).Stats(), ne2kDriver(nic).Stats()
 	unread, cntr1, cntr2 := ringState(ne2k(nic))
 	t.Logf("wire corrupted %d, card crc %d filtered %d, driver crc %d, tally pending %d", port.Corrupted, card.CRCErrors, card.RxFiltered, drv.CRCErrors, cntr1)
@@ -357,13 +309,13 @@ func TestMacFCSCatchesCorruption(t *testing.T) {
 func TestMacOverflowRecovers(t *testing.T) {
 	const frames = 1000
 	exp := loadMac(t, []int{46}, frames)
-	noWorkload(exp)
+	machinetest.NoWorkload(exp)
 	ownMachine(exp, 1).Buses[0].AccessTime = 3 * sim.Microsecond
 	nicDriver(t, exp, 0).TxBuffers = 2
-	r := build(t, exp, machine.Options{})
+	r := machinetest.Build(t, exp, machine.Options{})
 	p := *macParams(exp)
 	bench := startBench(t, r, p, "pcA", "pcB")
-	b := host(t, r, "pcB")
+	b := machinetest.Host(t, r, "pcB")
 	nic := machinetest.NICs(b)[0]
 	// Run up to the first overflow, note what the driver had read, then
 	// let Execute run the rest.
@@ -372,7 +324,7 @@ func TestMacOverflowRecovers(t *testing.T) {
 		t.Fatal("no overflow in the first second")
 	}
 	readBefore := ne2kDriver(nic).Stats().RxFrames
-	res := execute(t, r)
+	res := machinetest.Execute(t, r)
 
 	row := bench.Rows()[0]
 	card, drv, port, ns := ne2k(nic).Stats(), ne2kDriver(nic).Stats(), nic.Port.Stats(), machinetest.Net(b).Stats()
@@ -443,7 +395,7 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 	macParams(exp).Timeout = sim.Second
 	addHost(exp, "pcC", 0xc)
 	machinetest.Segments(exp)[0].Pcap = false
-	r = build(t, exp, machine.Options{Seed: &seed})
+	r = machinetest.Build(t, exp, machine.Options{Seed: &seed})
 	lan0(t, r).Trace.Connect(func(tr ethersim.TraceRecord) {
 		if tr.Kind == ethersim.TraceCollision || tr.Kind == ethersim.TraceBackoff || tr.Kind == ethersim.TraceAbort {
 			trace = append(trace, tr)
@@ -451,7 +403,7 @@ func collisionRun(t testing.TB, seed uint64) (res []byte, trace []ethersim.Trace
 	})
 	p := *macParams(exp)
 	benches = []*macbench.Bench{startBench(t, r, p, "pcC", "pcA"), startBench(t, r, p, "pcB", "pcC")}
-	result := execute(t, r)
+	result := machinetest.Execute(t, r)
 	var buf bytes.Buffer
 	if err := result.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
@@ -515,7 +467,7 @@ func TestMacCollisions(t *testing.T) {
 	rows = append([][]macbench.Row{macRows(&res)}, rows...)
 	for i, rs := range rows {
 		row := rs[0]
-		ab := machinetest.NICs(host(t, r, senders[i]))[0].Port.Stats().Aborts
+		ab := machinetest.NICs(machinetest.Host(t, r, senders[i]))[0].Port.Stats().Aborts
 		if row.Corrupt != 0 || uint64(row.Received)+ab != uint64(row.Sent) || row.Sent != 100 {
 			t.Errorf("%s: sent %d received %d corrupt %d aborted %d; want 100 = received + aborted, 0 corrupt", senders[i], row.Sent, row.Received, row.Corrupt, ab)
 		}
@@ -543,8 +495,8 @@ func TestMacAddressFilter(t *testing.T) {
 	addHost(exp, "pcC", 0xc)
 	spy := addHost(exp, "pcS", 0x5)
 	nicDriver(t, exp, spy).Promiscuous = true
-	r := build(t, exp, machine.Options{})
-	res := execute(t, r)
+	r := machinetest.Build(t, exp, machine.Options{})
+	res := machinetest.Execute(t, r)
 	r.Sched.RunUntil(r.Sched.Now() + 10*sim.Millisecond) // let pcS finish the last frame
 
 	sent := uint64(0)
@@ -556,7 +508,7 @@ func TestMacAddressFilter(t *testing.T) {
 	}
 	type view struct{ Arrived, Filtered, Stored, DriverRx, Interrupts, Unknown uint64 }
 	look := func(name string) view {
-		h := host(t, r, name)
+		h := machinetest.Host(t, r, name)
 		n := machinetest.NICs(h)[0]
 		c := ne2k(n).Stats()
 		return view{n.Port.Stats().RxFrames, c.RxFiltered, c.RxFrames, ne2kDriver(n).Stats().RxFrames, c.Interrupts, machinetest.Net(h).Stats().RxUnknown}
@@ -582,8 +534,8 @@ func TestMacPcap(t *testing.T) {
 	sizes := []int{46, 128, 1500}
 	const frames = 5
 	exp := loadMac(t, sizes, frames)
-	r := build(t, exp, machine.Options{})
-	execute(t, r)
+	r := machinetest.Build(t, exp, machine.Options{})
+	machinetest.Execute(t, r)
 	caps := r.Net.Captures()
 	if len(caps) != 1 || caps[0].Segment != "lan0" {
 		t.Fatalf("captures %v, want one of lan0", caps)
@@ -593,7 +545,7 @@ func TestMacPcap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := machinetest.NICs(host(t, r, "pcA"))[0].Spec.MAC, machinetest.NICs(host(t, r, "pcB"))[0].Spec.MAC
+	a, b := machinetest.NICs(machinetest.Host(t, r, "pcA"))[0].Spec.MAC, machinetest.NICs(machinetest.Host(t, r, "pcB"))[0].Spec.MAC
 	var n int
 	var last int64
 	for {
@@ -669,7 +621,7 @@ func TestMacPcap(t *testing.T) {
 // software path alone is much faster.
 func TestMacCalibration(t *testing.T) {
 	exp := loadMac(t, []int{1024}, 100)
-	res := execute(t, build(t, exp, machine.Options{}))
+	res := machinetest.Execute(t, machinetest.Build(t, exp, machine.Options{}))
 	row := macRows(res)[0]
 	t.Logf("two hosts, 1024 B: %.3f Mbit/s, tx time %.1f us, %d/%d received", row.ThroughputMbps, row.TxTimeUS, row.Received, row.Sent)
 	if row.Received != row.Sent || row.ThroughputMbps < 5.0 || row.ThroughputMbps > 6.5 || row.TxTimeUS < 1250 || row.TxTimeUS > 1600 {
@@ -683,7 +635,7 @@ func TestMacCalibration(t *testing.T) {
 	}
 	macParams(lexp).Sizes = []int{1024}
 	macParams(lexp).Frames = 100
-	lres := execute(t, build(t, lexp, machine.Options{}))
+	lres := machinetest.Execute(t, machinetest.Build(t, lexp, machine.Options{}))
 	lrow := macRows(lres)[0]
 	t.Logf("loopback, 1024 B: %.3f Mbit/s, %d/%d received", lrow.ThroughputMbps, lrow.Received, lrow.Sent)
 	if lrow.Received != lrow.Sent || lrow.Corrupt != 0 || lrow.ThroughputMbps < 15 {

@@ -38,8 +38,8 @@ func runTTCPStall(t testing.TB) ttcpStallOutput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := build(t, exp, machine.Options{})
-	res := execute(t, r)
+	r := machinetest.Build(t, exp, machine.Options{})
+	res := machinetest.Execute(t, r)
 	var js bytes.Buffer
 	if err := res.WriteJSON(&js); err != nil {
 		t.Fatal(err)
@@ -414,7 +414,7 @@ func TestTTCPStallDeterministic(t *testing.T) {
 // call is feeding (it did, and crashed).
 func TestTTCPTwoTransmitSlots(t *testing.T) {
 	exp := ttcpBulk(t, "../configs/machines/r4000.toml", 300)
-	res := execute(t, build(t, exp, machine.Options{}))
+	res := machinetest.Execute(t, machinetest.Build(t, exp, machine.Options{}))
 	if !res.Complete || len(ttcpResults(res)) != 1 {
 		t.Fatalf("incomplete: %s", res.Incomplete)
 	}
@@ -458,7 +458,7 @@ func TestTTCPStallConditions(t *testing.T) {
 			c.Writes = 300
 			tc.edit(exp, &c)
 			ttcpParams(exp).Cases = []ttcp.Case{c}
-			r := ttcpResults(execute(t, build(t, exp, machine.Options{})))[0]
+			r := ttcpResults(machinetest.Execute(t, machinetest.Build(t, exp, machine.Options{})))[0]
 			t.Logf("%.1f KB/s, %d stalls, %d delayed-ACK timeouts: %s", r.KBps, r.Gaps.Stalls, r.DelAckTimeouts, r.Verdict)
 			if r.Bytes != 300*2048 || strings.HasPrefix(r.Verdict, "STALLED") != tc.stalled {
 				t.Errorf("%d bytes, %q; want stalled %v", r.Bytes, r.Verdict, tc.stalled)

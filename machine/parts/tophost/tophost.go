@@ -20,6 +20,7 @@ import (
 
 	"simkron/machine/part"
 	"simkron/report"
+	"simkron/stack/header"
 	"simkron/stack/top"
 	"simkron/stats"
 )
@@ -106,7 +107,7 @@ func checkHost(hosts []part.HostSpec, i int) []part.Problem {
 			out = append(out, part.Problemf(append(key, "ip"), "host %q runs the TOP environment: no Internet protocols, no IP address", h.Name))
 		}
 		if e.InterfaceMTU() != 0 {
-			out = append(out, part.Problemf(append(key, "mtu"), "host %q runs the TOP environment: its packet driver sends 802.3 frames of up to 1514 bytes", h.Name))
+			out = append(out, part.Problemf(append(key, "mtu"), "host %q runs the TOP environment: its packet driver sends 802.3 frames of up to %d bytes", h.Name, header.EthernetMaxFrameLen))
 		}
 	}
 	return out

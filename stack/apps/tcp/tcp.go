@@ -23,40 +23,31 @@ import (
 )
 
 func init() {
-	workload.Register(workload.Type{
-		Name:   "tcp",
-		Help:   "TCP echo latency through stream sockets over a series of message sizes, optionally after the UDP series on the same hosts (compare_udp)",
-		Params: func() any { p := DefaultParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return latency.Routed(p.(*Params).HostRefs()) },
-		Reads: func(p any) []string {
-			if p.(*Params).CompareUDP {
+	compare.Register(compare.Series[Params]{
+		Name:         "tcp",
+		Help:         "TCP echo latency through stream sockets over a series of message sizes, optionally after the UDP series on the same hosts (compare_udp)",
+		ProtocolHelp: "TCP/IP through send/recv ([workload.tcp]'s nodelay, sndbuf, rcvbuf)",
+		Default:      DefaultParams,
+		Common:       func(p *Params) *latency.Params { return &p.Params },
+		Routed:       true,
+		Reads: func(p *Params) []string {
+			if p.CompareUDP {
 				return []string{"udp"}
 			}
 			return nil
 		},
-		New: newWorkload,
+		Protocol: func(_ workload.Env, p Params) (latency.Protocol, *[2]*latency.Endpoint, error) {
+			return Protocol{p}, nil, nil
+		},
+		Workload: withUDP,
 	})
-	compare.RegisterProtocol(compare.ProtocolType{Name: "tcp", Help: "TCP/IP through send/recv ([workload.tcp]'s nodelay, sndbuf, rcvbuf)",
-		New: func(env workload.Env, p latency.Params) (latency.Protocol, latency.Params, error) {
-			t := *env.Params("tcp").(*Params)
-			t.Params, t.CompareUDP = p.WithOwn(t.Params), false
-			return Protocol{t}, t.Params, t.Validate()
-		}})
 }
 
-// newWorkload prepares the TCP series and, when it asks for the
-// comparison, the UDP series of [workload.udp] between the same hosts, run
-// first on the client's one thread.
-func newWorkload(env workload.Env, params any) (workload.Workload, error) {
-	p := *params.(*Params)
-	hs, err := latency.Pair(env, [2]string{"client", "server"}, [2]string{p.Client, p.Server})
-	if err != nil {
-		return nil, err
-	}
-	tcp, err := latency.NewSeries(p.Params, Protocol{p}, hs[0], hs[1])
-	if err != nil {
-		return nil, err
-	}
+// withUDP is the TCP series' workload: the series alone or, when it asks
+// for the comparison (compare_udp), after the UDP series of
+// [workload.udp] between the same hosts, both on the client's one thread.
+// (The compare workload never runs it: it runs the UDP series itself.)
+func withUDP(env workload.Env, p Params, tcp *latency.Series) (workload.Workload, error) {
 	if !p.CompareUDP {
 		return &latency.Runs{Series: []*latency.Series{tcp}}, nil
 	}

@@ -52,23 +52,15 @@ import (
 )
 
 func init() {
-	workload.Register(workload.Type{
-		Name:   "tp4",
-		Help:   "TP4 echo latency through the kernel's ISO sockets (LLC, CLNP, TP4 class 4) over a series of message sizes: send and receive cycles by layer per size; the compare workload sets it beside UDP and TCP",
-		Params: func() any { p := DefaultParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
-		New:    newWorkload,
+	compare.Register(compare.Series[Params]{
+		Name:         "tp4",
+		Help:         "TP4 echo latency through the kernel's ISO sockets (LLC, CLNP, TP4 class 4) over a series of message sizes: send and receive cycles by layer per size; the compare workload sets it beside UDP and TCP",
+		ProtocolHelp: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
+		Default:      DefaultParams,
+		Common:       func(p *Params) *latency.Params { return &p.Params },
+		Protocol:     newProtocol,
+		InTurn:       true,
 	})
-	compare.RegisterProtocol(compare.ProtocolType{Name: "tp4", Help: "TP4 (ISO 8073 class 4) over CLNP and LLC through the kernel's ISO sockets (sendmsg/recvmsg of TSDUs; [workload.tp4]'s port is the TSAP)",
-		New: func(env workload.Env, common latency.Params) (latency.Protocol, latency.Params, error) {
-			p := *env.Params("tp4").(*Params)
-			p.Params = common.WithOwn(p.Params)
-			if err := p.Validate(); err != nil {
-				return nil, p.Params, err
-			}
-			tr, _, _, err := newProtocol(env, p)
-			return tr, p.Params, err
-		}})
 }
 
 // Params configures the TP4 series: [workload.tp4]. The port is the
@@ -113,37 +105,21 @@ func findHost(env workload.Env, role, name string) (*latency.Endpoint, *netiso.F
 
 // newProtocol finds the hosts of p and their families, and places the
 // families' functions so that the series can watch its calls.
-func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Endpoint, err error) {
+func newProtocol(env workload.Env, p Params) (latency.Protocol, *[2]*latency.Endpoint, error) {
 	client, cf, err := findHost(env, "client", p.Client)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	server, sf, err := findHost(env, "server", p.Server)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if client.Name == server.Name {
-		return nil, nil, nil, fmt.Errorf("server: the client and the server must be different hosts")
+		return nil, nil, fmt.Errorf("server: the client and the server must be different hosts")
 	}
 	cf.Define()
 	sf.Define()
-	return &Protocol{p: p, families: map[string]*netiso.Family{client.Name: cf, server.Name: sf}, order: []string{client.Name, server.Name}}, client, server, nil
-}
-
-func newWorkload(env workload.Env, params any) (workload.Workload, error) {
-	p := *params.(*Params)
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	tr, client, server, err := newProtocol(env, p)
-	if err != nil {
-		return nil, err
-	}
-	s, err := latency.NewSeries(p.Params, tr, client, server)
-	if err != nil {
-		return nil, err
-	}
-	return latency.InTurn(s), nil
+	return &Protocol{p: p, families: map[string]*netiso.Family{client.Name: cf, server.Name: sf}, order: []string{client.Name, server.Name}}, &[2]*latency.Endpoint{client, server}, nil
 }
 
 // Info describes the TP4 series.

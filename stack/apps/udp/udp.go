@@ -21,25 +21,17 @@ import (
 )
 
 func init() {
-	workload.Register(workload.Type{
-		Name:   "udp",
-		Help:   "UDP echo latency through sockets over a series of message sizes: send and receive cycles by layer per size",
-		Params: func() any { p := DefaultParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return latency.Routed(p.(*Params).HostRefs()) },
-		New: func(env workload.Env, p any) (workload.Workload, error) {
-			s, err := New(env, *p.(*Params))
-			if err != nil {
-				return nil, err
-			}
-			return &latency.Runs{Series: []*latency.Series{s}}, nil
+	compare.Register(compare.Series[Params]{
+		Name:         "udp",
+		Help:         "UDP echo latency through sockets over a series of message sizes: send and receive cycles by layer per size",
+		ProtocolHelp: "UDP/IP through sendto/recvfrom",
+		Default:      DefaultParams,
+		Common:       func(p *Params) *latency.Params { return &p.Params },
+		Routed:       true,
+		Protocol: func(_ workload.Env, p Params) (latency.Protocol, *[2]*latency.Endpoint, error) {
+			return Protocol{p}, nil, nil
 		},
 	})
-	compare.RegisterProtocol(compare.ProtocolType{Name: "udp", Help: "UDP/IP through sendto/recvfrom",
-		New: func(env workload.Env, p latency.Params) (latency.Protocol, latency.Params, error) {
-			u := *env.Params("udp").(*Params)
-			u.Params = p.WithOwn(u.Params)
-			return Protocol{u}, u.Params, u.Validate()
-		}})
 }
 
 // New prepares the UDP series of p on its hosts.

@@ -12,23 +12,15 @@ import (
 )
 
 func init() {
-	workload.Register(workload.Type{
-		Name:   "via",
-		Help:   "VIA echo latency over a series of message sizes (M-VIA's vpingpong over the VIPL): send and receive cycles by layer per size; the compare workload sets it beside UDP and TCP",
-		Params: func() any { p := DefaultParams(); return &p },
-		Hosts:  func(p any) []workload.HostRef { return p.(*Params).HostRefs() },
-		New:    newWorkload,
+	compare.Register(compare.Series[Params]{
+		Name:         "via",
+		Help:         "VIA echo latency over a series of message sizes (M-VIA's vpingpong over the VIPL): send and receive cycles by layer per size; the compare workload sets it beside UDP and TCP",
+		ProtocolHelp: "VIA through the VIPL (VipPostSend/VipRecvWait), M-VIA's agent on the hosts' cards ([workload.via]'s slots, reliability)",
+		Default:      DefaultParams,
+		Common:       func(p *Params) *latency.Params { return &p.Params },
+		Protocol:     newProtocol,
+		InTurn:       true,
 	})
-	compare.RegisterProtocol(compare.ProtocolType{Name: "via", Help: "VIA through the VIPL (VipPostSend/VipRecvWait), M-VIA's agent on the hosts' cards ([workload.via]'s slots, reliability)",
-		New: func(env workload.Env, common latency.Params) (latency.Protocol, latency.Params, error) {
-			p := *env.Params("via").(*Params)
-			p.Params = common.WithOwn(p.Params)
-			if err := p.Validate(); err != nil {
-				return nil, p.Params, err
-			}
-			tr, _, _, err := newProtocol(env, p)
-			return tr, p.Params, err
-		}})
 }
 
 // Params configures the VIA series: [workload.via].
@@ -82,36 +74,23 @@ func findHost(env workload.Env, role, name string) (*latency.Endpoint, *mvia.Age
 }
 
 // newProtocol finds the hosts of p and their agents.
-func newProtocol(env workload.Env, p Params) (tr *Protocol, client, server *latency.Endpoint, err error) {
+func newProtocol(env workload.Env, p Params) (latency.Protocol, *[2]*latency.Endpoint, error) {
 	client, ca, err := findHost(env, "client", p.Client)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	server, sa, err := findHost(env, "server", p.Server)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if client.Name == server.Name {
-		return nil, nil, nil, fmt.Errorf("server: the client and the server must be different hosts")
+		return nil, nil, fmt.Errorf("server: the client and the server must be different hosts")
 	}
 	for _, h := range []*latency.Endpoint{client, server} {
 		h.Kernel.Symbols().Define(defSend)
 		h.Kernel.Symbols().Define(defRecv)
 	}
-	return &Protocol{p: p, agents: map[string]*mvia.Agent{client.Name: ca, server.Name: sa}}, client, server, nil
-}
-
-func newWorkload(env workload.Env, params any) (workload.Workload, error) {
-	p := *params.(*Params)
-	tr, client, server, err := newProtocol(env, p)
-	if err != nil {
-		return nil, err
-	}
-	s, err := latency.NewSeries(p.Params, tr, client, server)
-	if err != nil {
-		return nil, err
-	}
-	return latency.InTurn(s), nil
+	return &Protocol{p: p, agents: map[string]*mvia.Agent{client.Name: ca, server.Name: sa}}, &[2]*latency.Endpoint{client, server}, nil
 }
 
 // Section is the protocol's result beside the series' rows, under the
