@@ -2,9 +2,9 @@
 // (package latency) over several protocols between the same two
 // hosts, one after another, set side by side: the latencies' medians by
 // layer, factors against a baseline, and a published study's statements
-// checked against the results. A protocol's package registers its protocol
-// (RegisterProtocol), and a study's its statements (RegisterStudy), in
-// an init function. Layer APPL.
+// checked against the results. A protocol's package registers its series
+// (Register: its own workload and its protocol here at once), and a
+// study's its statements (RegisterStudy), in an init function. Layer APPL.
 package compare
 
 import (
@@ -19,9 +19,9 @@ import (
 	"simkron/workload"
 )
 
-// ProtocolType is a protocol the compare workload can run. A
-// protocol package registers its type with RegisterProtocol in an init
-// function.
+// ProtocolType is a protocol the compare workload can run. Register
+// makes one of each series; RegisterProtocol adds one that is no
+// workload of its own (a test's).
 type ProtocolType struct {
 	Name string // "udp": in protocols lists and [workload.NAME]
 	Help string
