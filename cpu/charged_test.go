@@ -175,9 +175,11 @@ func TestChargedCountsEveryBusyCycle(t *testing.T) {
 	}
 }
 
-// A core nobody listens to for Charged counts as before and allocates
-// nothing more: the guard is one length test.
+// BenchmarkChargedUnlistened is a call (Enter, Charge, Exit) on a core
+// nobody listens to for Charged: what the source's guard, one length
+// test per count, adds to every call.
 func BenchmarkChargedUnlistened(b *testing.B) {
+	b.ReportAllocs()
 	r := newRig(b)
 	syms := cpu.NewSymbolTable(0x1000, nil)
 	f := syms.Define(cpu.Def{Name: "f", Layer: cpu.LayerIP, Instructions: 10})
