@@ -159,7 +159,7 @@ type Stats struct {
 type Trace struct {
 	// Enter fires when a call of a modelled function starts (Enter), its
 	// frame pushed, before its fetch and instructions are charged; Exit
-	// when it ends (Exit), before its frame is popped.
+	// when it ends (Exit), its cycles counted, before its frame is popped.
 	Enter, Exit trace.Source[*Symbol]
 	// Interrupt fires when a handler is entered, before the entry is
 	// charged, and when it has returned, after the exit is charged.
@@ -168,6 +168,23 @@ type Trace struct {
 	// is done, and a string transfer (insw/outsw) at its start and its
 	// end.
 	IO trace.Source[IOEvent]
+	// Charged fires as cycles charged are counted to the innermost
+	// active function and its layer (the layer attribution): every busy
+	// cycle once, in batches, each before the function, the context or
+	// the interrupt level it ran in changes, so that a listener that
+	// follows Enter, Exit and Interrupt knows where each batch ran. The
+	// batches sum to the core's cycles less its idle cycles.
+	Charged trace.Source[Charged]
+}
+
+// Charged is a batch of cycles counted, fired by Trace.Charged: charged
+// while Symbol (nil: none) was the innermost active function on the
+// running context's stack, in Layer (LayerInherit: none). Interrupt
+// entry and exit with no IRQSymbol are batches of their own with neither.
+type Charged struct {
+	Cycles int64
+	Symbol *Symbol
+	Layer  Layer
 }
 
 // Interrupt is an interrupt handler's entry or return, fired by
@@ -484,6 +501,9 @@ func (c *CPU) attribute() {
 	n := c.owed
 	c.owed = 0
 	x := c.cur
+	if c.Trace.Charged.Listened() {
+		c.fireCharged(x, n)
+	}
 	if c.noAttribution {
 		if c.pic.depth == 0 && x != nil {
 			x.cycles += n
@@ -506,6 +526,19 @@ func (c *CPU) attribute() {
 		x.cycles += n
 		x.layerCycles[li] += n
 	}
+}
+
+// fireCharged fires Trace.Charged for n cycles of x's innermost frame,
+// out of attribute's line.
+//
+//go:noinline
+func (c *CPU) fireCharged(x *Context, n int64) {
+	ev := Charged{Cycles: n}
+	if x != nil && len(x.stack) > 0 {
+		f := &x.stack[len(x.stack)-1]
+		ev.Symbol, ev.Layer = f.sym, c.layers[f.layer]
+	}
+	c.Trace.Charged.Fire(ev)
 }
 
 // Exec charges n instructions at the core's CPI.
@@ -689,13 +722,15 @@ func (c *CPU) Exit(s *Symbol) {
 	if n == 0 || x.stack[n-1].sym != s {
 		panic(fmt.Sprintf("cpu: %s: exit %s does not match the active symbol %v", c.name, s.Name, c.Symbol()))
 	}
+	// Settled before the listeners hear of the exit, so that the call's
+	// last cycles are counted (Trace.Charged) while it is known active.
+	c.settle()
 	if c.Trace.Exit.Listened() {
 		c.Trace.Exit.Fire(s)
 	}
 	if w := c.sym[s.index].watch; w != nil && w.Exit.Listened() {
 		w.Exit.Fire(s)
 	}
-	c.settle()
 	x.stack = x.stack[:n-1]
 }
 

@@ -210,6 +210,9 @@ func (c *CPU) chargeIRQ(n int64) {
 		c.cycle += n
 		c.noSym += n
 		c.layerCycles[0] += n
+		if c.Trace.Charged.Listened() {
+			c.Trace.Charged.Fire(Charged{Cycles: n})
+		}
 		return
 	}
 	c.Enter(c.IRQSymbol)

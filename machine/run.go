@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"simkron/annotations/cycleprof"
 	"simkron/config"
 	"simkron/cpu"
 	"simkron/machine/part"
@@ -49,6 +50,11 @@ type Options struct {
 	// are taken, and it is complete if its workload is a server with no
 	// duration (workload.Server), incomplete otherwise.
 	Interrupt <-chan string
+	// CyclesProfile, when set, watches every host's core from the start
+	// of the run (cycleprof.Recorder.Watch, under the host's name): it
+	// records every busy cycle by the stack of modelled functions it ran
+	// in, for a pprof profile of simulated cycles. It only observes.
+	CyclesProfile *cycleprof.Recorder
 }
 
 // Run is one simulation of an experiment, built and ready.
@@ -100,6 +106,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			return nil, err
 		}
 		h.CPU.SetSyncQuantum(exp.Info.SyncQuantum)
+		if opt.CyclesProfile != nil {
+			opt.CyclesProfile.Watch(h.Name, h.CPU)
+		}
 		r.Hosts = append(r.Hosts, h)
 	}
 	if exp.Info.Detail == memory.DetailFunctional && exp.Info.FullFrom > 0 {

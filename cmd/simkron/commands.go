@@ -73,9 +73,14 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	fs.Var(&sets, "set", "set a key of the experiment, `KEY=VALUE` (as simkron sweep's, one value; \"machine.KEY\" in every host's machine file; repeatable)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the simulation (go tool pprof) to `FILE`")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the simulation ends, to `FILE`")
+	cyclesProfile := cyclesProfileFlag(fs)
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
+	}
+	if err := checkCyclesProfileFlag(fs); err != nil {
+		fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+		return exitUsage
 	}
 	if emptyFlag(fs, "out") != "" {
 		fmt.Fprintf(e.stderr, "simkron run: --out '': an empty folder name (leave --out out to write nothing)\n")
@@ -96,7 +101,7 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		return exitUsage
 	}
 	return runExperiment(e, "run", rest[0], exp, runOptions{seed: seed.v, out: *out, quiet: *quiet,
-		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile})
+		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile, cyclesProfile: *cyclesProfile})
 }
 
 // emptyFlag returns the first of the named flags given on the command
@@ -120,6 +125,8 @@ type runOptions struct {
 	quiet                  bool
 	annotate               []string
 	cpuProfile, memProfile string
+	// cyclesProfile is --cycles-profile's file (profileflag.go).
+	cyclesProfile string
 	// files are written into out with the results.
 	files []outFile
 }
@@ -136,6 +143,7 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 	e.log.WithField("config", path).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
 	// Without --out no capture is written: none is recorded.
 	opt := machine.Options{Seed: o.seed, NoCapture: o.out == ""}
+	watchCycles(o, &opt)
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%v\n", inFile(path, err))
@@ -174,6 +182,11 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 				return exitUsage
 			}
 		}
+	}
+	if err := checkCyclesProfile(o); err != nil {
+		r.Close()
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
+		return exitUsage
 	}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
@@ -236,6 +249,9 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 	var profErr error
 	if o.memProfile != "" {
 		profErr = writeHeapProfile(o.memProfile)
+	}
+	if err := writeCyclesProfile(o, opt, res); err != nil {
+		profErr = errors.Join(profErr, err)
 	}
 	// The first line of standard error says what matters most.
 	status := exitOK
