@@ -182,6 +182,14 @@ type Trace struct {
 	// Deferred fires true before the deferred work on the way out of the
 	// outermost interrupt (OnIRQExit) and false after it.
 	Deferred trace.Source[bool]
+	// Taken fires when the core takes interrupt requests that arrived
+	// while it waited for the event clock: before the first handler's
+	// entry, and once the handlers are done (package doc: the work
+	// charged ahead is delayed by their cycles). Handlers run without
+	// it when interrupts are unmasked, or a request is pending as the
+	// core would halt: it has caught up with the event clock then, and
+	// they delay nothing.
+	Taken trace.Source[Taken]
 }
 
 // Interrupt is an interrupt handler's entry or return, fired by
@@ -247,8 +255,10 @@ type CPU struct {
 	deliverAt sim.Time
 
 	pic pic
-	// active holds the interrupt handlers running, outermost first.
+	// active holds the interrupt handlers running, outermost first;
+	// taking the cycles the takings of interrupts in progress began at.
 	active []ActiveInterrupt
+	taking []int64
 
 	// symCycles holds self cycles per symbol index; noSym collects cycles
 	// charged with no symbol active.

@@ -162,8 +162,31 @@ func (c *CPU) takeInterrupt(at sim.Time) {
 		}
 	}
 	c.cycle = start
+	c.taking = append(c.taking, start)
+	if c.Trace.Taken.Listened() {
+		c.Trace.Taken.Fire(Taken{At: start, Begin: true})
+	}
 	c.dispatch()
+	c.taking = c.taking[:len(c.taking)-1]
+	if c.Trace.Taken.Listened() {
+		c.Trace.Taken.Fire(Taken{At: start, Delay: c.cycle - start})
+	}
 	c.cycle += ahead
+}
+
+// Taking returns the cycles at which the takings of interrupts in
+// progress began (Trace.Taken), outermost first, in a slice valid until
+// the core next runs.
+func (c *CPU) Taking() []int64 { return c.taking }
+
+// Taken is the core taking interrupt requests at a cycle, fired by
+// Trace.Taken: at its beginning, and once the handlers are done with the
+// cycles they took. Work the core had charged past At before (the lazy
+// charging of the package doc) completes Delay cycles later than charged.
+type Taken struct {
+	At    int64 // the cycle the requests are taken at
+	Begin bool
+	Delay int64 // the handlers' cycles, at the end
 }
 
 // dispatch takes every deliverable request, highest priority first.

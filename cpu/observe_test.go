@@ -48,6 +48,9 @@ func TestObservingSources(t *testing.T) {
 	r.c.Trace.Halt.Connect(func(on bool) { note("halt %v", on) })
 	r.c.Trace.Deferred.Connect(func(on bool) { note("deferred %v", on) })
 	r.c.Trace.Interrupt.Connect(func(i cpu.Interrupt) { note("interrupt %d %v", i.Line, i.Entry) })
+	r.c.Trace.Taken.Connect(func(tk cpu.Taken) {
+		note("taken at %d begin %v delay %d (taking %v)", tk.At, tk.Begin, tk.Delay, r.c.Taking())
+	})
 	x := r.c.NewContext("thread", cpu.KindThread, func(*cpu.Context) {
 		r.c.Call(work, func() {
 			r.c.Call(lib, func() {
@@ -66,16 +69,20 @@ func TestObservingSources(t *testing.T) {
 	want := []string{
 		"0 switch thread",
 		"500 raise 3",
+		"500 taken at 500 begin true delay 0 (taking [500])",
 		"500 interrupt 3 true", // at its arrival, the work charged ahead waiting
 		"717 deferred true", "804 deferred false",
 		"844 interrupt 3 false",
+		"844 taken at 500 begin false delay 344 (taking [])", // the work charged past 500 now ends 344 cycles later
 		"1718 switch idle",
 		"1718 halt true",
 		"5000 raise 3",
 		"5000 halt false", // woken at the request
+		"5000 taken at 5000 begin true delay 0 (taking [5000])",
 		"5000 interrupt 3 true",
 		"5190 deferred true", "5250 deferred false",
 		"5290 interrupt 3 false",
+		"5290 taken at 5000 begin false delay 290 (taking [])",
 		"5290 halt true",
 	}
 	if d := cmp.Diff(want, got); d != "" {
