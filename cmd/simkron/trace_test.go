@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A run with --trace writes the same result files, byte for byte, as one
+// without: the trace only looks. Two traces of the same run are the same
+// bytes.
+func TestTraceLeavesResultsAlone(t *testing.T) {
+	for _, c := range []struct{ config, window string }{
+		{"../../configs/simos-study.toml", "message=udp:1024:3"},
+		{"testdata/small.toml", ""},
+	} {
+		plain := t.TempDir()
+		if st, _, stderr := simkron(t, "run", "-q", "--out", plain, c.config); st != exitOK {
+			t.Fatalf("%s: exit %d: %s", c.config, st, stderr)
+		}
+		var traces [][]byte
+		for range 2 {
+			dir := t.TempDir()
+			trace := filepath.Join(t.TempDir(), "trace.json")
+			args := []string{"run", "-q", "--out", dir, "--trace", trace, c.config}
+			if c.window != "" {
+				args = append(args, "--trace-window", c.window)
+			}
+			if st, _, stderr := simkron(t, args...); st != exitOK {
+				t.Fatalf("%s with a trace: exit %d: %s", c.config, st, stderr)
+			}
+			want, got := readDir(t, plain), readDir(t, dir)
+			if len(got) != len(want) {
+				t.Errorf("%s: %d files with a trace, %d without", c.config, len(got), len(want))
+			}
+			for name, b := range want {
+				if !bytes.Equal(got[name], b) {
+					t.Errorf("%s: %s differs with a trace", c.config, name)
+				}
+			}
+			data, err := os.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			traces = append(traces, data)
+		}
+		if !bytes.Equal(traces[0], traces[1]) {
+			t.Errorf("%s: two traces of one run differ", c.config)
+		}
+	}
+}
