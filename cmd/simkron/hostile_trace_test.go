@@ -10,7 +10,8 @@ import (
 )
 
 // TestHostileTrace: the timeline's flags (issue 39, item 1: --trace and
-// --trace-window; item 4: annotations' trace commands). What can be
+// --trace-window; item 3: simkron report --trace, the waterfall; item 4:
+// annotations' trace commands). What can be
 // known before the run is refused before it (status 2, nothing written,
 // no trace); a window the run never reaches is known only after it
 // (status 1, the results written, and the trace without an event).
@@ -60,8 +61,14 @@ func TestHostileTrace(t *testing.T) {
 		bad("a message number 0", "message=udp:1024:0", `simkron run: --trace-window "message=udp:1024:0": N "0" is not a positive number (the first measured message is 1)`),
 		{item: 1, name: "a message window on a workload without messages", args: []string{"run", "-q", "configs/ping-ne2000.toml", "--out", "{out}", "--trace", "{dir}/t.json", "--trace-window", "message=udp:64:1"},
 			status: exitUsage, stderr: "simkron run: --trace-window message=udp:64:1: the workload measures no messages one by one (a window of time, FROM:TO, works for any)", wrote: wroteNothing, check: noTrace},
-		{item: 1, name: "a trace in a folder that does not exist", args: []string{"run", "-q", study, "--out", "{out}", "--trace", "{dir}/no/such/t.json"},
-			status: exitUsage, stderr: "simkron run: --trace {dir}/no/such/t.json: cannot write there: no such file or directory", wrote: wroteNothing},
+		{item: 1, name: "a trace in a file, as if a folder", files: map[string]string{"f": "x"}, args: []string{"run", "-q", study, "--out", "{out}", "--trace", "{dir}/f/new/t.json"},
+			status: exitUsage, stderr: "simkron run: --trace {dir}/f/new/t.json: cannot write there: {dir}/f is not a folder", wrote: wroteNothing},
+		{item: 1, name: "a trace in the output folder, made for it", args: runTrace(study, "--trace-window", "message=udp:64:1", "--trace", "{out}/sub/t.json"),
+			status: exitOK, wrote: wroteComplete, check: func(t *testing.T, dir, stdout, stderr string) {
+				if _, err := os.Stat(filepath.Join(dir, "out", "sub", "t.json")); err != nil {
+					t.Error(err)
+				}
+			}},
 		{item: 1, name: "a trace onto a folder", files: map[string]string{"t.json/x": ""}, args: []string{"run", "-q", study, "--out", "{out}", "--trace", "{dir}/t.json"},
 			status: exitUsage, stderr: "simkron run: --trace {dir}/t.json: is a folder", wrote: wroteNothing},
 		{item: 1, name: "a trace file named empty", args: []string{"run", "-q", study, "--out", "{out}", "--trace", ""},
@@ -87,5 +94,23 @@ func TestHostileTrace(t *testing.T) {
 			args: runTrace(study, "--annotate", "{dir}/p.tcl", "--trace-window", "message=udp:64:1"), status: exitFailed,
 			stderr: `simkron run: stopped: {dir}/p.tcl:2: annotation pc udp_sendmsg:START: trace counter n: "lots" is not a finite number`, wrote: wroteIncomplete},
 	}
+	// simkron report --trace: a file that is not a trace, a format with
+	// no waterfall, the waterfall without a trace.
+	result := `{"schema": "simkron.result/3", "simkron_version": "x", "experiment": "x", "seed": 1, "complete": true,
+ "sim_time_ps": 0, "events": 0, "hosts": [], "workload": "udp", "sections": [], "figures": {}}`
+	cases = append(cases,
+		hostileCase{item: 3, name: "a result given as the trace", files: map[string]string{"result.json": result},
+			args:   []string{"report", "--format", "html", "--trace", "{dir}/result.json", "{dir}/result.json"},
+			status: exitUsage, stderr: `simkron report: --trace {dir}/result.json: not a trace simkron wrote (its otherData.generator is not "simkron")`},
+		hostileCase{item: 3, name: "a trace with the table format", files: map[string]string{"result.json": result, "t.json": "{}"},
+			args:   []string{"report", "--trace", "{dir}/t.json", "{dir}/result.json"},
+			status: exitUsage, stderr: "simkron report: --trace {dir}/t.json: a waterfall is drawn in the html and svg formats, not table"},
+		hostileCase{item: 3, name: "the waterfall without a trace", files: map[string]string{"result.json": result},
+			args:   []string{"report", "--format", "svg", "--chart", "waterfall", "{dir}/result.json"},
+			status: exitUsage, stderr: "simkron report: {dir}/result.json: the result has no measurements for this chart: the waterfall is drawn from a trace: give --trace FILE (simkron run --trace)"},
+		hostileCase{item: 3, name: "a trace that does not exist", files: map[string]string{"result.json": result},
+			args:   []string{"report", "--format", "html", "--trace", "{dir}/none.json", "{dir}/result.json"},
+			status: exitUsage, stderr: "simkron report: --trace {dir}/none.json: no such file or directory"},
+	)
 	runHostile(t, cases)
 }

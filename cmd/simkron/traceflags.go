@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
+	"simkron/internal/infile"
 	"simkron/machine"
+	"simkron/report"
 	"simkron/timeline"
 )
 
@@ -59,11 +62,42 @@ func (f *traceFlags) check(e *env, cmd string, fs *cmdFlags) (*traceRun, bool) {
 		}
 		t.window = w
 	}
-	if err := checkOutput(t.path); err != nil {
+	if err := checkTracePath(t.path); err != nil {
 		fmt.Fprintf(e.stderr, "simkron %s: --trace %v\n", cmd, err)
 		return nil, false
 	}
 	return t, true
+}
+
+// checkTracePath makes sure the trace can be written at path before
+// anything is: path is not a folder, and its folder exists and takes a
+// new file, or can be made (as --out's is: in the first folder above it
+// that exists, a new file can be written). Nothing is left behind.
+func checkTracePath(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a folder", path)
+	}
+	dir := filepath.Dir(path)
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s: cannot write there: %s is not a folder", path, dir)
+			}
+			break
+		}
+		// Not there, or below a file: look further up.
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) || filepath.Dir(dir) == dir {
+			return fmt.Errorf("%s: cannot write there: %v", path, pathErr(err))
+		}
+		dir = filepath.Dir(dir)
+	}
+	f, err := os.CreateTemp(dir, ".simkron-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot write there: %v", path, pathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // checkRun checks the window against the built run: a span after its
@@ -83,6 +117,9 @@ func (t *traceRun) checkRun(r *machine.Run) error {
 func (t *traceRun) start(r *machine.Run, ann *runAnnotations) error {
 	if t == nil {
 		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(t.path), 0o755); err != nil {
+		return fmt.Errorf("--trace %s: cannot write there: %v", t.path, pathErr(err))
 	}
 	f, err := os.CreateTemp(filepath.Dir(t.path), "."+filepath.Base(t.path)+".*.tmp")
 	if err != nil {
@@ -140,5 +177,42 @@ func (t *traceRun) finish(e *env) error {
 		return fmt.Errorf("--trace %s: %v", t.path, pathErr(err))
 	}
 	e.log.WithField("events", t.w.Events()).Debugf("wrote the timeline to %s", t.path)
+	return nil
+}
+
+// addReportTraceFlag is simkron report's --trace: a trace to draw as the
+// report's waterfall.
+func addReportTraceFlag(fs *cmdFlags) *string {
+	return fs.String("trace", "", "draw the timeline in `FILE` (simkron run --trace, best of one message: --trace-window message=...) as a waterfall: in the html page, or as the svg chart \"waterfall\"")
+}
+
+// waterfallOption reads the trace --trace names into opt's waterfall: for
+// the html and svg formats only.
+func waterfallOption(fs *cmdFlags, path string, opt *report.Options) error {
+	if emptyFlag(fs, "trace") != "" {
+		return fmt.Errorf("--trace '': an empty file name")
+	}
+	if path == "" {
+		return nil
+	}
+	if opt.Format != report.FormatHTML && opt.Format != report.FormatSVG {
+		return fmt.Errorf("--trace %s: a waterfall is drawn in the html and svg formats, not %s", path, opt.Format)
+	}
+	if opt.Format == report.FormatSVG && opt.Chart != "" && opt.Chart != report.ChartWaterfall {
+		return fmt.Errorf("--trace %s: draws the chart waterfall, not %s", path, opt.Chart)
+	}
+	data, err := infile.Read(path, infile.Result)
+	if err != nil {
+		return fmt.Errorf("--trace %s: %v", path, pathErr(err))
+	}
+	tr, err := timeline.Read(data)
+	if err != nil {
+		return fmt.Errorf("--trace %s: %v", path, err)
+	}
+	wf := tr.Waterfall()
+	if len(wf.Rows) == 0 || wf.To <= wf.From {
+		return fmt.Errorf("--trace %s: the trace holds nothing to draw (its window %q matched no work)", path, tr.Window)
+	}
+	opt.Waterfall = wf
 	return nil
 }
