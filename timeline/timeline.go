@@ -120,8 +120,9 @@ type Writer struct {
 	buf            []byte
 	offTicker      func()
 	offMarks       func()
-	// windowAt and windowEnd are when the window opened and closed.
-	windowAt, windowEnd sim.Time
+	// windowEnd is when the window closed (a span's end, when the first
+	// event after it closed it).
+	windowEnd sim.Time
 }
 
 // New starts a trace of the hosts' run on scheduler k, written to w, and
@@ -223,7 +224,6 @@ func (t *Writer) newID() uint64 {
 func (t *Writer) tick(*sim.Event) {
 	now := t.k.Now()
 	if !t.opened && now >= t.opt.Window.From {
-		t.windowAt = now
 		t.open()
 	}
 	if t.opened && !t.closed && now >= t.opt.Window.To {
@@ -266,7 +266,6 @@ func (t *Writer) host(name string) *host {
 // connected.
 func (t *Writer) open() {
 	t.opened = true
-	t.windowAt = t.k.Now()
 	for _, h := range t.hosts {
 		h.open()
 	}
@@ -454,7 +453,11 @@ func (h *host) short(name string) string { return strings.TrimPrefix(name, h.nam
 func (h *host) contextTrack(x *cpu.Context) *track {
 	tr, ok := h.contexts[x]
 	if !ok {
-		tr = h.newTrack(h.short(x.Name()))
+		name := "no context" // a core not started
+		if x != nil {
+			name = h.short(x.Name())
+		}
+		tr = h.newTrack(name)
 		h.contexts[x] = tr
 	}
 	return tr
@@ -548,7 +551,7 @@ func (h *host) open() {
 	}
 	h.missBase = h.misses(h.missBase[:0])
 	h.missLast = slices.Clone(h.missBase)
-	h.sampleCounters(at)
+	h.sampleCounters(at, true)
 	h.readOpen = true
 	h.flush()
 	h.off = append(h.off,
@@ -619,7 +622,7 @@ func (h *host) close() {
 			tr.pop(h, end)
 		}
 	}
-	h.sampleCounters(end)
+	h.sampleCounters(end, true)
 	if h.readOpen {
 		// Never caught up: the opening's reading is taken here, which
 		// leaves the window no cycle to sum.
@@ -819,7 +822,7 @@ func (h *host) interrupt(ev cpu.Interrupt) {
 		h.flow = append(h.flow, tr)
 		h.overview.push(h, tr.name, catCPU, at)
 		h.instant(h.overview, "deliver "+tr.name, "irq", at)
-		h.sampleCounters(at)
+		h.sampleCounters(at, false)
 		return
 	}
 	if len(h.flow) > 1 {
@@ -871,7 +874,7 @@ func (h *host) switched(x *cpu.Context) {
 	tr := h.contextTrack(x)
 	h.flow = append(h.flow[:0], tr)
 	h.overview.push(h, tr.name, catCPU, at)
-	h.sampleCounters(at)
+	h.sampleCounters(at, false)
 	h.flush()
 }
 
@@ -884,7 +887,7 @@ func (h *host) halt(on bool) {
 	if on {
 		h.halted = true
 		h.top().push(h, haltName, catHalted, at)
-		h.sampleCounters(at)
+		h.sampleCounters(at, false)
 		return
 	}
 	if h.halted {
@@ -923,19 +926,20 @@ func (h *host) misses(dst []uint64) []uint64 {
 }
 
 // sampleCounters writes the caches' misses since the window opened, when
-// they changed.
-func (h *host) sampleCounters(at int64) {
+// they changed since last written, or always at the window's edges
+// (edge).
+func (h *host) sampleCounters(at int64, edge bool) {
 	if len(h.caches) == 0 {
 		return
 	}
-	changed := false
+	changed := edge
 	for i, c := range h.caches {
 		s := c.Stats()
 		if v := s.ReadMisses + s.WriteMisses + s.FetchMisses; v != h.missLast[i] {
 			h.missLast[i], changed = v, true
 		}
 	}
-	if !changed && at != h.now() {
+	if !changed {
 		return
 	}
 	var m members
