@@ -255,10 +255,6 @@ type CPU struct {
 	deliverAt sim.Time
 
 	pic pic
-	// active holds the interrupt handlers running, outermost first;
-	// taking the cycles the takings of interrupts in progress began at.
-	active []ActiveInterrupt
-	taking []int64
 
 	// symCycles holds self cycles per symbol index; noSym collects cycles
 	// charged with no symbol active.
@@ -294,6 +290,12 @@ type CPU struct {
 	// Trace holds the core's trace sources; SymbolTrace those of one
 	// function's calls.
 	Trace Trace
+
+	// active holds the interrupt handlers running, outermost first;
+	// taking the cycles the takings of interrupts in progress began at.
+	// (Last, so that the fields the hot paths read keep their places.)
+	active []ActiveInterrupt
+	taking []int64
 }
 
 // New returns a core named name ("hostA.cpu0") that reaches memory and
