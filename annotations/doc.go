@@ -82,6 +82,13 @@
 //	layer map SYMBOL LAYER   a request to attribute SYMBOL to LAYER (LayerMap)
 //	bucket add NAME VALUE | bucket get NAME STAT | bucket report
 //	puts ?-nonewline? ?stdout|stderr? STRING   appended to Output
+//	trace instant NAME      an instant event NAME on the host's timeline, at `now`
+//	trace counter NAME V    the host's counter track NAME set to the number V, at `now`
+//
+// The two trace commands write to the run's timeline (simkron run
+// --trace, SetTrace), within its window; without a timeline they do
+// nothing, so that one script serves runs with and without a trace.
+// Tcl's own trace subcommands (trace add, remove, info) work as ever.
 //
 // `now` is the time the point happened: the core's local time (the time
 // its charged work has reached) for pc and exc points, the due time for

@@ -136,6 +136,8 @@ type Engine struct {
 
 	cur    point
 	active bool
+	// timeline is where `trace instant` and `trace counter` write (SetTrace).
+	timeline Trace
 
 	out      strings.Builder
 	buckets  map[string]*bucket

@@ -46,6 +46,17 @@ type run struct {
 // when scripts is not nil, an engine over them, and runs to the end.
 func simulate(t testing.TB, exp *machine.Experiment, scripts []annotations.Source, dir string) *run {
 	t.Helper()
+	return simulateIn(t, exp, scripts, dir, nil)
+}
+
+// simulateWith is simulate with setup run on the engine before the run.
+func simulateWith(t testing.TB, exp *machine.Experiment, scripts []annotations.Source, setup func(*annotations.Engine)) *run {
+	t.Helper()
+	return simulateIn(t, exp, scripts, "", setup)
+}
+
+func simulateIn(t testing.TB, exp *machine.Experiment, scripts []annotations.Source, dir string, setup func(*annotations.Engine)) *run {
+	t.Helper()
 	out := &run{}
 	h := fnv.New64a()
 	var buf []byte
@@ -70,6 +81,9 @@ func simulate(t testing.TB, exp *machine.Experiment, scripts []annotations.Sourc
 		}
 		if err := e.Install(); err != nil {
 			t.Fatal(err)
+		}
+		if setup != nil {
+			setup(e)
 		}
 		out.e = e
 	}

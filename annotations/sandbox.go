@@ -130,6 +130,13 @@ var guards = []guard{
 		set rest [lrange $args 1 end]
 		::simkron::formatroom [lindex $args 0] [llength $rest] {*}[lmap a $rest {string length $a}] {*}[lmap a $rest {string range $a 0 63}]
 	}`},
+	// Not a size guard: `trace instant` and `trace counter` are the
+	// engine's (cmdTrace); Tcl's own trace subcommands pass
+	// on to the original.
+	{"::trace", "trace", `
+	if {[lindex $args 0] in {instant counter}} {
+		return [::simkron::trace {*}$args]
+	}`},
 	{"::tcl::binary::format", "binary format", `
 	if {[llength $args] >= 1} {
 		::simkron::binaryroom [lindex $args 0] {*}[lmap a [lrange $args 1 end] {string length $a}]

@@ -82,11 +82,12 @@ var exposed = []string{
 }
 
 // Of those, the aliases into the master: the engine's commands, the
-// commands guarded against results far larger than their arguments, and
-// min() and max(), which Tcl's safe interpreter takes from its master.
+// commands guarded against results far larger than their arguments,
+// trace (whose instant and counter are the engine's), and min() and
+// max(), which Tcl's safe interpreter takes from its master.
 var aliases = []string{
 	"::format", "::lrepeat", "::regsub", "::tcl::binary::format", "::tcl::mathfunc::max",
-	"::tcl::mathfunc::min", "::tcl::string::map", "::tcl::string::repeat",
+	"::tcl::mathfunc::min", "::tcl::string::map", "::tcl::string::repeat", "::trace",
 	"annotation", "bucket", "cpu", "cycles", "dev", "frame", "host", "io", "layer", "mem", "now",
 	"puts", "source", "stat", "symbol", "symbols",
 }
@@ -104,7 +105,7 @@ func TestSandboxExposesOnlyTheAllowList(t *testing.T) {
 		Commands: slices.Sorted(slices.Values(exposed)),
 		// The originals of the guarded commands, which only the master
 		// invokes, after its check.
-		Hidden:  []string{"binary format", "format", "lrepeat", "regsub", "string map", "string repeat"},
+		Hidden:  []string{"binary format", "format", "lrepeat", "regsub", "string map", "string repeat", "trace"},
 		Aliases: aliases,
 		Globals: []string{"tcl_interactive", "tcl_patchLevel", "tcl_platform", "tcl_version"},
 	}

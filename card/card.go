@@ -99,6 +99,14 @@ type Plugged interface {
 	Plugged() bool
 }
 
+// Attached is a card plugged into a network that has a name: an
+// Ethernet segment.
+type Attached interface {
+	// NetworkName names what the card is plugged into ("lan0"), "" when
+	// it is unplugged.
+	NetworkName() string
+}
+
 // Networked is a card that describes what it is plugged into, for
 // reports: "lan0: 1Gbps switch, 1us switch latency, 100ns propagation";
 // "" when unplugged.

@@ -168,6 +168,28 @@ type Trace struct {
 	// is done, and a string transfer (insw/outsw) at its start and its
 	// end.
 	IO trace.Source[IOEvent]
+	// Switch fires when a context starts running on the core: at Start,
+	// and at each switch once the new context is current.
+	Switch trace.Source[*Context]
+	// Raise fires when a device requests an interrupt line: a level
+	// line driven high (each time), an edge line pulsed. The handler's
+	// entry (Interrupt) is the request delivered.
+	Raise trace.Source[int]
+	// Halt fires true when the core halts with nothing to run (at the
+	// cycle it halts) and false when an interrupt wakes it (at the
+	// interrupt's cycle, before the handler's entry).
+	Halt trace.Source[bool]
+	// Deferred fires true before the deferred work on the way out of the
+	// outermost interrupt (OnIRQExit) and false after it.
+	Deferred trace.Source[bool]
+	// Taken fires when the core takes interrupt requests that arrived
+	// while it waited for the event clock: before the first handler's
+	// entry, and once the handlers are done (package doc: the work
+	// charged ahead is delayed by their cycles). Handlers run without
+	// it when interrupts are unmasked, or a request is pending as the
+	// core would halt: it has caught up with the event clock then, and
+	// they delay nothing.
+	Taken trace.Source[Taken]
 	// Charged fires as cycles charged are counted to the innermost
 	// active function and its layer (the layer attribution): every busy
 	// cycle once, in batches, each before the function, the context or
@@ -243,6 +265,7 @@ type CPU struct {
 	// nest is the nested event loop cur waits in (wait), while nesting.
 	nest      sim.Nest
 	nesting   bool
+	halted    bool // in halt, waiting for an interrupt
 	wake      *sim.Event
 	irqEv     *sim.Event
 	deliver   bool
@@ -284,6 +307,12 @@ type CPU struct {
 	// Trace holds the core's trace sources; SymbolTrace those of one
 	// function's calls.
 	Trace Trace
+
+	// active holds the interrupt handlers running, outermost first;
+	// taking the cycles the takings of interrupts in progress began at.
+	// (Last, so that the fields the hot paths read keep their places.)
+	active []ActiveInterrupt
+	taking []int64
 }
 
 // New returns a core named name ("hostA.cpu0") that reaches memory and
@@ -349,6 +378,48 @@ func (c *CPU) Symbol() *Symbol {
 	return c.cur.stack[len(c.cur.stack)-1].sym
 }
 
+// Layer returns the layer the innermost active symbol's cycles count in
+// (a symbol of LayerInherit takes its caller's), LayerInherit when none
+// is active: the layer a cycle charged now is attributed to.
+func (c *CPU) Layer() Layer {
+	if c.cur == nil || len(c.cur.stack) == 0 {
+		return LayerInherit
+	}
+	return c.layers[c.cur.stack[len(c.cur.stack)-1].layer]
+}
+
+// Halted reports whether the core is halted, waiting for an interrupt.
+func (c *CPU) Halted() bool { return c.halted }
+
+// Contexts returns every context made on the core that has not ended, in
+// the order they were made.
+func (c *CPU) Contexts() []*Context {
+	var out []*Context
+	for _, x := range c.contexts {
+		if !x.done {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Frame is an active call as Context.AppendFrames reports it: its
+// symbol, and the layer its cycles count in.
+type Frame struct {
+	Symbol *Symbol
+	Layer  Layer
+}
+
+// AppendFrames appends the context's active calls, outermost first, to
+// dst and returns it. Interrupt handlers running on the context's stack
+// are among them (CPU.Active says where they begin).
+func (x *Context) AppendFrames(dst []Frame) []Frame {
+	for _, f := range x.stack {
+		dst = append(dst, Frame{Symbol: f.sym, Layer: x.cpu.layers[f.layer]})
+	}
+	return dst
+}
+
 // SymbolCycles returns the self cycles charged while symbol index i was
 // innermost, and the cycles charged with no symbol active.
 func (c *CPU) SymbolCycles() (bySymbol []int64, none int64) {
@@ -398,6 +469,9 @@ func (c *CPU) Start(x *Context) {
 	c.cur = x
 	c.cycle = max(c.cycle, c.clock.Cycle(c.k.Now()))
 	c.k.Schedule(c.wake, c.k.Now())
+	if c.Trace.Switch.Listened() {
+		c.Trace.Switch.Fire(x)
+	}
 }
 
 // Shutdown unwinds every context of the core, ending their coroutines
@@ -438,6 +512,9 @@ func (c *CPU) resume() {
 		case reqSwitch:
 			c.settle()
 			c.cur = c.req.to
+			if c.Trace.Switch.Listened() {
+				c.Trace.Switch.Fire(c.cur)
+			}
 		default:
 			panic(fmt.Sprintf("cpu: %s: context %s yielded without a request", c.name, c.cur.name))
 		}
@@ -640,6 +717,10 @@ func (c *CPU) halt() {
 	if !c.pic.enabled {
 		c.sys.Guest.Report(c.k.Now(), c.name, "halt with interrupts disabled: the core stops for good")
 	}
+	if c.Trace.Halt.Listened() {
+		c.Trace.Halt.Fire(true)
+	}
+	c.halted = true
 	c.wait(reqHalt, 0)
 	c.deliver = false
 	c.takeInterrupt(c.deliverAt)

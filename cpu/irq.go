@@ -89,6 +89,9 @@ func (l *IRQLine) Set(on bool) {
 	if on {
 		p.asserted |= 1 << l.n
 		l.c.poke()
+		if l.c.Trace.Raise.Listened() {
+			l.c.Trace.Raise.Fire(l.n)
+		}
 	} else {
 		p.asserted &^= 1 << l.n
 	}
@@ -98,6 +101,9 @@ func (l *IRQLine) Set(on bool) {
 func (l *IRQLine) Pulse() {
 	l.c.pic.latched |= 1 << l.n
 	l.c.poke()
+	if l.c.Trace.Raise.Listened() {
+		l.c.Trace.Raise.Fire(l.n)
+	}
 }
 
 // poke arranges for the core to look at its requests once the current
@@ -149,9 +155,38 @@ func (c *CPU) takeInterrupt(at sim.Time) {
 		c.cycle = start
 		ahead = 0
 	}
+	if c.halted {
+		c.halted = false
+		if c.Trace.Halt.Listened() {
+			c.Trace.Halt.Fire(false)
+		}
+	}
 	c.cycle = start
+	c.taking = append(c.taking, start)
+	if c.Trace.Taken.Listened() {
+		c.Trace.Taken.Fire(Taken{At: start, Begin: true})
+	}
 	c.dispatch()
+	c.taking = c.taking[:len(c.taking)-1]
+	if c.Trace.Taken.Listened() {
+		c.Trace.Taken.Fire(Taken{At: start, Delay: c.cycle - start})
+	}
 	c.cycle += ahead
+}
+
+// Taking returns the cycles at which the takings of interrupts in
+// progress began (Trace.Taken), outermost first, in a slice valid until
+// the core next runs.
+func (c *CPU) Taking() []int64 { return c.taking }
+
+// Taken is the core taking interrupt requests at a cycle, fired by
+// Trace.Taken: at its beginning, and once the handlers are done with the
+// cycles they took. Work the core had charged past At before (the lazy
+// charging of the package doc) completes Delay cycles later than charged.
+type Taken struct {
+	At    int64 // the cycle the requests are taken at
+	Begin bool
+	Delay int64 // the handlers' cycles, at the end
 }
 
 // dispatch takes every deliverable request, highest priority first.
@@ -181,6 +216,7 @@ func (c *CPU) runHandler(n int) {
 	p.inService = n
 	c.settle()
 	p.depth++
+	c.active = append(c.active, ActiveInterrupt{Line: n, Base: len(c.cur.stack), Deferred: -1})
 	if c.Trace.Interrupt.Listened() {
 		c.Trace.Interrupt.Fire(Interrupt{Line: n, Entry: true})
 	}
@@ -193,11 +229,20 @@ func (c *CPU) runHandler(n int) {
 	// Deferred work runs on the way out of the outermost interrupt, still
 	// counted as interrupt time, with lower-priority lines open again.
 	if p.depth == 1 && c.OnIRQExit != nil {
+		c.active[len(c.active)-1].Deferred = len(c.cur.stack)
+		if c.Trace.Deferred.Listened() {
+			c.Trace.Deferred.Fire(true)
+		}
 		c.OnIRQExit()
+		if c.Trace.Deferred.Listened() {
+			c.Trace.Deferred.Fire(false)
+		}
+		c.active[len(c.active)-1].Deferred = -1
 	}
 	c.chargeIRQ(c.p.IRQExitCycles)
 	c.settle()
 	p.depth--
+	c.active = c.active[:len(c.active)-1]
 	if c.Trace.Interrupt.Listened() {
 		c.Trace.Interrupt.Fire(Interrupt{Line: n})
 	}
@@ -249,4 +294,32 @@ func (c *CPU) MaskLine(n int, masked bool) {
 		c.pic.masked &^= 1 << n
 		c.dispatch()
 	}
+}
+
+// ActiveInterrupt is an interrupt handler running on the core, as Active
+// reports it.
+type ActiveInterrupt struct {
+	Line int
+	// Base is how many frames the interrupted context's stack held at
+	// the handler's entry: the handler's own frames are those above it.
+	Base int
+	// Deferred is, while the deferred work on the way out of the handler
+	// runs (OnIRQExit), how many frames the stack held when it began; -1
+	// otherwise.
+	Deferred int
+}
+
+// Active returns the interrupt handlers running, outermost first, in a
+// slice valid until the core next runs: for an observer that starts
+// watching a core mid-run and must place the frames already on the
+// running context's stack.
+func (c *CPU) Active() []ActiveInterrupt { return c.active }
+
+// HandlerName returns the name the handler of line n was installed under
+// (SetHandler), "" when it has none.
+func (c *CPU) HandlerName(n int) string {
+	if n < 0 || n >= len(c.pic.handlers) {
+		return ""
+	}
+	return c.pic.handlers[n].name
 }

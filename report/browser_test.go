@@ -132,3 +132,66 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	t.Logf("screenshot %v, %d coloured pixels", bounds, colored)
 }
+
+// The report's waterfall opens in a real browser without errors: its
+// section, its rows of bars and their colours on the screenshot.
+func TestWaterfallInChromium(t *testing.T) {
+	bin := testtool.Need(t, "chromium")
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	var b bytes.Buffer
+	if err := report.Write(&b, sample(), report.Options{Format: report.FormatHTML, Waterfall: waterfall()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + page
+	dom, log := chromium(t, bin, "--dump-dom", url)
+	for _, want := range []string{`<section id="waterfall">`, `<figure id="chart-waterfall"`, ">mipsB → mipsA</text>", ">receive 5,877 cycles</text>"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the DOM lacks %q", want)
+		}
+	}
+	if bad := consoleErrors(log); len(bad) > 0 {
+		t.Errorf("browser errors:\n%s", strings.Join(bad, "\n"))
+	}
+	// The waterfall alone, as its SVG: its bars are the colour on it.
+	var svg bytes.Buffer
+	if err := report.WriteWaterfallSVG(&svg, waterfall(), 1100); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "waterfall.svg")
+	if err := os.WriteFile(file, svg.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	_, log = chromium(t, bin, "--screenshot="+shot, "--window-size=1100,300", "file://"+file)
+	if bad := consoleErrors(log); len(bad) > 0 {
+		t.Errorf("browser errors:\n%s", strings.Join(bad, "\n"))
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// UDP's orange in the first row, where the receive ends.
+	orange := 0
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 > 0xd0 && g>>8 > 0x90 && g>>8 < 0xb0 && bl>>8 < 0x20 {
+				orange++
+			}
+		}
+	}
+	if orange < 1000 {
+		t.Errorf("the screenshot (%v) has %d orange (UDP) pixels: no bars drawn?", bounds, orange)
+	}
+	t.Logf("screenshot %v, %d UDP pixels", bounds, orange)
+}

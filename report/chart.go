@@ -34,6 +34,10 @@ const (
 	ChartLatency Chart = "latency"
 	// ChartSplits is a pie chart of each cost split.
 	ChartSplits Chart = "splits"
+	// ChartWaterfall is a stretch of the run across the hosts
+	// (Waterfall), drawn from a trace (Options.Waterfall), not from the
+	// result.
+	ChartWaterfall Chart = "waterfall"
 )
 
 // Charts lists the built-in charts, the default first.

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strings"
 
 	"simkron/report/shape"
 	"simkron/sim"
@@ -74,7 +75,14 @@ footer { margin-top: 3em; color: #777; font-size: 0.85em; }
 </figure>
 {{else}}<p>Nothing to chart.</p>
 {{end}}</section>
-{{with .Layers}}<section id="layers">
+{{with .Waterfall}}<section id="waterfall">
+<h2>Waterfall</h2>
+<figure id="chart-waterfall" class="chart">
+{{.SVG}}
+<figcaption>{{.Caption}}</figcaption>
+</figure>
+</section>
+{{end}}{{with .Layers}}<section id="layers">
 <h2>Layers</h2>
 <p class="note">Every cycle of a measured span is charged to the layer of the innermost modelled function running then, and the layers sum to the span's total. A library routine (a copy, a checksum) counts in the layer that calls it. The charts draw each layer in the colour shown here.</p>
 <div class="scroll"><table class="layers">
@@ -143,16 +151,29 @@ type htmlLayer struct {
 // measurement tables, each column defined where the workload defines it
 // (once: a table whose columns an earlier one defined says so),
 // with a small style sheet and no external resources or scripts.
-func WriteHTML(w io.Writer, r *Result) error {
+func WriteHTML(w io.Writer, r *Result) error { return writeHTML(w, r, nil) }
+
+// writeHTML is WriteHTML with a waterfall (nil: none) after the charts.
+func writeHTML(w io.Writer, r *Result, wf *Waterfall) error {
 	data := struct {
-		R       *Result
-		Status  string
-		SimTime string
-		Charts  []htmlChart
-		Layers  []htmlLayer
-		Tables  []htmlTable
-		Text    string
+		R         *Result
+		Status    string
+		SimTime   string
+		Charts    []htmlChart
+		Waterfall *htmlChart
+		Layers    []htmlLayer
+		Tables    []htmlTable
+		Text      string
 	}{R: r, Status: status(r), SimTime: sim.Time(r.SimTimePS).String(), Text: r.Figures.Text}
+	if wf != nil {
+		var b strings.Builder
+		if err := WriteWaterfallSVG(&b, wf, htmlChartWidth); err != nil {
+			return fmt.Errorf("waterfall: %w", err)
+		}
+		// The markup is WriteWaterfallSVG's: numbers, and texts it escapes.
+		data.Waterfall = &htmlChart{Name: "waterfall", SVG: template.HTML(b.String()),
+			Caption: wf.Title + ": each host's processor, coloured by the layer of the function it ran (the idle loop's halts left white), and the frames on the wire between them, from the card's hand-over to the arrival at the other card; the brackets under a host are the workload's measurements there, with the cycles they count. Hover over a bar for the function and its time."}
+	}
 	for _, c := range ChartNames(r) {
 		svg, caption, err := inlineSVG(r, c, ChartSize{Width: htmlChartWidth})
 		if err != nil {

@@ -33,10 +33,16 @@ type Options struct {
 	Format Format    // FormatTable when empty
 	Chart  Chart     // for SVG and PNG; the result's first chart when empty
 	Size   ChartSize // for SVG and PNG
+	// Waterfall, when set, is drawn in the HTML page after the charts,
+	// and as the SVG of the chart "waterfall".
+	Waterfall *Waterfall
 }
 
 // Write renders r in the chosen format.
 func Write(w io.Writer, r *Result, o Options) error {
+	if o.Chart == "" && o.Format == FormatSVG && o.Waterfall != nil {
+		o.Chart = ChartWaterfall
+	}
 	if o.Chart == "" && (o.Format == FormatSVG || o.Format == FormatPNG) {
 		cs := ChartNames(r)
 		if len(cs) == 0 {
@@ -52,11 +58,17 @@ func Write(w io.Writer, r *Result, o Options) error {
 	case FormatJSON:
 		return r.WriteJSON(w)
 	case FormatSVG:
+		if o.Chart == ChartWaterfall {
+			if o.Waterfall == nil {
+				return fmt.Errorf("%w: the waterfall is drawn from a trace (simkron report --trace)", ErrNoChartData)
+			}
+			return WriteWaterfallSVG(w, o.Waterfall, o.Size.Width)
+		}
 		return WriteSVG(w, r, o.Chart, o.Size)
 	case FormatPNG:
 		return WritePNG(w, r, o.Chart, o.Size)
 	case FormatHTML:
-		return WriteHTML(w, r)
+		return writeHTML(w, r, o.Waterfall)
 	}
 	return fmt.Errorf("unknown format %q (want one of %v)", o.Format, Formats)
 }

@@ -26,14 +26,34 @@ package trace
 // one goroutine, as nothing in one simulation is.
 type Source[T any] struct {
 	fns []func(T)
+	// ids numbers the listeners in fns, for their disconnection.
+	ids  []uint64
+	next uint64
 }
 
 // Connect adds fn to the listeners; listeners are called in the order
 // they were connected, after those connected before them. A nil fn is
-// ignored.
-func (s *Source[T]) Connect(fn func(T)) {
-	if fn != nil {
-		s.fns = append(s.fns, fn)
+// ignored. It returns the function that disconnects fn (a listener that
+// watches for a while: a trace window); disconnecting twice does
+// nothing, and a listener disconnected while the source fires is still
+// called this time if its turn had not come.
+func (s *Source[T]) Connect(fn func(T)) (disconnect func()) {
+	if fn == nil {
+		return func() {}
+	}
+	s.next++
+	id := s.next
+	s.fns = append(s.fns, fn)
+	s.ids = append(s.ids, id)
+	return func() {
+		for i, x := range s.ids {
+			if x == id {
+				// New arrays: a Fire in progress keeps iterating the old.
+				s.fns = append(s.fns[:i:i], s.fns[i+1:]...)
+				s.ids = append(s.ids[:i:i], s.ids[i+1:]...)
+				return
+			}
+		}
 	}
 }
 

@@ -72,3 +72,28 @@ func BenchmarkFireUnlistened(b *testing.B) {
 		}
 	}
 }
+
+func TestDisconnect(t *testing.T) {
+	var s trace.Source[int]
+	var got []string
+	var offB func()
+	offA := s.Connect(func(v int) { got = append(got, fmt.Sprint("a", v)) })
+	offB = s.Connect(func(v int) {
+		got = append(got, fmt.Sprint("b", v))
+		offB() // a listener may leave while the source fires
+	})
+	s.Connect(func(v int) { got = append(got, fmt.Sprint("c", v)) })
+	s.Fire(1)
+	offA()
+	offA() // twice does nothing
+	s.Fire(2)
+	want := []string{"a1", "b1", "c1", "c2"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	off := s.Connect(nil)
+	off()
+	if !s.Listened() {
+		t.Error("disconnecting a nil listener removed another")
+	}
+}

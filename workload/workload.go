@@ -31,7 +31,7 @@
 // symbols so that [costs] may name them, and prepares its programs; Start
 // spawns them; Result is called once the simulation has stopped.
 //
-// The package imports only sim and report/shape: it knows no host, kernel
+// The package imports only sim, trace and report/shape: it knows no host, kernel
 // or device type. Workloads name the component types they need
 // themselves, and a host offers whatever it was built with.
 package workload

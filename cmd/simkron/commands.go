@@ -74,6 +74,7 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the simulation (go tool pprof) to `FILE`")
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the simulation ends, to `FILE`")
 	cyclesProfile := cyclesProfileFlag(fs)
+	traceF := addTraceFlags(fs)
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
@@ -84,6 +85,10 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	}
 	if emptyFlag(fs, "out") != "" {
 		fmt.Fprintf(e.stderr, "simkron run: --out '': an empty folder name (leave --out out to write nothing)\n")
+		return exitUsage
+	}
+	tr, ok := traceF.check(e, "run", fs)
+	if !ok {
 		return exitUsage
 	}
 	if len(rest) != 1 {
@@ -101,7 +106,7 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		return exitUsage
 	}
 	return runExperiment(e, "run", rest[0], exp, runOptions{seed: seed.v, out: *out, quiet: *quiet,
-		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile, cyclesProfile: *cyclesProfile})
+		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile, cyclesProfile: *cyclesProfile, trace: tr})
 }
 
 // emptyFlag returns the first of the named flags given on the command
@@ -127,6 +132,8 @@ type runOptions struct {
 	cpuProfile, memProfile string
 	// cyclesProfile is --cycles-profile's file (profileflag.go).
 	cyclesProfile string
+	// trace is the run's timeline (--trace), nil for none.
+	trace *traceRun
 	// files are written into out with the results.
 	files []outFile
 }
@@ -147,6 +154,11 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%v\n", inFile(path, err))
+		return exitUsage
+	}
+	if err := o.trace.checkRun(r); err != nil {
+		r.Close()
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
 		return exitUsage
 	}
 	ann, err := startAnnotations(r, exp, o.annotate, &opt)
@@ -188,6 +200,12 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
 		return exitUsage
 	}
+	// The last check before the run: the timeline's file is made.
+	if err := o.trace.start(r, ann); err != nil {
+		r.Close()
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, err)
+		return exitUsage
+	}
 	if o.cpuProfile != "" {
 		f, err := os.Create(o.cpuProfile)
 		if err == nil {
@@ -195,6 +213,7 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		}
 		if err != nil {
 			r.Close()
+			o.trace.abandon()
 			fmt.Fprintf(e.stderr, "simkron %s: --cpuprofile %s: %v\n", cmd, o.cpuProfile, pathErr(err))
 			return exitUsage
 		}
@@ -209,6 +228,7 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		}
 	}
 	res, runErr := r.Execute(opt)
+	traceErr := o.trace.finish(e)
 	// From here on the run has happened: whatever fails, its results so
 	// far are written, marked incomplete, and the exit status is 1.
 	if p := guard(func() { ann.record(res) }); p != nil {
@@ -276,6 +296,10 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 	}
 	if profErr != nil {
 		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, profErr)
+		status = exitFailed
+	}
+	if traceErr != nil {
+		fmt.Fprintf(e.stderr, "simkron %s: %v\n", cmd, traceErr)
 		status = exitFailed
 	}
 	warnRealtime(e.stderr, cmd, res)

@@ -37,6 +37,9 @@ var layerRules = []struct {
 	{pkg: "simkron/report", forbidden: []string{"simkron/stack/...", "simkron/machine", "simkron/workload", "simkron/annotations"}},
 	// The observer sits below the assembler it observes.
 	{pkg: "simkron/annotations", forbidden: []string{"simkron/machine", "simkron/cmd/...", "simkron/stack/...", "simkron/workload", "simkron/report/..."}},
+	// The timeline observes, as the annotations do: it may read the
+	// models, never assemble them, run a workload's code or draw.
+	{pkg: "simkron/timeline", forbidden: []string{"simkron/machine", "simkron/cmd/...", "simkron/stack/...", "simkron/annotations", "simkron/devices/...", "simkron/ethersim/..."}},
 	// Hardware never imports software.
 	{pkg: "simkron/devices", forbidden: []string{"simkron/stack/...", "simkron/machine", "simkron/workload", "simkron/report/...", "simkron/annotations"}},
 	{pkg: "simkron/ethersim", forbidden: []string{"simkron/stack/...", "simkron/machine", "simkron/devices/...", "simkron/cpu", "simkron/memory"}},

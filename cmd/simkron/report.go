@@ -61,6 +61,7 @@ or not at all. A file that is not a result exits with status 2.`)
 	chart := fs.String("chart", "", "chart for svg and png: "+names(report.Charts)+" or one the result defines (default: the result's first)")
 	var size sizeFlag
 	fs.Var(&size, "size", "chart size for svg and png in pixels, `WIDTHxHEIGHT` (default 1200 wide, 450 high per row of charts)")
+	traceFile := addReportTraceFlag(fs)
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
@@ -72,6 +73,10 @@ or not at all. A file that is not a result exits with status 2.`)
 	opt := report.Options{Format: report.Format(*format), Chart: report.Chart(*chart), Size: size.s}
 	if !slices.Contains(report.Formats, opt.Format) {
 		fmt.Fprintf(e.stderr, "simkron report: unknown format %q (want %s)\n", *format, names(report.Formats))
+		return exitUsage
+	}
+	if err := waterfallOption(fs, *traceFile, &opt); err != nil {
+		fmt.Fprintf(e.stderr, "simkron report: %v\n", err)
 		return exitUsage
 	}
 	res, err := report.ReadFile(rest[0])
@@ -116,8 +121,11 @@ or not at all. A file that is not a result exits with status 2.`)
 // result defines; for svg and png, one the result has data for.
 func checkChart(res *report.Result, opt report.Options) error {
 	have := report.ChartNames(res)
-	if opt.Chart == "" || slices.Contains(have, opt.Chart) {
+	if opt.Chart == "" || slices.Contains(have, opt.Chart) || opt.Chart == report.ChartWaterfall && opt.Waterfall != nil {
 		return nil
+	}
+	if opt.Chart == report.ChartWaterfall {
+		return fmt.Errorf("%w: the waterfall is drawn from a trace: give --trace FILE (simkron run --trace)", report.ErrNoChartData)
 	}
 	if !slices.Contains(report.Charts, opt.Chart) {
 		return fmt.Errorf("unknown chart %q (this result has: %s)", opt.Chart, names(have))

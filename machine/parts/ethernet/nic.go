@@ -43,6 +43,7 @@ var (
 	_ card.Interface   = (*NIC)(nil)
 	_ card.Plugged     = (*NIC)(nil)
 	_ card.Networked   = (*NIC)(nil)
+	_ card.Attached    = (*NIC)(nil)
 	_ card.Wire        = (*NIC)(nil)
 	_ card.TxTimer     = (*NIC)(nil)
 	_ card.Loopback    = (*NIC)(nil)
@@ -181,6 +182,15 @@ func (n *NIC) Network() string {
 		return fmt.Sprintf("%s: %v switch, %v switch latency, %v propagation", seg.Name(), p.Rate, p.SwitchLatency, p.Propagation)
 	}
 	return fmt.Sprintf("%s: %v %s segment, %v propagation", seg.Name(), p.Rate, p.Mode, p.Propagation)
+}
+
+// NetworkName implements card.Attached: the segment's name, "" when the
+// card is unplugged.
+func (n *NIC) NetworkName() string {
+	if n.Port == nil {
+		return ""
+	}
+	return n.Port.Segment().Name()
 }
 
 // DeviceName is the card's [[device]] name.

@@ -12,6 +12,8 @@ import (
 	"simkron/report/shape"
 	"simkron/sim"
 	"simkron/stack/kernel"
+	"simkron/trace"
+	"simkron/workload"
 )
 
 // Params are the series' settings that every protocol shares.
@@ -217,6 +219,9 @@ type Series struct {
 	// finished is set once the rows are summed up (finish).
 	finished bool
 	failed   string
+	// marks is the source of the measured messages' marks (marks.go):
+	// the series' own, or one its workload shares among its series.
+	marks *trace.Source[workload.Mark]
 }
 
 // End is one host's end of a series: what the simulator's measurements
@@ -234,11 +239,13 @@ type End struct {
 	sendSym  *cpu.Symbol
 	recvSym  *cpu.Symbol
 	sendFrom int64
-	sendLay  []cpu.LayerCycles
-	layBuf   []cpu.LayerCycles // a reading at a send's end
-	sendAcct cpu.Account       // the host's counters at the call's entry (send_span "dma")
-	tail     sendTail          // a "dma" send whose message is still in host memory
-	wire     wireWait          // the host's idle cycles with its card's DMA engine idle
+	// sendCycle is the core's cycle at the measured call's entry.
+	sendCycle int64
+	sendLay   []cpu.LayerCycles
+	layBuf    []cpu.LayerCycles // a reading at a send's end
+	sendAcct  cpu.Account       // the host's counters at the call's entry (send_span "dma")
+	tail      sendTail          // a "dma" send whose message is still in host memory
+	wire      wireWait          // the host's idle cycles with its card's DMA engine idle
 	// sys is the host's counters at the entry of the system call the
 	// program's context sysCtx is in, while sysIn (send_span "dma"): a
 	// send call made by a system call is entered there, its trap and the
@@ -270,6 +277,7 @@ type End struct {
 // the message waits.
 type sendTail struct {
 	si       int // the size's index; -1: no tail
+	msg      int // the message's schedule index
 	ret      cpu.Account
 	rt       int64
 	irqFrom  cpu.Account // at the entry of the outermost interrupt running
@@ -320,7 +328,8 @@ func NewSeries(p Params, tr Protocol, client, server *Endpoint) (*Series, error)
 		sendSamp: make([][]float64, n), recvSamp: make([][]float64, n),
 		sendLay: make([]layerSums, n), recvLay: make([]layerSums, n), rttSum: make([]sim.Time, n), sent: make([]int, n),
 		slotOf:  map[cpu.Layer]int{},
-		perSize: p.Warmup + p.Messages, total: n * (p.Warmup + p.Messages), firstOff: make([]uint64, n)}
+		perSize: p.Warmup + p.Messages, total: n * (p.Warmup + p.Messages), firstOff: make([]uint64, n),
+		marks: &trace.Source[workload.Mark]{}}
 	if p.dmaSend() {
 		s.sendThreadSamp = make([][]float64, n)
 	}
@@ -560,6 +569,7 @@ func (s *Series) exchange(t *kernel.Thread, c *cpu.CPU, conn Conn, i int, out, i
 	e.sending = i
 	if m.measured {
 		s.sent[m.sizeIdx]++
+		s.mark(workload.MarkBegin, i)
 	}
 	if err := conn.Send(t, out, m.Size); err != nil {
 		s.fail("%s: %v", e.Host.Name, err)
@@ -689,6 +699,7 @@ func (e *End) watch() {
 		st.Enter.Connect(func(*cpu.Symbol) {
 			x := c.Current()
 			e.sendFrom, e.sendLay = x.Cycles(), x.AppendLayerCycles(e.sendLay[:0])
+			e.sendCycle = c.Cycles()
 			if e.s.p.dmaSend() {
 				if e.sysIn && e.sysCtx == x {
 					e.sys.CopyTo(&e.sendAcct)
@@ -755,11 +766,14 @@ func (e *End) sent(c *cpu.CPU) {
 		addSample(&s.sendSamp[si], thread, 2*s.p.Messages)
 		e.add(&s.sendLay[si], e.sendLay, e.layBuf)
 		s.samples.addThread(si, e.sendLay, e.layBuf)
+		if s.marks.Listened() {
+			e.measuredThread(i, x.Name(), c.Cycles())
+		}
 		return
 	}
 	addSample(&s.sendThreadSamp[si], thread, 2*s.p.Messages)
 	t := &e.tail
-	t.si = si
+	t.si, t.msg = si, i
 	c.AccountInto(&t.ret, c.LocalTime())
 	t.depth, t.irqTotal, t.rt = 0, 0, t.ret.Cycle
 	clear(t.irq)
@@ -832,6 +846,9 @@ func (e *End) endTail(end int64) {
 	addSample(&s.sendSamp[si], float64(t.end.Cycle-e.sendAcct.Cycle), 2*s.p.Messages)
 	e.addReceive(&s.sendLay[si], e.sendAcct, t.end)
 	s.samples.addSpan(&s.samples.send, si, e.sendAcct, t.end)
+	if s.marks.Listened() {
+		e.measuredTail(t.msg, t.rt)
+	}
 }
 
 // engine follows the card's DMA engine for the "dma" receive.
@@ -912,6 +929,7 @@ func (e *End) commit(i int) {
 		}
 		e.recvDone.add(i)
 		si := s.msg(i).sizeIdx
+		to := p.end.Cycle
 		if s.p.dmaReceive() {
 			addSample(&s.recvArrSamp[si], float64(p.end.Cycle-p.start.Cycle), 2*s.p.Messages)
 			// Without the wait for the wire: idle cycles, and the span,
@@ -922,6 +940,9 @@ func (e *End) commit(i int) {
 		addSample(&s.recvSamp[si], float64(p.end.Cycle-p.start.Cycle), 2*s.p.Messages)
 		e.addReceive(&s.recvLay[si], p.start, p.end)
 		s.samples.addSpan(&s.samples.recv, si, p.start, p.end)
+		if s.marks.Listened() {
+			e.measuredReceive(i, p, to)
+		}
 	}
 	e.pending = e.pending[:0]
 }
