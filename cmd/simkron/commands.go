@@ -471,7 +471,8 @@ without running it.`)
 		exp, _, err := loadAny(path)
 		if err == nil && exp != nil {
 			var r *machine.Run
-			r, err = machine.New(exp, machine.Options{})
+			// Built as run builds it: whole when annotated.
+			r, err = machine.New(exp, machine.Options{Whole: len(exp.Info.Annotations) > 0})
 			if err != nil {
 				err = inFile(path, err)
 			} else {

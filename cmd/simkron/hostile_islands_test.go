@@ -68,6 +68,13 @@ func TestHostileIslands(t *testing.T) {
 					t.Errorf("the log does not say the run was whole: %q", stderr)
 				}
 			}},
+		{item: 1, name: "validate loads the annotations of an experiment in islands",
+			files: map[string]string{
+				"a.tcl":  "annotation set sim exit { puts \"the end\" }\n",
+				"e.toml": strings.ReplaceAll(strings.Replace(readText(t, filepath.Join(root, "configs/top-lower.toml")), "seed = 1\n", "seed = 1\nannotations = [\"a.tcl\"]\n", 1), `machine = "machines/`, `machine = "`+filepath.Join(root, "configs/machines")+"/"),
+			},
+			args:   []string{"validate", "{dir}/e.toml"},
+			status: exitOK},
 		{item: 4, name: "the log says how many islands and threads ran",
 			args:   []string{"-v", "run", "-q", "-j", "1", "configs/top-lower.toml", "--set", "workload.top.messages=20", "--set", "workload.top.sizes=[128]"},
 			status: exitOK,
