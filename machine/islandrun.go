@@ -21,11 +21,12 @@ import (
 //     passes, it was busy there, so no other island can end the run
 //     there. It publishes how far it has come (its frontier, the time of
 //     its next event) now and then.
-//   - An island whose last thread ends, in event E, stops after E: E is
-//     a candidate end, decided once every other island is known at E.
-//     It is refuted by an island busy there (one that has passed E's time
-//     busy, or went idle after E); it is the end when every other island
-//     is idle and waits before an event after E.
+//   - An island whose last thread ends proposes that moment (its clock
+//     then: idle) as the end, and goes no further until it is decided,
+//     once every other island is known there. It is refuted by an island
+//     busy there (one that has passed its time busy, or went idle after
+//     it); it is the end when every other island is idle and waits
+//     before an event after it.
 //   - An idle island fires an event only when nothing can end the run
 //     before it: it lies before every undecided candidate, before every
 //     busy island's frontier and before every other idle island's next
