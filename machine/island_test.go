@@ -201,6 +201,13 @@ func TestIslandsHoldOwnScheduler(t *testing.T) {
 	if byHost["pcA"] != byHost["pcB"] || byHost["pcA"] == byHost["pcL"] {
 		t.Fatalf("pcA, pcB, pcL on schedulers %p %p %p: want the pair on one, the loopback PC on another", byHost["pcA"], byHost["pcB"], byHost["pcL"])
 	}
+	// Each island's random streams are the run's: a component's stream
+	// is named, and derives from the master seed and its name alone.
+	for _, k := range []*sim.Scheduler{byHost["pcA"], byHost["pcL"]} {
+		if k.Seed() != exp.Info.Seed || k.Stream("lan0/faults").Uint64() != sim.NewScheduler(exp.Info.Seed).Stream("lan0/faults").Uint64() {
+			t.Errorf("an island's scheduler has seed %d (want %d) or another stream", k.Seed(), exp.Info.Seed)
+		}
+	}
 	for _, h := range r.Hosts {
 		found := schedulersFrom(reflect.ValueOf(h))
 		if len(found) == 0 {
