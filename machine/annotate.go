@@ -11,7 +11,13 @@ import (
 // event scheduler and a read-only view of each host with its cards' trace
 // sources. The adapter lives here, where the run is assembled, so that
 // the observer never imports its assembler.
+//
+// Annotations see every host on one time line: a run they observe is
+// built whole (Options.Whole).
 func (r *Run) AnnotationTarget() annotations.Target {
+	if r.islands != nil {
+		panic("machine: annotations on a run in islands (build it with Options.Whole)")
+	}
 	t := &runTarget{k: r.Sched}
 	for _, h := range r.Hosts {
 		v := annotations.HostView{Name: h.Name, CPU: h.CPU, Syms: h.Syms, Sys: h.Sys,

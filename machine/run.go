@@ -55,11 +55,21 @@ type Options struct {
 	// records every busy cycle by the stack of modelled functions it ran
 	// in, for a pprof profile of simulated cycles. It only observes.
 	CyclesProfile *cycleprof.Recorder
+	// Whole keeps the run in one island, on one event scheduler, for an
+	// observer of every host on one time line (annotations: one Tcl
+	// interpreter). A run with a Trace is whole too. See island.go.
+	Whole bool
+	// Cores, when set, are the threads the run's islands take while they
+	// simulate, shared with other runs (a sweep's); nil: a pool of its
+	// own, as many as Go runs at once (GOMAXPROCS).
+	Cores *Cores
 }
 
 // Run is one simulation of an experiment, built and ready.
 type Run struct {
-	Exp   *Experiment
+	Exp *Experiment
+	// Sched is the event scheduler of a run in one island; nil when the
+	// run is in several, each with its own (island.go).
 	Sched *sim.Scheduler
 	Net   *Network
 	Hosts []*Host
@@ -74,6 +84,13 @@ type Run struct {
 	// interrupted names what ended a bridged run from outside, if
 	// anything did (Options.Interrupt).
 	interrupted string
+	seed        uint64
+	// islands are the run's islands when it has several (island.go);
+	// running is their shared state while the run executes, and end
+	// the island whose event ended it.
+	islands []*island
+	running *islandRun
+	end     *island
 }
 
 // New builds every host of exp and puts the workload in place.
@@ -82,14 +99,32 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	if opt.Seed != nil {
 		seed = *opt.Seed
 	}
-	r := &Run{Exp: exp, Sched: sim.NewScheduler(seed)}
-	r.Sched.Firing.Connect(opt.Trace)
+	r := &Run{Exp: exp, seed: seed}
 	if len(exp.Hosts) == 0 {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
-	var err error
-	if r.Net, err = newNetwork(r.Sched, exp, !opt.NoCapture); err != nil {
-		return nil, err
+	groups, owner := islandsOf(exp, opt)
+	if len(groups) == 1 {
+		r.Sched = sim.NewScheduler(seed)
+		r.Sched.Firing.Connect(opt.Trace)
+		var err error
+		if r.Net, err = newNetwork(r.Sched, exp, !opt.NoCapture); err != nil {
+			return nil, err
+		}
+	} else {
+		// Each island its own scheduler and its own instance of every
+		// network, whose elements of other islands stay idle.
+		r.Net = &Network{owner: owner}
+		for k := range groups {
+			is := &island{index: k, sched: sim.NewScheduler(seed)}
+			var err error
+			if is.net, err = newNetwork(is.sched, exp, !opt.NoCapture); err != nil {
+				return nil, err
+			}
+			r.islands = append(r.islands, is)
+			r.Net.apart = append(r.Net.apart, is.net)
+		}
+		r.Net.order = r.islands[0].net.order
 	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
@@ -101,7 +136,13 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		if hs.Machine == nil {
 			return nil, fmt.Errorf("host %q has no machine", hs.Name)
 		}
-		h, err := Build(r.Sched, r.Net, hs, exp.Info.Detail)
+		k, net := r.Sched, r.Net
+		var is *island
+		if r.islands != nil {
+			is = r.islands[islandOf(groups, i)]
+			k, net = is.sched, is.net
+		}
+		h, err := Build(k, net, hs, exp.Info.Detail)
 		if err != nil {
 			return nil, err
 		}
@@ -110,6 +151,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			opt.CyclesProfile.Watch(h.Name, h.CPU)
 		}
 		r.Hosts = append(r.Hosts, h)
+		if is != nil {
+			is.hosts = append(is.hosts, h)
+		}
 	}
 	if exp.Info.Detail == memory.DetailFunctional && exp.Info.FullFrom > 0 {
 		r.Sched.Schedule(sim.NewEvent("full detail", func() {
@@ -136,6 +180,10 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workload.%s: %w", t.Name, err)
 		}
+		_, ender := w.(workload.Ender)
+		if _, server := w.(workload.Server); (ender || server) && r.islands != nil {
+			panic(fmt.Sprintf("machine: workload %q declares Groups and is an Ender or a Server (see workload.Type.Groups)", name))
+		}
 		r.Workloads = append(r.Workloads, w)
 	}
 	if err := r.checkServers(); err != nil {
@@ -158,7 +206,14 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 				}
 			}
 		}
-		h.Env.OnIdle(r.hostDone)
+		if r.islands == nil {
+			h.Env.OnIdle(r.hostDone)
+		}
+	}
+	for _, is := range r.islands {
+		for _, h := range is.hosts {
+			h.Env.OnIdle(func() { r.running.idle(is) })
+		}
 	}
 	if costErrs != nil {
 		return nil, costErrs
@@ -279,12 +334,37 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 	const chunk = 1 << 16
 	last := time.Now()
 	var aborted error
-	if r.Bridged() {
+	if r.islands != nil {
+		if opt.Abort != nil || opt.OnEnd != nil || opt.Trace != nil {
+			panic("machine: a run in islands with Options.Abort, OnEnd or Trace (annotations keep a run whole: Options.Whole)")
+		}
+		r.running = newIslandRun(r, stop, opt.cores())
+		r.running.execute(opt.Progress)
+		if f := r.running.final; f != nil {
+			r.finished = true
+			r.end = r.islands[f.island]
+		}
+		// One scheduler's clock stands where the run stopped for every
+		// host (an idle core's cycles run to it).
+		end := r.now()
+		for _, is := range r.islands {
+			is.sched.SetHorizon(sim.Never)
+			is.sched.EndAt(end)
+		}
+		if ie := r.running.failed; ie != nil {
+			res, err = r.afterInternal(ie)
+			return res, err
+		}
+	} else if r.Bridged() {
 		// Paced to the wall clock (bridge.go).
 		if aborted = r.OpenBridges(); aborted == nil {
 			r.interrupted, aborted = r.runPaced(opt, stop)
 		}
 	} else {
+		if opt.Cores != nil {
+			opt.Cores.take()
+			defer opt.Cores.release()
+		}
 		for !r.finished && r.Sched.Next() <= stop && aborted == nil {
 			if opt.Abort == nil {
 				r.Sched.RunEventsUntil(chunk, stop)
@@ -360,7 +440,11 @@ func (e *InternalError) Error() string {
 // so far, as much of it as can still be taken, marked incomplete, and the
 // InternalError.
 func (r *Run) afterPanic(p any, stack string) (*report.Result, error) {
-	ie := newInternalError(p, stack)
+	return r.afterInternal(newInternalError(p, stack))
+}
+
+// afterInternal is afterPanic with the InternalError made.
+func (r *Run) afterInternal(ie *InternalError) (*report.Result, error) {
 	var res *report.Result
 	if guard(func() { res, _ = r.result() }) != nil {
 		// The state the panic left cannot give even a part of the
@@ -470,7 +554,7 @@ func (r *Run) result() (*report.Result, error) {
 	switch {
 	case res.Complete:
 	case r.interrupted != "":
-		res.Incomplete = fmt.Sprintf("stopped by %s at %v before the workload ended", r.interrupted, r.Sched.Now())
+		res.Incomplete = fmt.Sprintf("stopped by %s at %v before the workload ended", r.interrupted, r.now())
 	default:
 		res.Incomplete = fmt.Sprintf("stop_at %v reached before the workload ended", r.Exp.Info.StopAt)
 	}
@@ -509,9 +593,7 @@ func (r *Run) result() (*report.Result, error) {
 		errs = append(errs, perr)
 	}
 	errs = append(errs, resultPart(func() {
-		for _, t := range r.Net.order {
-			r.Net.byTech[t].Report(res)
-		}
+		r.Net.report(res)
 		r.bridgeResults(res)
 	}))
 	return res, errors.Join(errs...)
@@ -536,15 +618,44 @@ func (r *Run) header() report.Header {
 		Version:     Version,
 		Experiment:  r.Exp.Info.Name,
 		Description: r.Exp.Info.Description,
-		Seed:        r.Sched.Seed(),
+		Seed:        r.seed,
 		Detail:      r.detailName(),
 		Complete:    r.finished,
-		SimTimePS:   int64(r.Sched.Now()),
-		Events:      r.Sched.Fired(),
+		SimTimePS:   int64(r.now()),
+		Events:      r.fired(),
 		Workload:    strings.Join(append([]string{r.Exp.Workload.Type}, r.Exp.Workload.Then...), "+"),
 	}
 	h.Nondeterministic = r.nondeterminism()
 	return h
+}
+
+// now is the simulated time the run has reached: its scheduler's; in
+// islands, that of the island whose event ended the run, else the
+// latest island's.
+func (r *Run) now() sim.Time {
+	switch {
+	case r.islands == nil:
+		return r.Sched.Now()
+	case r.end != nil:
+		return r.end.sched.Now()
+	}
+	var t sim.Time
+	for _, is := range r.islands {
+		t = max(t, is.sched.Now())
+	}
+	return t
+}
+
+// fired is how many events the run has fired, in every island.
+func (r *Run) fired() uint64 {
+	if r.islands == nil {
+		return r.Sched.Fired()
+	}
+	var n uint64
+	for _, is := range r.islands {
+		n += is.sched.Fired()
+	}
+	return n
 }
 
 func hostResult(h *Host) report.HostResult {

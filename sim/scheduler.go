@@ -40,6 +40,12 @@ type Scheduler struct {
 	fired   uint64
 	stopped bool
 	seed    uint64
+	// curWhen and curPrio are the time and priority of the event fired
+	// last (Current).
+	curWhen Time
+	curPrio Priority
+	// horizon is how far AdvanceTo may move the clock (SetHorizon).
+	horizon Time
 	// Firing is the kernel's trace source: it fires every event just
 	// before the event's function runs, the clock at the event's time
 	// (Event.When). A listener must not schedule or cancel events.
@@ -66,7 +72,7 @@ type runState struct {
 // NewScheduler returns a kernel at time 0 whose random streams derive from
 // seed.
 func NewScheduler(seed uint64) *Scheduler {
-	return &Scheduler{seed: seed, heap: make([]entry, 0, 64)}
+	return &Scheduler{seed: seed, heap: make([]entry, 0, 64), horizon: Never}
 }
 
 // Now returns the current simulated time.
@@ -80,6 +86,22 @@ func (k *Scheduler) Fired() uint64 { return k.fired }
 
 // Pending returns how many events are scheduled.
 func (k *Scheduler) Pending() int { return len(k.heap) }
+
+// Current returns the time and priority of the event fired last (the one
+// firing, from inside its function), which may lie before Now when a
+// component moved the clock on (AdvanceTo); before any event, 0 and
+// PriorityDefault.
+func (k *Scheduler) Current() (Time, Priority) { return k.curWhen, k.curPrio }
+
+// Head returns the time and priority of the earliest scheduled event, and
+// false when none is.
+func (k *Scheduler) Head() (Time, Priority, bool) {
+	if len(k.heap) == 0 {
+		return Never, PriorityDefault, false
+	}
+	e := k.heap[0].ev
+	return e.when, e.prio, true
+}
 
 // Schedule arranges for e to fire at time at (>= Now). An event that is
 // already scheduled is moved.
@@ -147,18 +169,36 @@ func (k *Scheduler) Next() Time {
 }
 
 // AdvanceTo moves the clock forward to t without firing anything. It is
-// allowed only when no event is due at or before t: this is how a CPU that
-// ran ahead of the clock synchronises cheaply when nothing intervened. It
-// reports whether the clock was moved.
+// allowed only when no event is due at or before t, and t is within the
+// horizon (SetHorizon): this is how a CPU that ran ahead of the clock
+// synchronises cheaply when nothing intervened. It reports whether the
+// clock was moved.
 func (k *Scheduler) AdvanceTo(t Time) bool {
 	if t < k.now {
 		panic(advanceBack{to: t, now: k.now})
 	}
-	if h := k.heap; len(h) > 0 && h[0].when <= t {
+	if h := k.heap; len(h) > 0 && h[0].when <= t || t > k.horizon {
 		return false
 	}
 	k.now = t
 	return true
+}
+
+// SetHorizon makes AdvanceTo refuse to move the clock past t, as if an
+// event were due just after it: whoever asked then waits for the clock
+// through an event of its own, which the running Run* call fires when it
+// may. A simulation split among schedulers keeps a part from running
+// ahead, inside one event, where another may end the run. Never, the
+// default, refuses nothing.
+func (k *Scheduler) SetHorizon(t Time) { k.horizon = t }
+
+// EndAt moves the clock forward to t, or to the earliest scheduled event
+// if that is sooner, without firing anything, where a simulation split
+// among several schedulers stopped: one scheduler's clock would stand
+// there for every component, events due at that instant still waiting.
+// An earlier t leaves the clock where it is.
+func (k *Scheduler) EndAt(t Time) {
+	k.now = max(k.now, min(t, k.Next()))
 }
 
 // advanceBack is AdvanceTo's panic: an error value, formatted only when
@@ -179,6 +219,7 @@ func (k *Scheduler) Step() bool {
 	}
 	e := k.pop()
 	k.now = e.when
+	k.curWhen, k.curPrio = e.when, e.prio
 	k.fired++
 	if k.Firing.Listened() {
 		k.Firing.Fire(e)

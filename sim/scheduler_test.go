@@ -488,6 +488,44 @@ func TestAdvanceTo(t *testing.T) {
 	}
 }
 
+// AdvanceTo refuses to pass the horizon as it refuses to pass an event
+// due; EndAt moves the clock to a stop, or to the next event if sooner,
+// and never back.
+func TestHorizonAndEndAt(t *testing.T) {
+	k := sim.NewScheduler(0)
+	k.SetHorizon(100)
+	for _, tc := range []struct {
+		to   sim.Time
+		ok   bool
+		want sim.Time
+	}{
+		{50, true, 50},
+		{100, true, 100},
+		{101, false, 100},
+	} {
+		if got := k.AdvanceTo(tc.to); got != tc.ok || k.Now() != tc.want {
+			t.Errorf("horizon 100: AdvanceTo(%v) = %v, Now=%v; want %v, Now=%v", tc.to, got, k.Now(), tc.ok, tc.want)
+		}
+	}
+	k.SetHorizon(sim.Never)
+	if !k.AdvanceTo(500) {
+		t.Error("AdvanceTo refused with no horizon")
+	}
+	k.Schedule(sim.NewEvent("e", func() {}), 700)
+	for _, tc := range []struct{ end, want sim.Time }{
+		{600, 600},
+		{400, 600}, // never back
+		{900, 700}, // not past the event due
+	} {
+		if k.EndAt(tc.end); k.Now() != tc.want {
+			t.Errorf("EndAt(%v): Now=%v, want %v", tc.end, k.Now(), tc.want)
+		}
+	}
+	if k.Fired() != 0 || k.Pending() != 1 {
+		t.Errorf("EndAt fired or dropped an event: Fired=%d Pending=%d", k.Fired(), k.Pending())
+	}
+}
+
 func TestCountsAndNext(t *testing.T) {
 	k := sim.NewScheduler(0)
 	if k.Next() != sim.Never || k.Pending() != 0 || k.Fired() != 0 || k.Now() != 0 {
@@ -524,6 +562,52 @@ func TestCountsAndNext(t *testing.T) {
 	}
 	if k.Next() != sim.Never {
 		t.Errorf("Next on drained queue = %v", k.Next())
+	}
+}
+
+// Head names the earliest event's time and priority before it fires;
+// Current names the firing one's, inside its function and after, even
+// once a component has moved the clock on.
+func TestHeadAndCurrent(t *testing.T) {
+	k := sim.NewScheduler(0)
+	if at, p, ok := k.Head(); ok || at != sim.Never || p != sim.PriorityDefault {
+		t.Errorf("empty Head = %v %v %v", at, p, ok)
+	}
+	if at, p := k.Current(); at != 0 || p != sim.PriorityDefault {
+		t.Errorf("Current before any event = %v %v", at, p)
+	}
+	type seen struct {
+		HeadAt, CurAt sim.Time
+		HeadP, CurP   sim.Priority
+	}
+	var got []seen
+	record := func() {
+		var s seen
+		s.CurAt, s.CurP = k.Current()
+		s.HeadAt, s.HeadP, _ = k.Head()
+		got = append(got, s)
+	}
+	late := sim.NewEventPriority("late", sim.PriorityLate, func() { record(); k.AdvanceTo(40) })
+	dev := sim.NewEventPriority("dev", sim.PriorityDevice, record)
+	k.Schedule(late, 10)
+	k.Schedule(dev, 10)
+	k.Schedule(sim.NewEvent("last", record), 50)
+	if at, p, _ := k.Head(); at != 10 || p != sim.PriorityDevice {
+		t.Errorf("Head = %v %v, want the device event's 10ps %v", at, p, sim.PriorityDevice)
+	}
+	k.Step()
+	k.Step()
+	if at, p := k.Current(); at != 10 || p != sim.PriorityLate || k.Now() != 40 {
+		t.Errorf("after the late event moved the clock: Current %v %v, Now %v", at, p, k.Now())
+	}
+	k.Step()
+	want := []seen{
+		{HeadAt: 10, HeadP: sim.PriorityLate, CurAt: 10, CurP: sim.PriorityDevice},
+		{HeadAt: 50, HeadP: sim.PriorityDefault, CurAt: 10, CurP: sim.PriorityLate},
+		{HeadAt: sim.Never, HeadP: sim.PriorityDefault, CurAt: 50, CurP: sim.PriorityDefault},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("seen from inside the events (-want +got):\n%s", diff)
 	}
 }
 

@@ -145,6 +145,11 @@ func (g Grid) load(p Point, master uint64) (*machine.Experiment, error) {
 type Options struct {
 	// Workers is how many points run at once (at least 1).
 	Workers int
+	// Cores are the threads the points' simulations share, each island
+	// of a point's run taking one while it simulates (machine.Cores), so
+	// that points whose runs are in several islands do not together run
+	// more at once than the pool has; nil: a pool of Workers.
+	Cores *machine.Cores
 	// Shard is the slice of the grid to run; the zero value is all of it.
 	Shard Shard
 	// Resume skips the points whose complete result the directory holds
@@ -217,6 +222,10 @@ func (pl *Plan) Run(dir string, opt Options) ([]PointError, error) {
 		todo = append(todo, i)
 	}
 	workers := max(opt.Workers, 1)
+	cores := opt.Cores
+	if cores == nil {
+		cores = machine.NewCores(workers)
+	}
 	var mu sync.Mutex
 	var failed []PointError
 	done, running := 0, 0
@@ -235,7 +244,7 @@ func (pl *Plan) Run(dir string, opt Options) ([]PointError, error) {
 				running++
 				progress()
 				mu.Unlock()
-				err := pl.runPoint(dir, p)
+				err := pl.runPoint(dir, p, cores)
 				mu.Lock()
 				running--
 				done++
@@ -264,8 +273,8 @@ func note(opt Options, msg string) {
 
 // runPoint runs one point and writes its result; a run that ended
 // incomplete or failed is written and returned as an error too.
-func (pl *Plan) runPoint(dir string, p Point) error {
-	exp, res, runErr := pl.execute(p)
+func (pl *Plan) runPoint(dir string, p Point, cores *machine.Cores) error {
+	exp, res, runErr := pl.execute(p, cores)
 	switch {
 	case res == nil:
 		res = pl.failed(exp, p, runErr)
@@ -286,7 +295,7 @@ func (pl *Plan) runPoint(dir string, p Point) error {
 
 // execute runs point p. A panic is a bug of simkron's; it becomes the
 // point's error, so that the other points still run.
-func (pl *Plan) execute(p Point) (exp *machine.Experiment, res *report.Result, err error) {
+func (pl *Plan) execute(p Point, cores *machine.Cores) (exp *machine.Experiment, res *report.Result, err error) {
 	var r *machine.Run
 	defer func() {
 		if v := recover(); v != nil {
@@ -307,7 +316,7 @@ func (pl *Plan) execute(p Point) (exp *machine.Experiment, res *report.Result, e
 	if r, err = machine.New(exp, machine.Options{NoCapture: true}); err != nil {
 		return exp, nil, err
 	}
-	res, err = r.Execute(machine.Options{})
+	res, err = r.Execute(machine.Options{Cores: cores})
 	return exp, res, err
 }
 

@@ -68,6 +68,17 @@ type Type struct {
 	// New prepares the workload on a built experiment; params is this
 	// type's decoded section.
 	New func(env Env, params any) (Workload, error)
+	// Groups, when set, returns the hosts whose programs share state
+	// while the simulation runs, as groups of names among hosts (the
+	// experiment's, in order); a host in no group shares nothing. From
+	// the moment Start returns until Result is called, the programs of
+	// different groups, and whatever of the workload each touches, must
+	// share nothing: a run may then simulate hosts that no network joins
+	// apart, each island on its own event scheduler and goroutine,
+	// concurrently (package machine). Such a workload reads time from its
+	// hosts' components, never from Env.Scheduler, and is not an Ender.
+	// Without Groups, all the experiment's hosts are one group.
+	Groups func(params any, hosts []string) [][]string
 }
 
 // HostRef is a host a workload's parameters name: the key (relative to
@@ -149,7 +160,9 @@ type Section struct {
 
 // Env is a built experiment as a workload sees it.
 type Env interface {
-	// Scheduler is the event scheduler that drives every host.
+	// Scheduler is the event scheduler that drives every host, or nil
+	// when the run simulates its hosts in islands, each on its own (a
+	// workload with Groups: each host's components hold its island's).
 	Scheduler() *sim.Scheduler
 	// Hosts returns the hosts in the experiment's order.
 	Hosts() []Host

@@ -75,12 +75,17 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the simulation ends, to `FILE`")
 	cyclesProfile := cyclesProfileFlag(fs)
 	traceF := addTraceFlags(fs)
+	jobs := fs.Int("j", runtime.NumCPU(), "islands of the experiment (hosts no network joins) simulated at once, each on its own thread; the result is the same at any -j")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
 	}
 	if err := checkCyclesProfileFlag(fs); err != nil {
 		fmt.Fprintf(e.stderr, "simkron run: %v\n", err)
+		return exitUsage
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(e.stderr, "simkron run: -j %d: at least one island must run at a time\n", *jobs)
 		return exitUsage
 	}
 	if emptyFlag(fs, "out") != "" {
@@ -106,7 +111,7 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 		return exitUsage
 	}
 	return runExperiment(e, "run", rest[0], exp, runOptions{seed: seed.v, out: *out, quiet: *quiet,
-		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile, cyclesProfile: *cyclesProfile, trace: tr})
+		annotate: annotate, cpuProfile: *cpuProfile, memProfile: *memProfile, cyclesProfile: *cyclesProfile, trace: tr, jobs: *jobs})
 }
 
 // emptyFlag returns the first of the named flags given on the command
@@ -134,6 +139,9 @@ type runOptions struct {
 	cyclesProfile string
 	// trace is the run's timeline (--trace), nil for none.
 	trace *traceRun
+	// jobs is how many islands may simulate at once (0: as many as the
+	// machine has cores).
+	jobs int
 	// files are written into out with the results.
 	files []outFile
 }
@@ -148,8 +156,14 @@ type outFile struct {
 // file path) as command cmd: what simkron run does after loading.
 func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptions) int {
 	e.log.WithField("config", path).Debugf("loaded experiment %q with %d hosts", exp.Info.Name, len(exp.Hosts))
-	// Without --out no capture is written: none is recorded.
-	opt := machine.Options{Seed: o.seed, NoCapture: o.out == ""}
+	// Without --out no capture is written: none is recorded. Annotations
+	// (one Tcl interpreter) and the timeline (one time line of every
+	// host) keep the run in one island.
+	opt := machine.Options{Seed: o.seed, NoCapture: o.out == "", Cores: machine.NewCores(o.jobs),
+		Whole: len(exp.Info.Annotations) > 0 || len(o.annotate) > 0 || o.trace != nil}
+	if o.jobs == 0 {
+		opt.Cores = machine.NewCores(runtime.NumCPU())
+	}
 	watchCycles(o, &opt)
 	r, err := machine.New(exp, opt)
 	if err != nil {
@@ -243,6 +257,10 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		"host_seconds": fmt.Sprintf("%.3f", elapsed.Seconds()),
 		"events":       res.Events,
 		"events_per_s": fmt.Sprintf("%.0f", float64(res.Events)/max(elapsed.Seconds(), 1e-9)),
+		// Host facts, like the time: in the log, not the result, which
+		// is the same at any -j.
+		"islands": r.Islands(),
+		"threads": r.Threads(opt.Cores),
 	}
 	if peak, ok := peakRSS(); ok {
 		fields["host_peak_rss_mb"] = fmt.Sprintf("%.1f", float64(peak)/1e6)
@@ -493,7 +511,8 @@ without running it.`)
 		exp, _, err := loadAny(path)
 		if err == nil && exp != nil {
 			var r *machine.Run
-			r, err = machine.New(exp, machine.Options{})
+			// Built as run builds it: whole when annotated.
+			r, err = machine.New(exp, machine.Options{Whole: len(exp.Info.Annotations) > 0})
 			if err != nil {
 				err = inFile(path, err)
 			} else {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"simkron/machine"
 	"simkron/report"
 	"simkron/sweep"
 )
@@ -44,7 +45,7 @@ sharded (simkron merge), in whatever order they ended.
 	var sets listFlag
 	fs.Var(&sets, "set", "swept key and values, `KEY=V1,V2,...` (repeatable: the grid is the product)")
 	gridFile := fs.String("grid", "", "a grid `FILE` of [[axis]] tables (key, values), after the --set axes")
-	jobs := fs.Int("j", runtime.NumCPU(), "points run at once")
+	jobs := fs.Int("j", runtime.NumCPU(), "points run at once, and threads their simulations share (a point whose run is in several islands uses up to one each; together never more than -j)")
 	shardText := fs.String("shard", "", "run only slice `i/n` of the grid (points whose index is i modulo n), for a cluster's job array")
 	resume := fs.Bool("resume", false, "skip points whose complete result DIR holds already (a point whose file is missing, damaged, another's or incomplete runs again)")
 	var seed seedFlag
@@ -140,7 +141,7 @@ sharded (simkron merge), in whatever order they ended.
 		}
 	}
 	noteFn := func(msg string) { fmt.Fprintf(e.stderr, "simkron sweep: %s\n", msg) }
-	failed, err := plan.Run(*out, sweep.Options{Workers: *jobs, Shard: shard, Resume: *resume, Progress: progress, Note: noteFn})
+	failed, err := plan.Run(*out, sweep.Options{Workers: *jobs, Cores: machine.NewCores(*jobs), Shard: shard, Resume: *resume, Progress: progress, Note: noteFn})
 	if e.stderrTTY {
 		fmt.Fprintf(e.stderr, "\r%70s\r", "")
 	}

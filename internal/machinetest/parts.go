@@ -61,6 +61,11 @@ func Ethernet(n *machine.Network) *ethernet.Network {
 	return e
 }
 
+// EthernetOf returns the Ethernet host h's cards are on: its island's
+// instance in a run in islands (machine.Run.Islands), the run's when it
+// is whole.
+func EthernetOf(h *machine.Host) *ethernet.Network { return ethernet.NetworkOf(h) }
+
 // ATM returns a run's ATM network.
 func ATM(n *machine.Network) *atm.Network {
 	a, _ := n.Of(atm.Name).(*atm.Network)

@@ -60,6 +60,24 @@ type Technology struct {
 	// than simkron run from running the experiment (a bridge to real
 	// hosts), or nil.
 	Refuse func(tables any, command string) *Problem
+	// Joins, when set, returns what its network joins among the
+	// experiment's hosts: each group of hosts (indexes into hosts) that
+	// its elements connect, directly or through one another (the hosts on
+	// one segment; the hosts on the links of one switch), with the names
+	// of those elements as its results and captures name them. Hosts in
+	// no common group exchange nothing through it, so that a run may
+	// simulate them apart (machine's parts, each on its own event
+	// scheduler). paced reports a connection to real hosts, which keeps
+	// the whole run in one part. Without Joins, every host with a binding
+	// of the technology is in one group with all its elements.
+	Joins func(tables any, hosts []HostSpec) (groups []Join, paced bool)
+}
+
+// Join is one group of hosts a network connects: the hosts, as indexes
+// into the experiment's, and the network's elements that connect them.
+type Join struct {
+	Hosts    []int
+	Elements []string
 }
 
 // Entry is one table of a [[host]] binding a card: its key relative to

@@ -16,6 +16,7 @@ package atm
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -151,6 +152,7 @@ func init() {
 		Apply:    apply,
 		Captures: captures,
 		Build:    build,
+		Joins:    joins,
 	})
 }
 
@@ -389,4 +391,60 @@ func apply(f *config.File, _ any, hosts []part.HostSpec, i int) config.Errors {
 		a.ipMTU = drv.MTU
 	}
 	return errs
+}
+
+// joins returns the hosts each link connects, the links of one switch
+// joined through it (a loop-back link connects its one host to itself).
+// ATM reaches no real host.
+func joins(tables any, hosts []part.HostSpec) ([]part.Join, bool) {
+	t := tables.(*Tables)
+	// Each link starts as its own group; a switch merges its ports'.
+	group := map[string]int{}
+	var groups []part.Join
+	for _, l := range t.Links {
+		group[l.Name] = len(groups)
+		groups = append(groups, part.Join{Elements: []string{l.Name}})
+	}
+	merge := func(a, b int) {
+		if a == b {
+			return
+		}
+		for name, g := range group {
+			if g == b {
+				group[name] = a
+			}
+		}
+		groups[a].Elements = append(groups[a].Elements, groups[b].Elements...)
+		groups[b].Elements = nil
+	}
+	for _, sw := range t.Switches {
+		for _, port := range sw.Ports {
+			if g, ok := group[port]; ok {
+				if first, ok := group[sw.Name]; ok {
+					merge(first, g)
+				} else {
+					group[sw.Name] = g
+					groups[g].Elements = append(groups[g].Elements, sw.Name)
+				}
+			}
+		}
+	}
+	for i := range hosts {
+		b := part.BindingsOf[Bindings](&hosts[i], Name)
+		if b == nil {
+			continue
+		}
+		for _, c := range b.Cards {
+			if g, ok := group[c.Link]; ok && !slices.Contains(groups[g].Hosts, i) {
+				groups[g].Hosts = append(groups[g].Hosts, i)
+			}
+		}
+	}
+	var out []part.Join
+	for _, g := range groups {
+		if len(g.Elements) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out, false
 }

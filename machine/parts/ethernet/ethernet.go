@@ -10,6 +10,7 @@ package ethernet
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"simkron/config"
@@ -88,6 +89,7 @@ func init() {
 			return newNetwork(k, f, t.(*Tables).Segments, capture)
 		},
 		Refuse: refuse,
+		Joins:  joins,
 	})
 }
 
@@ -186,4 +188,24 @@ func captures(t any) []part.CaptureFile {
 		}
 	}
 	return out
+}
+
+// joins returns the hosts each segment connects (a segment is a switch or
+// a shared cable: either way its hosts may exchange frames; segments are
+// not joined to each other), and whether a segment is bridged to real
+// hosts.
+func joins(tables any, hosts []part.HostSpec) (groups []part.Join, paced bool) {
+	for _, sg := range tables.(*Tables).Segments {
+		j := part.Join{Elements: []string{sg.Name}}
+		for i := range hosts {
+			for _, n := range BindingsOf(&hosts[i]).NICs {
+				if n.Segment == sg.Name && !slices.Contains(j.Hosts, i) {
+					j.Hosts = append(j.Hosts, i)
+				}
+			}
+		}
+		groups = append(groups, j)
+		paced = paced || len(sg.Bridges) > 0
+	}
+	return groups, paced
 }

@@ -278,7 +278,7 @@ loopback = false
 	if len(caps) != 1 {
 		t.Fatalf("%d captures", len(caps))
 	}
-	frames := machinetest.Ethernet(r.Net).Segments()[0].Stats().Frames
+	frames := machinetest.EthernetOf(r.Hosts[0]).Segments()[0].Stats().Frames
 	rows, _ := checkCapture(t, caps[0].Data, frames, nil, "clnp.cnf.type", "cotp.type")
 	dsaps, types, clnp, cotp := counts(rows, 3), counts(rows, 5), counts(rows, 7), counts(rows, 8)
 	t.Logf("%d frames: DSAPs %v, EtherTypes %v, CLNP types %v, COTP %v", len(rows), dsaps, types, clnp, cotp)
@@ -294,7 +294,7 @@ func upperCapture(t *testing.T, levels string) ([]byte, uint64) {
 	cases := "[[workload.top.case]]\nname = \"upper\"\nlevels = " + levels + "\nloopback = false\n"
 	text := variant(t, upperConfig, []int{128, 1152}, 20, cases).Set("workload.top.echo_every", 5).Set("segment[0].pcap", true).Text()
 	_, _, r := run(t, upperConfig, []byte(text))
-	return r.Net.Captures()[0].Data, machinetest.Ethernet(r.Net).Segments()[0].Stats().Frames
+	return r.Net.Captures()[0].Data, machinetest.EthernetOf(r.Hosts[0]).Segments()[0].Stats().Frames
 }
 
 // The transport user's capture as Wireshark reads it: LLC, CLNP with good

@@ -1,6 +1,7 @@
 package top
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -60,7 +61,7 @@ func (b *bench) Result() (workload.Result, error) {
 	f.Tables = append(f.Tables, tables...)
 	f.Splits = append(f.Splits, splits...)
 	f.Charts = append(f.Charts, charts...)
-	return res, b.err
+	return res, errors.Join(b.errRemote, b.errLoop)
 }
 
 // published is one of the study's calibration figures

@@ -37,14 +37,19 @@ const (
 	roleBoth // loopback: one program has both users
 )
 
-// bench is the workload: the points, in the order they run.
+// bench is the workload: the points, in the order they run. The remote
+// sequence (on the originator and the recipient) and the loopback one
+// share nothing while they run, each with its own index and first error,
+// so that a run may simulate them apart (workload.Type.Groups): a
+// failure ends its own sequence only.
 type bench struct {
 	p                Params
 	orig, recp, loop *tophost.Station
 	remote, loops    []*point
 	ri, li           int
 	lines            []caseLine
-	err              error
+	// errRemote and errLoop are each sequence's first error.
+	errRemote, errLoop error
 }
 
 // caseLine is one case's level at one place: its points by size.
@@ -184,7 +189,7 @@ func (b *bench) plan() {
 // startRemote starts the next remote point: the recipient's program
 // first; the originator's once the recipient's has started.
 func (b *bench) startRemote() {
-	if b.ri >= len(b.remote) || b.err != nil {
+	if b.ri >= len(b.remote) || b.errRemote != nil {
 		return
 	}
 	pt := b.remote[b.ri]
@@ -193,7 +198,7 @@ func (b *bench) startRemote() {
 
 // startLoop starts the next loopback point.
 func (b *bench) startLoop() {
-	if b.li >= len(b.loops) || b.err != nil {
+	if b.li >= len(b.loops) || b.errLoop != nil {
 		return
 	}
 	pt := b.loops[b.li]
@@ -211,8 +216,12 @@ func (b *bench) program(pt *point, self, peer *tophost.Station, role int) tophos
 			}
 		},
 		Exited: func(_ *tophost.Runtime, err error) {
-			if err != nil && b.err == nil {
-				b.err = err
+			first := &b.errRemote
+			if role == roleBoth {
+				first = &b.errLoop
+			}
+			if err != nil && *first == nil {
+				*first = err
 				pt.Error = err.Error()
 			}
 			pt.exited++

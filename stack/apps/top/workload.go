@@ -16,7 +16,10 @@
 // with the layer entities its user needs; the next point starts when
 // both have exited. Remote points run one after another on the
 // originator and the recipient, loopback points on the loopback host, the
-// two sequences side by side. A point two cases share runs once.
+// two sequences side by side and apart: they share no state, and an
+// error ends only its own sequence, so that a run may simulate the
+// loopback host on its own (package machine's islands). A point two
+// cases share runs once.
 //
 // The simulator, not the programs, measures where each layer's
 // processing goes: the cores' self cycles per symbol and layer are read
@@ -49,6 +52,12 @@ func init() {
 			return out
 		},
 		New: newBench,
+		// The remote sequence's hosts, and the loopback one's: each
+		// island of its own when no network joins them.
+		Groups: func(params any, _ []string) [][]string {
+			p := params.(*Params)
+			return [][]string{{p.Originator, p.Recipient}, {p.Loopback}}
+		},
 	})
 }
 

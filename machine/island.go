@@ -1,0 +1,225 @@
+package machine
+
+import (
+	"runtime"
+	"slices"
+
+	"simkron/machine/part"
+	"simkron/memory"
+	"simkron/sim"
+	"simkron/workload"
+)
+
+// Islands. Hosts that no network joins, directly or through one another
+// (no shared segment, link or switch), and whose workload's programs
+// share nothing while they run (workload.Type.Groups), never affect each
+// other: a run simulates each such island on its own event scheduler,
+// with its own instance of every network, and, while it executes, on its
+// own goroutine, up to as many at once as it has cores (Cores). Every
+// host's devices, core and memory hold their island's scheduler alone:
+// no model can read another island's clock.
+//
+// What the islands simulate is what one scheduler would, host by host,
+// with one difference: a core that ran ahead of the event clock catches
+// up without a hand-over when nothing of its own island is due before it
+// (cpu.CPU.Sync), where one scheduler makes it yield whenever any host
+// has something due. Only the simulator's own counts of that work
+// differ: the result's events and the cores' syncs_fast, syncs_slow and
+// waits_nested; every figure of the model is the same (TestIslandsSameAsWhole
+// holds it). The run ends as one scheduler's would: when the last host's
+// last thread ends, every other island having fired what comes before
+// that moment in the run's order, which is each island's own order and,
+// across islands, (time, priority, island), the islands in the order of
+// their first hosts. An island whose hosts have no thread may be where
+// another ends the run, so its cores do not run ahead of its events
+// (sim.Scheduler.SetHorizon): a core that would waits for the clock
+// through an event of its own, fired only if the run goes on.
+//
+// Simplified: at the very end of a run, a core of the island that ends
+// it runs on, after its last thread has ended and within that event, as
+// far as nothing of its own island is due, where one scheduler would
+// stop it at the next event of any host; and two islands' events at the
+// same picosecond and priority are ordered by island, where one
+// scheduler orders them by when they were scheduled. Either can change a
+// figure only when the run ends within those few cycles of another
+// host's event.
+//
+// A run is one island, as before, when it cannot be split: its workload
+// declares no groups, or it runs a sequence of workloads (then), or it
+// is bridged to real hosts (paced to the wall clock), warms up in
+// functional detail (full_detail_from, one switch for every host), lets
+// cores run ahead by a sync quantum (an access made early depends on
+// every host's pending events), or is observed by annotations or an
+// event trace (Options.Whole, Options.Trace: one Tcl interpreter, one
+// time line).
+
+// island is one island of a run: its hosts, its scheduler and its
+// instance of the networks; st is its state while the run executes.
+type island struct {
+	index int
+	sched *sim.Scheduler
+	net   *Network
+	hosts []*Host
+	st    islandState
+}
+
+// Cores are the threads that runs share: each island of a run holds one
+// while it simulates, so that runs in parallel (a sweep's) and the
+// islands of each together use at most as many as the pool has.
+type Cores struct{ slots chan struct{} }
+
+// NewCores returns a pool of n threads (at least one).
+func NewCores(n int) *Cores { return &Cores{slots: make(chan struct{}, max(n, 1))} }
+
+// Size returns how many threads the pool has.
+func (c *Cores) Size() int { return cap(c.slots) }
+
+func (c *Cores) take()    { c.slots <- struct{}{} }
+func (c *Cores) release() { <-c.slots }
+
+// cores returns the pool a run takes its threads from: opt's, or one of
+// as many as Go runs at once (GOMAXPROCS).
+func (opt Options) cores() *Cores {
+	if opt.Cores != nil {
+		return opt.Cores
+	}
+	return NewCores(runtime.GOMAXPROCS(0))
+}
+
+// Islands returns how many islands the run simulates its hosts in.
+func (r *Run) Islands() int { return max(len(r.islands), 1) }
+
+// Threads returns how many islands of the run may simulate at once with
+// the given pool.
+func (r *Run) Threads(c *Cores) int { return min(r.Islands(), c.Size()) }
+
+// islandsOf returns the hosts of exp (indexes) in islands, each in the
+// experiment's order and the islands in the order of their first hosts;
+// and owner, the island of each element of each technology's network
+// (an element that joins no host belongs to the first). A run that
+// cannot be split is one island.
+func islandsOf(exp *Experiment, opt Options) (islands [][]int, owner func(tech, element string) int) {
+	n := len(exp.Hosts)
+	all := func() ([][]int, func(string, string) int) {
+		one := make([]int, n)
+		for i := range one {
+			one[i] = i
+		}
+		return [][]int{one}, func(string, string) int { return 0 }
+	}
+	wt, ok := workload.Lookup(exp.Workload.Type)
+	switch {
+	case n < 2 || opt.Whole || opt.Trace != nil || !ok || wt.Groups == nil:
+		return all()
+	case len(exp.Workload.Then) > 0 || exp.Info.SyncQuantum > 0:
+		return all()
+	case exp.Info.Detail == memory.DetailFunctional && exp.Info.FullFrom > 0:
+		return all()
+	}
+	// Union-find over the hosts.
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	join := func(hs []int) {
+		for _, h := range hs[min(1, len(hs)):] {
+			a, b := find(hs[0]), find(h)
+			parent[max(a, b)] = min(a, b)
+		}
+	}
+	// An element's first host, by technology; -1: none.
+	first := map[string]map[string]int{}
+	techFirst := map[string]int{}
+	for _, t := range part.Technologies() {
+		first[t.Name] = map[string]int{}
+		techFirst[t.Name] = -1
+		if t.Joins == nil {
+			var bound []int
+			for i := range exp.Hosts {
+				if b := exp.Hosts[i].Bindings[t.Name]; b != nil && len(t.Entries(b)) > 0 {
+					bound = append(bound, i)
+				}
+			}
+			join(bound)
+			if len(bound) > 0 {
+				techFirst[t.Name] = bound[0]
+			}
+			continue
+		}
+		groups, paced := t.Joins(exp.tables(t), exp.Hosts)
+		if paced {
+			return all()
+		}
+		for _, g := range groups {
+			join(g.Hosts)
+			for _, e := range g.Elements {
+				first[t.Name][e] = -1
+				if len(g.Hosts) > 0 {
+					first[t.Name][e] = g.Hosts[0]
+				}
+			}
+		}
+	}
+	names := make([]string, n)
+	index := map[string]int{}
+	for i, h := range exp.Hosts {
+		names[i] = h.Name
+		index[h.Name] = i
+	}
+	params := exp.Workload.Params[wt.Name]
+	if params == nil {
+		params = wt.Params()
+	}
+	for _, g := range wt.Groups(params, names) {
+		var hs []int
+		for _, name := range g {
+			if i, ok := index[name]; ok {
+				hs = append(hs, i)
+			}
+		}
+		join(hs)
+	}
+	of := make([]int, n) // host -> island
+	roots := map[int]int{}
+	for i := range exp.Hosts {
+		root := find(i)
+		k, ok := roots[root]
+		if !ok {
+			k = len(islands)
+			roots[root] = k
+			islands = append(islands, nil)
+		}
+		islands[k] = append(islands[k], i)
+		of[i] = k
+	}
+	if len(islands) == 1 {
+		return all()
+	}
+	return islands, func(tech, element string) int {
+		h, ok := first[tech][element]
+		if !ok {
+			h = techFirst[tech]
+		}
+		if h < 0 {
+			return 0
+		}
+		return of[h]
+	}
+}
+
+// islandOf returns the island of host i among islands.
+func islandOf(islands [][]int, i int) int {
+	for k, hs := range islands {
+		if slices.Contains(hs, i) {
+			return k
+		}
+	}
+	return 0
+}
