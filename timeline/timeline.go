@@ -513,6 +513,13 @@ func (h *host) open() {
 	c := h.c
 	at := h.now()
 	h.opened = at
+	// Interrupts being taken now (their handlers running, below) delay
+	// the work charged past them before the window; the calls the window
+	// opens with begin at its start, and are not that work: their
+	// records come after the takings' marks.
+	for _, at := range c.Taking() {
+		h.taking = append(h.taking, takenMark{at: at, seq: h.seq + 1})
+	}
 	h.overview = h.newTrack(h.short(c.Name()))
 	// Every context's calls in progress; the running one's split among
 	// the interrupt handlers and deferred work running on its stack.
@@ -545,9 +552,6 @@ func (h *host) open() {
 			h.halted = true
 			h.top().push(h, haltName, catHalted, at)
 		}
-	}
-	for _, at := range c.Taking() {
-		h.taking = append(h.taking, takenMark{at: at, seq: h.seq + 1})
 	}
 	h.missBase = h.misses(h.missBase[:0])
 	h.missLast = slices.Clone(h.missBase)

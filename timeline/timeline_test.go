@@ -236,6 +236,37 @@ func TestTraceOfAStudy(t *testing.T) {
 	}
 }
 
+// atmIP is configs/atm-ip.toml's UDP and TCP sweeps cut to sizes and a
+// few messages, without its TP4 sweep.
+func atmIP(t testing.TB, sizes []int64) *machine.Experiment {
+	t.Helper()
+	return machinetest.Edit(t, "../configs/atm-ip.toml").Delete("workload.then").Delete("workload.tp4").
+		Set("workload.tcp.sizes", sizes).Set("workload.udp.sizes", sizes).
+		Set("workload.tcp.messages", 3).Set("workload.tcp.warmup", 1).
+		Set("workload.udp.messages", 3).Set("workload.udp.warmup", 1).Experiment()
+}
+
+// A window that opens while a host's core is taking an interrupt (its
+// handler running, the core having waited for the event clock): the
+// calls the window opens with are not the work the interrupt delays, and
+// the host's slices still sum to its core's counters. The TCP messages
+// of configs/atm-ip.toml open their windows so on the server, whose core
+// takes a cell's interrupt as the client sends.
+func TestWindowOpensDuringAnInterrupt(t *testing.T) {
+	exp := atmIP(t, []int64{1024, 16384})
+	for _, w := range []string{"message=tcp:16384:1", "message=tcp:16384:2", "message=tcp:16384:3"} {
+		tr, err := timeline.Read(runTraced(t, exp, window(t, w)).trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range tr.Check() {
+			if strings.HasSuffix(m.What, ": the window") {
+				t.Errorf("%s: %v", w, m)
+			}
+		}
+	}
+}
+
 // A window of time holds what happened in it; one that the run never
 // reaches leaves a file with no event, and says so.
 func TestTimeWindows(t *testing.T) {
