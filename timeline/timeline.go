@@ -143,10 +143,11 @@ func New(w io.Writer, k *sim.Scheduler, hosts []Host, opt Options) (*Writer, err
 			if c.net == "" {
 				continue
 			}
-			i := slices.IndexFunc(t.nets, func(n *network) bool { return n.name == c.net })
+			link := c.c.Link()
+			i := slices.IndexFunc(t.nets, func(n *network) bool { return n.name == c.net && n.link == link })
 			if i < 0 {
 				i = len(t.nets)
-				t.nets = append(t.nets, &network{name: c.net, pid: len(t.hosts) + 1 + i})
+				t.nets = append(t.nets, &network{name: c.net, link: link, pid: len(t.hosts) + 1 + i})
 			}
 			c.network = t.nets[i]
 			t.nets[i].cards++

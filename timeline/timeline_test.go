@@ -35,6 +35,13 @@ type traced struct {
 // with the annotation scripts given, hashing the event trace.
 func runTraced(t testing.TB, exp *machine.Experiment, win *timeline.Window, scripts ...annotations.Source) traced {
 	t.Helper()
+	return runWatched(t, exp, win, nil, scripts...)
+}
+
+// runWatched is runTraced with watch called on the built run before it
+// runs: a test's own listeners.
+func runWatched(t testing.TB, exp *machine.Experiment, win *timeline.Window, watch func(*machine.Run), scripts ...annotations.Source) traced {
+	t.Helper()
 	var out traced
 	h := fnv.New64a()
 	var buf []byte
@@ -49,6 +56,9 @@ func runTraced(t testing.TB, exp *machine.Experiment, win *timeline.Window, scri
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if watch != nil {
+		watch(r)
 	}
 	var file bytes.Buffer
 	if win != nil {
