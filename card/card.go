@@ -66,7 +66,8 @@ type Reassembler interface {
 // cells), seen once its last part has crossed.
 type Carried struct {
 	// Frame is the frame whole, as its parts carried it: an AAL5
-	// CPCS-SDU, padding and trailer removed. It is valid only during the
+	// CPCS-SDU, padding and trailer removed, or the payloads of a PDU's
+	// cells where the PDU has no trailer. It is valid only during the
 	// call.
 	Frame []byte
 	// Parts is how many parts (cells) carried it.

@@ -68,21 +68,24 @@ func (a *Card) Received() *trace.Source[[]byte] { return &a.received }
 
 // Whole implements card.Reassembler: it fires when the last cell of a PDU
 // (the one with the header indication flag) has arrived with a good
-// header, with the AAL5 CPCS-SDU its VC's cells since the one before
-// carried (padding and trailer removed by the trailer's length; a PDU
+// header on a VC the driver frames with AAL5 (or has not open), with the
+// AAL5 CPCS-SDU its VC's cells since the one before carried (padding and trailer removed by the trailer's length; a PDU
 // whose length does not fit its cells, as after a lost cell, is not
 // fired). It only looks: the card's CRC check and the driver's
 // reassembly are the model's.
 func (a *Card) Whole() *trace.Source[[]byte] { return &a.whole }
 
-// ArrivedFrames implements card.Segmenter: what Whole fires, with its
-// cells and the times its first cell began to arrive and its last cell
-// ended to (a cell's arrival is its last bit's; its first came a cell
-// time before).
+// ArrivedFrames implements card.Segmenter: what Whole fires, and the
+// PDUs of the raw sockets' MSNL-like SAR (whole cells, no trailer: the
+// driver says which VCs use it, and their first cells are marked), with
+// their cells and the times a PDU's first cell began to arrive and its
+// last cell ended to (a cell's arrival is its last bit's; its first came
+// a cell time before).
 func (a *Card) ArrivedFrames() *trace.Source[card.Carried] { return &a.arrived }
 
 // SentFrames implements card.Segmenter: each PDU the board put on the
-// line, fired as its last cell goes, with the CPCS-SDU its cells carried
+// line, fired as its last cell goes, with what its cells carried (as
+// ArrivedFrames)
 // and the times its first cell's first bit left and its last cell's last
 // bit will have. Asking for the source starts the gathering of the
 // board's cells (devices/atmtaxi Device.Line), which stops at the first
@@ -112,20 +115,27 @@ func (a *Card) sentCell(c *atmnet.Cell) {
 		return
 	}
 	now := a.k.Now()
-	if sdu, cells, first, ok := a.tx.add(c, now); ok {
-		a.sent.Fire(card.Carried{Frame: sdu, Parts: cells, First: first, Last: now + a.cellTime()})
+	if f, cells, first, _, ok := a.tx.add(c, now, a.framing(c)); ok {
+		a.sent.Fire(card.Carried{Frame: f, Parts: cells, First: first, Last: now + a.cellTime()})
 	}
+}
+
+// framing is how the driver frames the PDUs of c's VC.
+func (a *Card) framing(c *atmnet.Cell) drvatm.Framing {
+	return a.Driver.Framing(drvatm.VC{VPI: c.VPI(), VCI: c.VCI()})
 }
 
 // arrivedCell gathers a cell for Whole's and ArrivedFrames' listeners.
 func (a *Card) arrivedCell(c *atmnet.Cell) {
 	now := a.k.Now()
-	sdu, cells, first, ok := a.rx.add(c, max(now-a.cellTime(), 0))
+	f, cells, first, aal5, ok := a.rx.add(c, max(now-a.cellTime(), 0), a.framing(c))
 	if !ok {
 		return
 	}
-	a.whole.Fire(sdu)
-	a.arrived.Fire(card.Carried{Frame: sdu, Parts: cells, First: first, Last: now})
+	if aal5 {
+		a.whole.Fire(f)
+	}
+	a.arrived.Fire(card.Carried{Frame: f, Parts: cells, First: first, Last: now})
 }
 
 // ReceiveCell implements atmnet.Receiver: the listeners look, then the

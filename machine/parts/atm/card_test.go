@@ -142,3 +142,54 @@ func TestSegmenterListenedForAWhile(t *testing.T) {
 		t.Error("the card still gathers the board's cells with nobody listening")
 	}
 }
+
+// The Yes V2 experiments of configs/atm-yesv2.toml: raw sockets whose
+// PDUs are whole cells with no trailer (the MSNL-like SAR, the driver's
+// first cell marked), others with AAL5, on loop-back cables and through
+// a switch that interleaves two senders' cells (the senders receive
+// nothing). The cards see every PDU
+// their drivers sent and received; Whole only the AAL5 ones.
+func TestSegmenterSeesRawPDUs(t *testing.T) {
+	exp, err := machine.LoadExperiment("../../../configs/atm-yesv2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := machine.New(exp, machine.Options{NoCapture: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	type seen struct{ sent, arrived, whole, raw int }
+	count := map[string]*seen{}
+	for _, h := range r.Hosts {
+		c := machinetest.ATMCards(h)[0]
+		s := &seen{}
+		count[h.Name] = s
+		c.SentFrames().Connect(func(card.Carried) { s.sent++ })
+		c.ArrivedFrames().Connect(func(f card.Carried) {
+			s.arrived++
+			if len(f.Frame) == f.Parts*atmnet.PayloadSize {
+				s.raw++ // whole cells: no trailer taken off
+			}
+		})
+		c.Whole().Connect(func([]byte) { s.whole++ })
+	}
+	if _, err := r.Execute(machine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	raw := 0
+	for _, h := range r.Hosts {
+		d := machinetest.ATMCards(h)[0].Driver.Stats()
+		s := count[h.Name]
+		if uint64(s.sent) != d.TxPDUs || uint64(s.arrived) != d.RxPDUs || d.TxPDUs+d.RxPDUs == 0 {
+			t.Errorf("%s: %d PDUs seen sent, %d arrived; the driver sent %d, received %d", h.Name, s.sent, s.arrived, d.TxPDUs, d.RxPDUs)
+		}
+		if s.whole+s.raw != s.arrived {
+			t.Errorf("%s: %d PDUs arrived, %d whole AAL5 ones and %d raw", h.Name, s.arrived, s.whole, s.raw)
+		}
+		raw += s.raw
+	}
+	if raw == 0 {
+		t.Error("no raw PDU seen")
+	}
+}
