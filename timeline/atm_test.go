@@ -2,6 +2,8 @@ package timeline_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -185,5 +187,79 @@ func TestTraceOfATMPDUs(t *testing.T) {
 				t.Error(m)
 			}
 		})
+	}
+}
+
+// The Yes V2 experiments of configs/atm-yesv2.toml, traced whole: cards
+// on loop-back cables receive their own PDUs, and two senders'
+// PDUs reach one receiver through the switch interleaved, cell by cell,
+// so that its PDUs overlap on the line: they go on a second thread of
+// the card's, and every thread's slices still nest. Each PDU a driver
+// sent is a slice on its card's tx threads, each it received whole one
+// on its rx threads and one on the network's, with a flow from its
+// sender.
+func TestTraceOfInterleavedPDUs(t *testing.T) {
+	exp, err := machine.LoadExperiment("../configs/atm-yesv2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r *machine.Run
+	a := runWatched(t, exp, &timeline.Window{}, func(run *machine.Run) { r = run })
+	tr, err := timeline.Read(a.trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	into := map[string]int{}
+	loops := 0
+	for _, f := range tr.Frames {
+		into[f.Receiver]++
+		if f.Sender == f.Receiver {
+			loops++
+		}
+	}
+	var file struct {
+		TraceEvents []struct {
+			Ph, Name string
+			PID, TID int
+			Args     map[string]any
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(a.trace, &file); err != nil {
+		t.Fatal(err)
+	}
+	procs := map[int]string{}
+	threads := map[[2]int]string{}
+	slices := map[string]int{} // "host tx", "host rx"
+	lanes := map[string]int{}
+	flows := 0
+	for _, e := range file.TraceEvents {
+		switch {
+		case e.Ph == "M" && e.Name == "process_name":
+			procs[e.PID] = e.Args["name"].(string)
+		case e.Ph == "M" && e.Name == "thread_name":
+			threads[[2]int{e.PID, e.TID}] = e.Args["name"].(string)
+			if n := e.Args["name"].(string); strings.HasPrefix(n, "atm0 rx") {
+				lanes[procs[e.PID]]++
+			}
+		case e.Ph == "X" && (strings.HasPrefix(e.Name, "tx ") || strings.HasPrefix(e.Name, "rx ")):
+			slices[procs[e.PID]+" "+e.Name[:2]]++
+		case e.Ph == "s":
+			flows++
+		}
+	}
+	for _, h := range r.Hosts {
+		d := machinetest.ATMCards(h)[0].Driver.Stats()
+		if got := slices[h.Name+" tx"]; uint64(got) != d.TxPDUs {
+			t.Errorf("%s: %d PDUs on its tx threads, the driver sent %d", h.Name, got, d.TxPDUs)
+		}
+		if got := slices[h.Name+" rx"]; uint64(got) != d.RxPDUs || uint64(into[h.Name]) != d.RxPDUs {
+			t.Errorf("%s: %d PDUs on its rx threads, %d on the network to it, the driver received %d", h.Name, got, into[h.Name], d.RxPDUs)
+		}
+	}
+	if flows != len(tr.Frames) || loops == 0 {
+		t.Errorf("%d flows, %d PDUs on the networks (%d on loop-back cables)", flows, len(tr.Frames), loops)
+	}
+	if lanes["r-soft"] != 2 {
+		t.Errorf("the interleaving receiver's card has %d rx threads, want 2", lanes["r-soft"])
 	}
 }
