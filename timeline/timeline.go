@@ -341,6 +341,8 @@ type host struct {
 	c     *cpu.CPU
 	clock sim.Clock
 	cards []*cardState
+	// gauged are the host's components with gauges (queue lengths).
+	gauged []trace.Gauged
 	// tracks by what they show, and all of them in the order they were
 	// made (tid order).
 	tids     int
@@ -420,6 +422,9 @@ func newHost(t *Writer, pid int, h Host) *host {
 		if c, ok := comp.(card.Card); ok {
 			s.cards = append(s.cards, newCard(s, c))
 		}
+		if g, ok := comp.(trace.Gauged); ok {
+			s.gauged = append(s.gauged, g)
+		}
 	}
 	if sys := h.CPU.System(); sys.Cache != nil && sys.Detail() == memory.DetailFull {
 		s.caches = sys.Cache.Caches()
@@ -495,6 +500,7 @@ const (
 	catCPU      = "cpu"    // the overview's slices
 	catHalted   = "halted" // a halt slice
 	catNone     = "-"      // a call whose cycles count in no layer
+	catQueue    = "queue"  // a gauge's counter track
 )
 
 // now returns the event clock in the core's cycles.
@@ -571,6 +577,9 @@ func (h *host) open() {
 	)
 	for _, cs := range h.cards {
 		cs.connect()
+	}
+	for _, g := range h.gauged {
+		h.off = append(h.off, g.Gauges().Connect(h.gauge))
 	}
 }
 
@@ -952,6 +961,14 @@ func (h *host) sampleCounters(at int64, edge bool) {
 		m = m.int(h.short(c.Name()), int64(h.missLast[i]-h.missBase[i]))
 	}
 	h.record(record{e: event{ph: phCounter, name: "cache misses", cat: "memory", pid: h.pid, args: string(m)}, from: at, to: at})
+}
+
+// gauge writes a queue's length as a counter track of the host's, at the
+// cycle the core has charged to (a gauge changes in the code the core
+// runs).
+func (h *host) gauge(g trace.Gauge) {
+	at := h.c.Cycles()
+	h.record(record{e: event{ph: phCounter, name: g.Name, cat: catQueue, pid: h.pid, args: string(members(nil).int(g.Unit, g.Value))}, from: at, to: at})
 }
 
 // measure writes a measurement of a message at the host as an async
