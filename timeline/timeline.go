@@ -18,8 +18,8 @@
 //
 // # What the trace holds
 //
-// One process per host and one per network (Ethernet segment). In a
-// host's process:
+// One process per host and one per network (an Ethernet segment, an ATM
+// switch). In a host's process:
 //
 //   - a thread "cpuN" that shows what the core ran: a slice per stretch
 //     of a context (a thread, the idle loop), interrupt handlers ("irq 3
@@ -37,17 +37,25 @@
 //     the calls were, with the function's layer as its category (the
 //     layer its cycles count in: a library routine's is its caller's);
 //   - a thread per card direction ("nic0 tx", "nic0 rx") with a slice per
-//     frame for its time on the wire, and flow arrows from each frame's
-//     transmission to its reception at every card that received it;
+//     frame for its time on the wire (an ATM card's AAL5 PDU from its
+//     first cell's first bit to its last cell's last bit on the line; a
+//     thread more where PDUs of two VCs overlap), and flow arrows from
+//     each frame's transmission to its reception at every card that
+//     received it;
 //   - async slices for each burst of a card's DMA engine, and for each
 //     measurement of a message the workload made, with the layers it
 //     reported and the spans it counted (its args);
 //   - counter tracks: each cache's misses since the window opened,
-//     sampled at switches, halts and interrupts, and what annotation
-//     scripts emit (trace counter).
+//     sampled at switches, halts and interrupts; the length of every
+//     queue a component of the host fires as a gauge (trace.Gauged: the
+//     device transmit queues and the receive backlog, the sockets'
+//     receive queues and TCP's backlogs) at each change; and what
+//     annotation scripts emit (trace counter).
 //
-// A network's process holds an async slice per frame, from the moment its
-// card handed it to the network to its arrival at a card.
+// A network's process (an Ethernet segment, an ATM switch, a loop-back
+// cable) holds an async slice per frame, from the moment its card handed
+// it to the network (a PDU's first cell's first bit) to its arrival at a
+// card (its last cell's last bit).
 //
 // Times are the simulated picoseconds, written as microseconds with up
 // to six decimals (the format's unit): exact. A host's core charges work
@@ -66,10 +74,12 @@
 // # Simplifications
 //
 // Device register accesses are not shown one by one (the calls that make
-// them are); frames on ATM links are not drawn (the ATM card shows no
-// frame it sends: its cells are in the link's cell trace); a card's frame
-// slice lasts its serialisation at the wire's rate, queueing in a switch
-// not shown. Queue depths are not counted but by annotations.
+// them are), nor an ATM PDU's cells (the link's cell trace has them); a
+// card's Ethernet frame slice lasts its serialisation at the wire's rate,
+// queueing in a switch not shown. A queue's length is the model's as its
+// code left it: an interrupt taken while the core ran ahead of the event
+// clock is placed before the work charged ahead but runs after it in the
+// model, and the length it leaves counts that work.
 package timeline
 
 import (
