@@ -62,6 +62,36 @@ type Reassembler interface {
 	Whole() *trace.Source[[]byte]
 }
 
+// Carried is a frame a card carried on its line in parts (an AAL5 PDU in
+// cells), seen once its last part has crossed.
+type Carried struct {
+	// Frame is the frame whole, as its parts carried it: an AAL5
+	// CPCS-SDU, padding and trailer removed, or the payloads of a PDU's
+	// cells where the PDU has no trailer. It is valid only during the
+	// call.
+	Frame []byte
+	// Parts is how many parts (cells) carried it.
+	Parts int
+	// First is when the first part's first bit crossed the line, Last
+	// when the last part's last bit did.
+	First, Last sim.Time
+}
+
+// Segmenter is a card that carries frames in parts on its line (AAL5
+// PDUs in cells), whose frames can be watched whole at the line: what
+// Sender and Received are to a card that carries frames whole.
+type Segmenter interface {
+	// SentFrames fires each frame the card put on its line, when its last
+	// part went (its Last is when that part's last bit will have left).
+	// A listener only looks.
+	SentFrames() *trace.Source[Carried]
+	// ArrivedFrames fires each frame that arrived whole from the line,
+	// when its last part did; a frame whose parts do not make one whole
+	// (a PDU whose length does not fit its cells, as after a lost cell)
+	// is not fired. A listener only looks.
+	ArrivedFrames() *trace.Source[Carried]
+}
+
 // BusMaster is a card that can move data between host memory and itself
 // with a DMA engine of its own.
 type BusMaster interface {
@@ -100,10 +130,11 @@ type Plugged interface {
 }
 
 // Attached is a card plugged into a network that has a name: an
-// Ethernet segment.
+// Ethernet segment, or an ATM switch.
 type Attached interface {
-	// NetworkName names what the card is plugged into ("lan0"), "" when
-	// it is unplugged.
+	// NetworkName names what the card is plugged into ("lan0", "sw0"),
+	// "" when it is unplugged. Cards of one link type with one network
+	// name are on one network.
 	NetworkName() string
 }
 

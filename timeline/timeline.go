@@ -18,8 +18,8 @@
 //
 // # What the trace holds
 //
-// One process per host and one per network (Ethernet segment). In a
-// host's process:
+// One process per host and one per network (an Ethernet segment, an ATM
+// switch). In a host's process:
 //
 //   - a thread "cpuN" that shows what the core ran: a slice per stretch
 //     of a context (a thread, the idle loop), interrupt handlers ("irq 3
@@ -37,17 +37,25 @@
 //     the calls were, with the function's layer as its category (the
 //     layer its cycles count in: a library routine's is its caller's);
 //   - a thread per card direction ("nic0 tx", "nic0 rx") with a slice per
-//     frame for its time on the wire, and flow arrows from each frame's
-//     transmission to its reception at every card that received it;
+//     frame for its time on the wire (an ATM card's AAL5 PDU from its
+//     first cell's first bit to its last cell's last bit on the line; a
+//     thread more where PDUs of two VCs overlap), and flow arrows from
+//     each frame's transmission to its reception at every card that
+//     received it;
 //   - async slices for each burst of a card's DMA engine, and for each
 //     measurement of a message the workload made, with the layers it
 //     reported and the spans it counted (its args);
 //   - counter tracks: each cache's misses since the window opened,
-//     sampled at switches, halts and interrupts, and what annotation
-//     scripts emit (trace counter).
+//     sampled at switches, halts and interrupts; the length of every
+//     queue a component of the host fires as a gauge (trace.Gauged: the
+//     device transmit queues and the receive backlog, the sockets'
+//     receive queues and TCP's backlogs) at each change; and what
+//     annotation scripts emit (trace counter).
 //
-// A network's process holds an async slice per frame, from the moment its
-// card handed it to the network to its arrival at a card.
+// A network's process (an Ethernet segment, an ATM switch, a loop-back
+// cable) holds an async slice per frame, from the moment its card handed
+// it to the network (a PDU's first cell's first bit) to its arrival at a
+// card (its last cell's last bit).
 //
 // Times are the simulated picoseconds, written as microseconds with up
 // to six decimals (the format's unit): exact. A host's core charges work
@@ -66,10 +74,12 @@
 // # Simplifications
 //
 // Device register accesses are not shown one by one (the calls that make
-// them are); frames on ATM links are not drawn (the ATM card shows no
-// frame it sends: its cells are in the link's cell trace); a card's frame
-// slice lasts its serialisation at the wire's rate, queueing in a switch
-// not shown. Queue depths are not counted but by annotations.
+// them are), nor an ATM PDU's cells (the link's cell trace has them); a
+// card's Ethernet frame slice lasts its serialisation at the wire's rate,
+// queueing in a switch not shown. A queue's length is the model's as its
+// code left it: an interrupt taken while the core ran ahead of the event
+// clock is placed before the work charged ahead but runs after it in the
+// model, and the length it leaves counts that work.
 package timeline
 
 import (
@@ -143,10 +153,11 @@ func New(w io.Writer, k *sim.Scheduler, hosts []Host, opt Options) (*Writer, err
 			if c.net == "" {
 				continue
 			}
-			i := slices.IndexFunc(t.nets, func(n *network) bool { return n.name == c.net })
+			link := c.c.Link()
+			i := slices.IndexFunc(t.nets, func(n *network) bool { return n.name == c.net && n.link == link })
 			if i < 0 {
 				i = len(t.nets)
-				t.nets = append(t.nets, &network{name: c.net, pid: len(t.hosts) + 1 + i})
+				t.nets = append(t.nets, &network{name: c.net, link: link, pid: len(t.hosts) + 1 + i})
 			}
 			c.network = t.nets[i]
 			t.nets[i].cards++
@@ -340,6 +351,8 @@ type host struct {
 	c     *cpu.CPU
 	clock sim.Clock
 	cards []*cardState
+	// gauged are the host's components with gauges (queue lengths).
+	gauged []trace.Gauged
 	// tracks by what they show, and all of them in the order they were
 	// made (tid order).
 	tids     int
@@ -419,6 +432,9 @@ func newHost(t *Writer, pid int, h Host) *host {
 		if c, ok := comp.(card.Card); ok {
 			s.cards = append(s.cards, newCard(s, c))
 		}
+		if g, ok := comp.(trace.Gauged); ok {
+			s.gauged = append(s.gauged, g)
+		}
 	}
 	if sys := h.CPU.System(); sys.Cache != nil && sys.Detail() == memory.DetailFull {
 		s.caches = sys.Cache.Caches()
@@ -494,6 +510,7 @@ const (
 	catCPU      = "cpu"    // the overview's slices
 	catHalted   = "halted" // a halt slice
 	catNone     = "-"      // a call whose cycles count in no layer
+	catQueue    = "queue"  // a gauge's counter track
 )
 
 // now returns the event clock in the core's cycles.
@@ -513,6 +530,13 @@ func (h *host) open() {
 	c := h.c
 	at := h.now()
 	h.opened = at
+	// Interrupts being taken now (their handlers running, below) delay
+	// the work charged past them before the window; the calls the window
+	// opens with begin at its start, and are not that work: their
+	// records come after the takings' marks.
+	for _, at := range c.Taking() {
+		h.taking = append(h.taking, takenMark{at: at, seq: h.seq + 1})
+	}
 	h.overview = h.newTrack(h.short(c.Name()))
 	// Every context's calls in progress; the running one's split among
 	// the interrupt handlers and deferred work running on its stack.
@@ -546,9 +570,6 @@ func (h *host) open() {
 			h.top().push(h, haltName, catHalted, at)
 		}
 	}
-	for _, at := range c.Taking() {
-		h.taking = append(h.taking, takenMark{at: at, seq: h.seq + 1})
-	}
 	h.missBase = h.misses(h.missBase[:0])
 	h.missLast = slices.Clone(h.missBase)
 	h.sampleCounters(at, true)
@@ -566,6 +587,9 @@ func (h *host) open() {
 	)
 	for _, cs := range h.cards {
 		cs.connect()
+	}
+	for _, g := range h.gauged {
+		h.off = append(h.off, g.Gauges().Connect(h.gauge))
 	}
 }
 
@@ -947,6 +971,14 @@ func (h *host) sampleCounters(at int64, edge bool) {
 		m = m.int(h.short(c.Name()), int64(h.missLast[i]-h.missBase[i]))
 	}
 	h.record(record{e: event{ph: phCounter, name: "cache misses", cat: "memory", pid: h.pid, args: string(m)}, from: at, to: at})
+}
+
+// gauge writes a queue's length as a counter track of the host's, at the
+// cycle the core has charged to (a gauge changes in the code the core
+// runs).
+func (h *host) gauge(g trace.Gauge) {
+	at := h.c.Cycles()
+	h.record(record{e: event{ph: phCounter, name: g.Name, cat: catQueue, pid: h.pid, args: string(members(nil).int(g.Unit, g.Value))}, from: at, to: at})
 }
 
 // measure writes a measurement of a message at the host as an async

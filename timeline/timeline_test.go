@@ -35,6 +35,13 @@ type traced struct {
 // with the annotation scripts given, hashing the event trace.
 func runTraced(t testing.TB, exp *machine.Experiment, win *timeline.Window, scripts ...annotations.Source) traced {
 	t.Helper()
+	return runWatched(t, exp, win, nil, scripts...)
+}
+
+// runWatched is runTraced with watch called on the built run before it
+// runs: a test's own listeners.
+func runWatched(t testing.TB, exp *machine.Experiment, win *timeline.Window, watch func(*machine.Run), scripts ...annotations.Source) traced {
+	t.Helper()
 	var out traced
 	h := fnv.New64a()
 	var buf []byte
@@ -49,6 +56,9 @@ func runTraced(t testing.TB, exp *machine.Experiment, win *timeline.Window, scri
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if watch != nil {
+		watch(r)
 	}
 	var file bytes.Buffer
 	if win != nil {
@@ -233,6 +243,37 @@ func TestTraceOfAStudy(t *testing.T) {
 	}
 	for _, m := range tr.Check() {
 		t.Error(m)
+	}
+}
+
+// atmIP is configs/atm-ip.toml's UDP and TCP sweeps cut to sizes and a
+// few messages, without its TP4 sweep.
+func atmIP(t testing.TB, sizes []int64) *machine.Experiment {
+	t.Helper()
+	return machinetest.Edit(t, "../configs/atm-ip.toml").Delete("workload.then").Delete("workload.tp4").
+		Set("workload.tcp.sizes", sizes).Set("workload.udp.sizes", sizes).
+		Set("workload.tcp.messages", 3).Set("workload.tcp.warmup", 1).
+		Set("workload.udp.messages", 3).Set("workload.udp.warmup", 1).Experiment()
+}
+
+// A window that opens while a host's core is taking an interrupt (its
+// handler running, the core having waited for the event clock): the
+// calls the window opens with are not the work the interrupt delays, and
+// the host's slices still sum to its core's counters. The TCP messages
+// of configs/atm-ip.toml open their windows so on the server, whose core
+// takes a cell's interrupt as the client sends.
+func TestWindowOpensDuringAnInterrupt(t *testing.T) {
+	exp := atmIP(t, []int64{1024, 16384})
+	for _, w := range []string{"message=tcp:16384:1", "message=tcp:16384:2", "message=tcp:16384:3"} {
+		tr, err := timeline.Read(runTraced(t, exp, window(t, w)).trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range tr.Check() {
+			if strings.HasSuffix(m.What, ": the window") {
+				t.Errorf("%s: %v", w, m)
+			}
+		}
 	}
 }
 

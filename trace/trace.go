@@ -67,3 +67,24 @@ func (s *Source[T]) Fire(v T) {
 		fn(v)
 	}
 }
+
+// Gauge is how much a model holds of something that comes and goes (a
+// queue's length) when it changes: what a trace draws as a counter
+// track.
+type Gauge struct {
+	// Name names what is held among its model's ("eth0 tx queue"), the
+	// same at every change of one thing.
+	Name string
+	// Unit says what Value counts ("frames", "datagrams", "bytes"); one
+	// Name has one Unit.
+	Unit  string
+	Value int64
+}
+
+// Gauged is a model whose gauges can be watched: what an observer looks
+// for among a host's components.
+type Gauged interface {
+	// Gauges fires each of the model's gauges when its value changes. A
+	// listener only looks.
+	Gauges() *Source[Gauge]
+}

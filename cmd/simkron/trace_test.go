@@ -16,6 +16,8 @@ import (
 func TestTraceLeavesResultsAlone(t *testing.T) {
 	for _, c := range []struct{ config, window string }{
 		{"../../configs/simos-study.toml", "message=udp:1024:3"},
+		{"../../configs/atm-ip.toml", "message=tcp:16384:2"},
+		{"../../configs/udp-ne2000.toml", "message=udp:8192:3"},
 		{"testdata/small.toml", ""},
 	} {
 		plain := t.TempDir()

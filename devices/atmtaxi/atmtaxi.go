@@ -186,6 +186,11 @@ type Device struct {
 	// It is what an oscilloscope on the FIFOs' strobes shows. A listener
 	// only looks.
 	FIFO trace.Source[card.FIFOCell]
+	// Line is the interface's trace source of the cells it puts on its
+	// line, fired as each one's first bit leaves (the moment the line's
+	// End.Send takes it), its HEC made. The cell is valid only during the
+	// call. A listener only looks.
+	Line trace.Source[*atmnet.Cell]
 	// When the cell being written by PIO began and the head cell's first
 	// word was read.
 	txBegin, rxBegin sim.Time
@@ -578,6 +583,9 @@ func (d *Device) kickTx() {
 	half := d.p.TxFIFOCells / 2
 	c := &d.tx[d.txHead]
 	c[4] = atmnet.HEC(c[:4])
+	if d.Line.Listened() {
+		d.Line.Fire(c)
+	}
 	if err := d.line.Send(c); err != nil {
 		panic("atmtaxi: " + d.name + ": line refused a cell while idle: " + err.Error())
 	}

@@ -137,6 +137,9 @@ func (s *Switch) Route(in int, from VC, out int, to VC) error {
 // Index returns the port's index.
 func (p *Port) Index() int { return p.index }
 
+// Switch returns the switch the port belongs to.
+func (p *Port) Switch() *Switch { return p.sw }
+
 // Stats returns the port's counters.
 func (p *Port) Stats() PortStats { return p.stats }
 

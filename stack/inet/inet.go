@@ -238,7 +238,21 @@ type Stack struct {
 	// socket for a program, fired with the buffer that holds one (its IP
 	// header at Addr, as IP handed it up). A listener only looks.
 	Delivered trace.Source[netdev.Buf]
+	// gauges fires the sockets' queues' lengths (Gauges).
+	gauges trace.Source[trace.Gauge]
 }
+
+var _ trace.Gauged = (*Stack)(nil)
+
+// Gauges implements trace.Gauged: it fires, whenever one changes, the
+// length of a UDP socket's receive queue ("udp 7 receive queue", in
+// datagrams), of a TCP connection's receive buffer (the bytes a program
+// has not read: "tcp 5001-10.0.0.1:1025 receive queue", its local port,
+// the peer's address and port) and of its backlog (the segments that
+// arrived while a call held the socket: "tcp 5001-10.0.0.1:1025
+// backlog"), at the time the core has charged to. A connection's receive
+// queue shows 0 when it ends, its buffer freed.
+func (s *Stack) Gauges() *trace.Source[trace.Gauge] { return &s.gauges }
 
 // New attaches the Internet layer to device dev of the host's device layer,
 // with address addr/mask.

@@ -7,6 +7,7 @@ import (
 	"simkron/sim"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/trace"
 )
 
 // Errno is a system call's error number (Linux values); 0 is success.
@@ -87,12 +88,26 @@ type Socket struct {
 	wait   kernel.WaitQueue
 	tcb    *tcb // TCP: the connection or listener; nil before Listen/Connect
 	opt    sockOpts
+	// gauge names the receive queue in Gauges, once it has been watched.
+	gauge string
 }
 
 func (so *Socket) enqueue(d dgram) {
 	so.queue = append(so.queue, d)
 	so.queued += d.n
+	if so.s.gauges.Listened() {
+		so.showQueue()
+	}
 	so.s.k.Wakeup(&so.wait)
+}
+
+// showQueue fires the length of the socket's receive queue; the caller
+// has checked that the stack's gauges are listened to.
+func (so *Socket) showQueue() {
+	if so.gauge == "" {
+		so.gauge = fmt.Sprintf("udp %d receive queue", so.port)
+	}
+	so.s.gauges.Fire(trace.Gauge{Name: so.gauge, Unit: "datagrams", Value: int64(len(so.queue))})
 }
 
 // maxSockets bounds the descriptor table.
@@ -255,6 +270,9 @@ func (s *Stack) RecvFrom(t *kernel.Thread, fd int, buf memory.Addr, n int, timeo
 		}
 		d := kernel.PopFront(&so.queue)
 		so.queued -= d.n
+		if s.gauges.Listened() {
+			so.showQueue()
+		}
 		got = min(n, d.n)
 		s.k.Bcopy(buf, d.data, got)
 		d.buf.Free(s.k)
@@ -279,7 +297,11 @@ func (s *Stack) Close(t *kernel.Thread, fd int) (err Errno) {
 		for _, d := range so.queue {
 			d.buf.Free(s.k)
 		}
+		had := len(so.queue) > 0
 		so.queue = nil
+		if had && s.gauges.Listened() {
+			so.showQueue()
+		}
 		if so.bound && s.ports[so.port] == so {
 			delete(s.ports, so.port)
 		}

@@ -60,12 +60,15 @@ package inet
 // memory (Linux's wmem_alloc against sndbuf).
 
 import (
+	"fmt"
+
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/sim"
 	"simkron/stack/header"
 	"simkron/stack/kernel"
 	"simkron/stack/netdev"
+	"simkron/trace"
 )
 
 type tcpState uint8
@@ -213,6 +216,23 @@ type tcb struct {
 	pending    []backlogSeg
 	err        Errno
 	wait       kernel.WaitQueue
+	// gauges name the receive queue and the backlog in Gauges, once they
+	// have been watched.
+	gauges [2]string
+}
+
+// showReceive fires the bytes of tp's receive buffer a program has not
+// read, showBacklog the segments on its backlog; the caller has checked
+// that the stack's gauges are listened to.
+func (tp *tcb) showReceive() { tp.showGauge(0, " receive queue", "bytes", tp.rlen) }
+func (tp *tcb) showBacklog() { tp.showGauge(1, " backlog", "segments", len(tp.pending)) }
+
+func (tp *tcb) showGauge(i int, what, unit string, v int) {
+	if tp.gauges[i] == "" {
+		a := tp.raddr
+		tp.gauges[i] = fmt.Sprintf("tcp %d-%d.%d.%d.%d:%d%s", tp.lport, a[0], a[1], a[2], a[3], tp.rport, what)
+	}
+	tp.s.gauges.Fire(trace.Gauge{Name: tp.gauges[i], Unit: unit, Value: int64(v)})
 }
 
 // tcpStack is the stack's TCP state.
@@ -363,6 +383,9 @@ func (tp *tcb) freeBuffers() {
 	if tp.rbuf != 0 {
 		k.Kfree(tp.rbuf)
 		tp.rbuf = 0
+		if tp.rlen > 0 && tp.s.gauges.Listened() {
+			tp.showGauge(0, " receive queue", "bytes", 0) // gone with the ring
+		}
 	}
 }
 
@@ -386,6 +409,9 @@ func (tp *tcb) unlock() {
 		p := tp.pending[0]
 		tp.pending[0] = backlogSeg{}
 		tp.pending = tp.pending[1:]
+		if tp.s.gauges.Listened() {
+			tp.showBacklog()
+		}
 		tp.s.tcpProcess(tp, p.buf, p.info)
 	}
 	tp.owned = false
@@ -752,6 +778,9 @@ func (s *Stack) Recv(t *kernel.Thread, fd int, buf memory.Addr, n int, timeout s
 		}
 		tp.rhead = (tp.rhead + got) % tp.rcap
 		tp.rlen -= got
+		if s.gauges.Listened() {
+			tp.showReceive()
+		}
 		// The window may have opened enough to announce (tcp_output's
 		// window-update rule decides).
 		s.tcpOutput(t, tp)
@@ -887,7 +916,11 @@ func (s *Stack) tcpDrop(tp *tcb, err Errno) {
 	for _, p := range tp.pending {
 		p.buf.Free(k)
 	}
+	had := len(tp.pending) > 0
 	tp.pending = nil
+	if had && s.gauges.Listened() {
+		tp.showBacklog()
+	}
 	tp.wake()
 	if tp.so == nil {
 		// No descriptor: nobody will call close.

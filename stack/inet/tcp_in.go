@@ -78,6 +78,9 @@ func (s *Stack) tcpRcv(b netdev.Buf, info ipHeaderInfo) {
 	if tp.owned {
 		s.stats.TCPBacklogged++
 		tp.pending = append(tp.pending, backlogSeg{buf: b, info: info})
+		if s.gauges.Listened() {
+			tp.showBacklog()
+		}
 		return
 	}
 	s.tcpProcess(tp, b, info)
@@ -537,6 +540,9 @@ func (s *Stack) tcpData(tp *tcb, g *tcpSeg) {
 				tp.rcvNxt += uint32(g.n)
 				tp.rlen += g.n
 				tp.mergeOOO()
+				if s.gauges.Listened() {
+					tp.showReceive()
+				}
 				tp.wake()
 				switch {
 				case len(tp.ooo) > 0, tp.opt.quickAck:

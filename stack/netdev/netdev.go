@@ -19,6 +19,7 @@ import (
 	"simkron/cpu"
 	"simkron/memory"
 	"simkron/stack/kernel"
+	"simkron/trace"
 )
 
 // Buf is one frame (or packet being built) in a kernel buffer: Len bytes
@@ -197,7 +198,11 @@ type Stack struct {
 	queues   []*txQueue
 	stats    Stats
 	sym      struct{ netifRx, netRxAction, devQueueXmit, netTxAction *cpu.Symbol }
+	// gauges fires the queues' lengths (Gauges).
+	gauges trace.Source[trace.Gauge]
 }
+
+var _ trace.Gauged = (*Stack)(nil)
 
 type txQueue struct {
 	dev     Device
@@ -213,6 +218,8 @@ type txQueue struct {
 	// Drained is woken whenever the driver reports progress: a sender
 	// that wants all its frames gone sleeps here and checks Pending.
 	Drained kernel.WaitQueue
+	// gauge names the queue in Gauges, once it has been watched.
+	gauge string
 }
 
 var (
@@ -248,6 +255,30 @@ func (s *Stack) Kernel() *kernel.Kernel { return s.k }
 
 // Stats returns the counters.
 func (s *Stack) Stats() Stats { return s.stats }
+
+// Gauges implements trace.Gauged: it fires the length of a device's
+// transmit queue ("eth0 tx queue") and of the receive backlog
+// ("backlog"), in frames, whenever one changes, at the time the core has
+// charged to.
+func (s *Stack) Gauges() *trace.Source[trace.Gauge] { return &s.gauges }
+
+// Backlog is the receive backlog's name in Gauges.
+const Backlog = "backlog"
+
+// showQueue fires q's length; the caller has checked that gauges is
+// listened to.
+func (s *Stack) showQueue(q *txQueue) {
+	if q.gauge == "" {
+		q.gauge = q.dev.Name() + " tx queue"
+	}
+	s.gauges.Fire(trace.Gauge{Name: q.gauge, Unit: "frames", Value: int64(len(q.frames))})
+}
+
+// showBacklog fires the backlog's length; the caller has checked that
+// gauges is listened to.
+func (s *Stack) showBacklog() {
+	s.gauges.Fire(trace.Gauge{Name: Backlog, Unit: "frames", Value: int64(len(s.backlog))})
+}
 
 // Register installs the handler of an EtherType (dev_add_pack).
 func (s *Stack) Register(etherType uint16, h Handler) error {
@@ -314,6 +345,9 @@ func (s *Stack) Transmit(i int, b Buf) bool {
 	}
 	s.stats.TxQueued++
 	q.frames = append(q.frames, b)
+	if s.gauges.Listened() {
+		s.showQueue(q)
+	}
 	if !q.stopped {
 		s.runQueue(q)
 	}
@@ -347,6 +381,9 @@ func (s *Stack) runQueue(q *txQueue) {
 			return
 		}
 		kernel.PopFront(&q.frames)
+		if s.gauges.Listened() {
+			s.showQueue(q)
+		}
 		s.k.Wakeup(&q.Room)
 	}
 	q.stopped = false
@@ -379,6 +416,9 @@ func (s *Stack) Rx(b Buf) {
 		b.Free(s.k)
 	} else {
 		s.backlog = append(s.backlog, b)
+		if s.gauges.Listened() {
+			s.showBacklog()
+		}
 		s.k.RaiseSoftirq(kernel.SoftirqNetRx)
 	}
 	c.Exit(s.sym.netifRx)
@@ -390,6 +430,9 @@ func (s *Stack) rxAction() {
 	var hdr [14]byte
 	for len(s.backlog) > 0 {
 		b := kernel.PopFront(&s.backlog)
+		if s.gauges.Listened() {
+			s.showBacklog()
+		}
 		s.stats.RxFrames++
 		if b.Proto != 0 {
 			// The driver took the link header off and said what follows.

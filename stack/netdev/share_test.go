@@ -18,7 +18,7 @@ type host struct {
 	sys  *memory.System
 }
 
-func newHost(t *testing.T) *host {
+func newHost(t testing.TB) *host {
 	t.Helper()
 	k := sim.NewScheduler(1)
 	l1 := &memory.CacheParams{Size: 8 * sim.KiB, Line: 16, Assoc: 4, HitLatency: 1, WritePolicy: memory.WriteBack, WriteAllocate: true}

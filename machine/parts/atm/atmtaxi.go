@@ -139,7 +139,7 @@ func buildATMTaxi(h *part.Host, d *part.DeviceSpec, irq *cpu.IRQLine) (part.Devi
 	if err != nil {
 		return nil, err
 	}
-	c := &Card{Name: d.Name, Dev: dev, Driver: drv.(*drvatm.Driver), Spec: bind}
+	c := &Card{Name: d.Name, Dev: dev, Driver: drv.(*drvatm.Driver), Spec: bind, k: h.Sched}
 	if bind != nil {
 		net := NetworkOf(h)
 		end, err := net.end(bind.Link)

@@ -1,8 +1,6 @@
 package atm
 
 import (
-	"encoding/binary"
-
 	"simkron/card"
 	devatm "simkron/devices/atmtaxi"
 	"simkron/ethersim/atmnet"
@@ -10,7 +8,6 @@ import (
 	"simkron/memory"
 	"simkron/sim"
 	drvatm "simkron/stack/driver/atmtaxi"
-	"simkron/stack/header"
 	"simkron/stats"
 	"simkron/trace"
 )
@@ -20,23 +17,31 @@ import (
 // find by type; for the measuring programs over IP it is a card whose
 // frames are RFC 2684 LLC/SNAP over AAL5 (card.LLCSNAP), seen as each
 // PDU's first cell arrives (Received) and whole once its last has
-// (Whole).
+// (Whole); a trace sees its PDUs whole on the line both ways
+// (card.Segmenter).
 type Card struct {
 	Name   string // the [[device]] name
 	Dev    *devatm.Device
 	Driver *drvatm.Driver
 	End    *atmnet.End
 	Spec   *Spec
+	k      *sim.Scheduler
 	port   *atmnet.Port // the switch port on the far end, or nil
 	// received fires the first cell of each PDU reaching the card; inPDU
 	// says which VCs are inside a PDU, made when it is first listened to.
 	received trace.Source[[]byte]
 	inPDU    map[atmnet.VC]bool
-	// whole fires each PDU once its last cell is in; gather holds the
-	// payloads of each VC's PDU so far, made when it is first listened
-	// to.
-	whole  trace.Source[[]byte]
-	gather map[atmnet.VC][]byte
+	// whole and arrived fire each PDU once its last cell is in, rx
+	// gathering the cells while either is listened to.
+	whole   trace.Source[[]byte]
+	arrived trace.Source[card.Carried]
+	rx      pdus
+	// sent fires each PDU once its last cell has gone on the line, tx
+	// gathering the cells the board puts there while it is listened to
+	// (offTx disconnects the gathering from the board's Line source).
+	sent  trace.Source[card.Carried]
+	tx    pdus
+	offTx func()
 }
 
 var (
@@ -46,6 +51,8 @@ var (
 	_ card.Plugged     = (*Card)(nil)
 	_ card.Card        = (*Card)(nil)
 	_ card.Reassembler = (*Card)(nil)
+	_ card.Segmenter   = (*Card)(nil)
+	_ card.Attached    = (*Card)(nil)
 	_ card.FIFO        = (*Card)(nil)
 	_ card.DMAMeter    = (*Card)(nil)
 )
@@ -61,33 +68,74 @@ func (a *Card) Received() *trace.Source[[]byte] { return &a.received }
 
 // Whole implements card.Reassembler: it fires when the last cell of a PDU
 // (the one with the header indication flag) has arrived with a good
-// header, with the AAL5 CPCS-SDU its VC's cells since the one before
-// carried (padding and trailer removed by the trailer's length; a PDU
+// header on a VC the driver frames with AAL5 (or has not open), with the
+// AAL5 CPCS-SDU its VC's cells since the one before carried (padding and trailer removed by the trailer's length; a PDU
 // whose length does not fit its cells, as after a lost cell, is not
 // fired). It only looks: the card's CRC check and the driver's
 // reassembly are the model's.
 func (a *Card) Whole() *trace.Source[[]byte] { return &a.whole }
 
-// wholeCell gathers a cell for Whole's listeners.
-func (a *Card) wholeCell(c *atmnet.Cell) {
-	if a.gather == nil {
-		a.gather = map[atmnet.VC][]byte{}
+// ArrivedFrames implements card.Segmenter: what Whole fires, and the
+// PDUs of the raw sockets' MSNL-like SAR (whole cells, no trailer: the
+// driver says which VCs use it, and their first cells are marked), with
+// their cells and the times a PDU's first cell began to arrive and its
+// last cell ended to (a cell's arrival is its last bit's; its first came
+// a cell time before).
+func (a *Card) ArrivedFrames() *trace.Source[card.Carried] { return &a.arrived }
+
+// SentFrames implements card.Segmenter: each PDU the board put on the
+// line, fired as its last cell goes, with what its cells carried (as
+// ArrivedFrames)
+// and the times its first cell's first bit left and its last cell's last
+// bit will have. Asking for the source starts the gathering of the
+// board's cells (devices/atmtaxi Device.Line), which stops at the first
+// cell sent once nobody listens: a card nobody asks costs its board
+// nothing.
+func (a *Card) SentFrames() *trace.Source[card.Carried] {
+	if a.offTx == nil {
+		a.offTx = a.Dev.Line.Connect(a.sentCell)
 	}
-	vc := c.VC()
-	b := append(a.gather[vc], c[atmnet.HeaderSize:]...)
-	if !c.EndOfPDU() {
-		a.gather[vc] = b
+	return &a.sent
+}
+
+// cellTime is a cell's time on the card's line, 0 when unplugged.
+func (a *Card) cellTime() sim.Time {
+	if a.End == nil {
+		return 0
+	}
+	return a.End.Link().Params().CellTime()
+}
+
+// sentCell gathers a cell the board puts on the line for SentFrames.
+func (a *Card) sentCell(c *atmnet.Cell) {
+	if !a.sent.Listened() {
+		a.offTx()
+		a.offTx = nil
+		a.tx.reset()
 		return
 	}
-	a.gather[vc] = b[:0]
-	if len(b) < header.AAL5TrailerLen {
+	now := a.k.Now()
+	if f, cells, first, _, ok := a.tx.add(c, now, a.framing(c)); ok {
+		a.sent.Fire(card.Carried{Frame: f, Parts: cells, First: first, Last: now + a.cellTime()})
+	}
+}
+
+// framing is how the driver frames the PDUs of c's VC.
+func (a *Card) framing(c *atmnet.Cell) drvatm.Framing {
+	return a.Driver.Framing(drvatm.VC{VPI: c.VPI(), VCI: c.VCI()})
+}
+
+// arrivedCell gathers a cell for Whole's and ArrivedFrames' listeners.
+func (a *Card) arrivedCell(c *atmnet.Cell) {
+	now := a.k.Now()
+	f, cells, first, aal5, ok := a.rx.add(c, max(now-a.cellTime(), 0), a.framing(c))
+	if !ok {
 		return
 	}
-	n := int(binary.BigEndian.Uint16(b[len(b)-6:]))
-	if pad := len(b) - header.AAL5TrailerLen - n; pad < 0 || pad >= atmnet.PayloadSize {
-		return
+	if aal5 {
+		a.whole.Fire(f)
 	}
-	a.whole.Fire(b[:n])
+	a.arrived.Fire(card.Carried{Frame: f, Parts: cells, First: first, Last: now})
 }
 
 // ReceiveCell implements atmnet.Receiver: the listeners look, then the
@@ -103,10 +151,28 @@ func (a *Card) ReceiveCell(c *atmnet.Cell) {
 		}
 		a.inPDU[vc] = !c.EndOfPDU()
 	}
-	if a.whole.Listened() && c.HECOK() {
-		a.wholeCell(c)
+	switch {
+	case a.whole.Listened() || a.arrived.Listened():
+		if c.HECOK() {
+			a.arrivedCell(c)
+		}
+	case a.rx.vcs != nil:
+		a.rx.reset() // nobody listens now: what was gathered may never end
 	}
 	a.Dev.ReceiveCell(c)
+}
+
+// NetworkName implements card.Attached: the switch the card's link leads
+// to, or the link's name when it leads to none (a loop-back cable), ""
+// when the card is unplugged.
+func (a *Card) NetworkName() string {
+	switch {
+	case a.End == nil:
+		return ""
+	case a.port != nil:
+		return a.port.Switch().Name()
+	}
+	return a.End.Link().Name()
 }
 
 // DeviceName is the card's [[device]] name.

@@ -249,6 +249,37 @@ func New(k *kernel.Kernel, ns *netdev.Stack, name string, space memory.Space, ba
 // Name returns the driver's name.
 func (d *Driver) Name() string { return d.name }
 
+// Framing is how a VC's PDUs are cut into cells, as an observer of the
+// line (a trace) needs to know to see them whole.
+type Framing uint8
+
+const (
+	// FramingNone: the driver has no such VC open.
+	FramingNone Framing = iota
+	// FramingAAL5: pad and trailer; the trailer's length says where the
+	// PDU began.
+	FramingAAL5
+	// FramingMSNL: whole cells, the first marked (MSNLFirst); no trailer.
+	FramingMSNL
+)
+
+// Framing returns how the driver frames vc's PDUs. It only looks: it
+// charges nothing.
+func (d *Driver) Framing(vc VC) Framing {
+	vs := d.vcs[vc.VCI]
+	switch {
+	case vs == nil || vs.vc.VPI != vc.VPI:
+		return FramingNone
+	case vs.sar == sarMSNL:
+		return FramingMSNL
+	}
+	return FramingAAL5
+}
+
+// MSNLFirst reports whether a cell whose header word is w begins a PDU of
+// the MSNL-like SAR (the mark in its GFC field).
+func MSNLFirst(w uint32) bool { return uint8(w>>28)&msnlFirst != 0 }
+
 // Stats returns the counters.
 func (d *Driver) Stats() Stats { return d.stats }
 
