@@ -334,7 +334,8 @@ func (h *HostTrace) atoms() error {
 	}
 	flat := map[string][]flatSeg{}
 	cursor := map[string]int{}
-	for name, th := range byName {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		th := byName[name]
 		segs, err := flatten(th.slices)
 		if err != nil {
 			return fmt.Errorf("thread %s: %v", name, err)

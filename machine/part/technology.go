@@ -3,6 +3,7 @@ package part
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"simkron/config"
 	"simkron/report"
@@ -85,6 +86,20 @@ type Join struct {
 type Entry struct {
 	Key []string
 	Binding
+}
+
+// EntriesOf returns an entry for each binding of bs, keyed [key, index]
+// (["nic", "0"], ["nic", "1"]): a technology's Entries over its array of
+// tables.
+func EntriesOf[B any, PB interface {
+	*B
+	Binding
+}](key string, bs []B) []Entry {
+	out := make([]Entry, 0, len(bs))
+	for j := range bs {
+		out = append(out, Entry{Key: []string{key, strconv.Itoa(j)}, Binding: PB(&bs[j])})
+	}
+	return out
 }
 
 // Binding is what every technology's binding of a card says.

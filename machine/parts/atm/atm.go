@@ -140,13 +140,7 @@ func init() {
 		Noun:     "ATM cards",
 		Tables:   func() any { return &Tables{} },
 		Bindings: func() any { return &Bindings{} },
-		Entries: func(b any) []part.Entry {
-			var out []part.Entry
-			for j := range b.(*Bindings).Cards {
-				out = append(out, part.Entry{Key: []string{"atm", strconv.Itoa(j)}, Binding: &b.(*Bindings).Cards[j]})
-			}
-			return out
-		},
+		Entries:  func(b any) []part.Entry { return part.EntriesOf("atm", b.(*Bindings).Cards) },
 		Decode:   decode,
 		Check:    check,
 		Apply:    apply,

@@ -75,13 +75,7 @@ func init() {
 		Noun:     "Ethernet cards",
 		Tables:   func() any { return &Tables{} },
 		Bindings: func() any { return &Bindings{} },
-		Entries: func(b any) []part.Entry {
-			var out []part.Entry
-			for j := range b.(*Bindings).NICs {
-				out = append(out, part.Entry{Key: []string{"nic", strconv.Itoa(j)}, Binding: &b.(*Bindings).NICs[j]})
-			}
-			return out
-		},
+		Entries:  func(b any) []part.Entry { return part.EntriesOf("nic", b.(*Bindings).NICs) },
 		Check:    check,
 		Apply:    apply,
 		Captures: captures,
