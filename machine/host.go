@@ -36,11 +36,11 @@ func CoreCounters() []stats.Group { return []stats.Group{{Name: "cpu0", Value: c
 func Counters(h *Host) []stats.Counter {
 	var out []stats.Counter
 	for _, g := range CoreCounters() {
-		out = append(out, stats.Walk(stats.Join(h.Name, g.Name), h.CPU.Stats())...)
+		out = stats.AppendWalk(out, stats.Join(h.Name, g.Name), h.CPU.Stats())
 	}
-	out = append(out, stats.WalkGroups(h.Name, h.Counters())...)
+	out = stats.AppendGroups(out, h.Name, h.Counters())
 	for i, d := range h.Devices {
-		out = append(out, stats.WalkGroups(stats.Join(h.Name, h.Spec.Devices[i].Name), d.Counters())...)
+		out = stats.AppendGroups(out, stats.Join(h.Name, h.Spec.Devices[i].Name), d.Counters())
 	}
 	return out
 }

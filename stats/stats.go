@@ -24,6 +24,7 @@ package stats
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 )
 
@@ -61,18 +62,26 @@ func Join(parts ...string) string {
 
 // Walk returns the counters of the stats struct v (a struct or a pointer
 // to one), each named prefix.name, in field order; none for a nil v.
-func Walk(prefix string, v any) []Counter {
+func Walk(prefix string, v any) []Counter { return AppendWalk(nil, prefix, v) }
+
+// AppendWalk appends the counters Walk returns to out and returns the
+// extended slice: a host's counters gathered into one slice without one
+// of their own for each struct.
+func AppendWalk(out []Counter, prefix string, v any) []Counter {
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
-		return nil
+		return out
 	}
-	rv = reflect.Indirect(rv)
-	var out []Counter
+	return appendValue(out, prefix, reflect.Indirect(rv))
+}
+
+func appendValue(out []Counter, prefix string, rv reflect.Value) []Counter {
+	out = slices.Grow(out, countOf(rv.Type()))
 	for _, f := range fieldsOf(rv.Type()) {
 		fv := rv.FieldByIndex(f.index)
 		name := Join(prefix, f.name)
 		if f.group {
-			out = append(out, Walk(name, fv.Interface())...)
+			out = appendValue(out, name, fv)
 			continue
 		}
 		var n uint64
@@ -91,10 +100,12 @@ func Walk(prefix string, v any) []Counter {
 
 // WalkGroups returns the counters of every group, each under
 // prefix.group.
-func WalkGroups(prefix string, gs []Group) []Counter {
-	var out []Counter
+func WalkGroups(prefix string, gs []Group) []Counter { return AppendGroups(nil, prefix, gs) }
+
+// AppendGroups appends the counters WalkGroups returns to out.
+func AppendGroups(out []Counter, prefix string, gs []Group) []Counter {
 	for _, g := range gs {
-		out = append(out, Walk(Join(prefix, g.Name), g.Value)...)
+		out = AppendWalk(out, Join(prefix, g.Name), g.Value)
 	}
 	return out
 }
@@ -121,6 +132,26 @@ type field struct {
 }
 
 var cache sync.Map // reflect.Type -> []field
+
+var counts sync.Map // reflect.Type -> int
+
+// countOf returns how many counters struct type t has, its groups'
+// included.
+func countOf(t reflect.Type) int {
+	if n, ok := counts.Load(t); ok {
+		return n.(int)
+	}
+	n := 0
+	for _, f := range fieldsOf(t) {
+		if f.group {
+			n += countOf(t.FieldByIndex(f.index).Type)
+		} else {
+			n++
+		}
+	}
+	counts.Store(t, n)
+	return n
+}
 
 // fieldsOf returns the counters and groups of struct type t, checking
 // its tags.
