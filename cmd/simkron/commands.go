@@ -159,11 +159,12 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 	// Without --out no capture is written: none is recorded. Annotations
 	// (one Tcl interpreter) and the timeline (one time line of every
 	// host) keep the run in one island.
-	opt := machine.Options{Seed: o.seed, NoCapture: o.out == "", Cores: machine.NewCores(o.jobs),
-		Whole: len(exp.Info.Annotations) > 0 || len(o.annotate) > 0 || o.trace != nil}
-	if o.jobs == 0 {
-		opt.Cores = machine.NewCores(runtime.NumCPU())
+	jobs := o.jobs
+	if jobs == 0 {
+		jobs = runtime.NumCPU()
 	}
+	opt := machine.Options{Seed: o.seed, NoCapture: o.out == "", Cores: machine.NewCores(jobs),
+		Whole: len(exp.Info.Annotations) > 0 || len(o.annotate) > 0 || o.trace != nil}
 	watchCycles(o, &opt)
 	r, err := machine.New(exp, opt)
 	if err != nil {
