@@ -106,6 +106,12 @@ const (
 	tcpMaxWindow     = 65535           // no window scaling
 )
 
+// TCPMaxRTO is the longest a connection that is still trying waits
+// between two segments it sends: the ceiling of the retransmission
+// timeout's backoff, which paces the SYNs, the data sent again and the
+// window probes.
+const TCPMaxRTO = tcpMaxRTO
+
 // ShutHow says which side Shutdown closes.
 type ShutHow int
 
