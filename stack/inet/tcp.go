@@ -106,6 +106,12 @@ const (
 	tcpMaxWindow     = 65535           // no window scaling
 )
 
+// TCPMaxRTO is the longest a connection that is still trying waits
+// between two segments it sends: the ceiling of the retransmission
+// timeout's backoff, which paces the SYNs, the data sent again and the
+// window probes.
+const TCPMaxRTO = tcpMaxRTO
+
 // ShutHow says which side Shutdown closes.
 type ShutHow int
 
@@ -504,6 +510,13 @@ func (s *Stack) Listen(t *kernel.Thread, fd int, backlog int) (err Errno) {
 // Accept waits for a connection on a listening socket (accept(2)) and
 // returns its new descriptor and the peer's address.
 func (s *Stack) Accept(t *kernel.Thread, fd int) (nfd int, from Addr, port uint16, err Errno) {
+	return s.AcceptTimeout(t, fd, 0)
+}
+
+// AcceptTimeout is Accept that waits at most timeout for a connection
+// (as SO_RCVTIMEO bounds accept(2) on Linux): ETIMEDOUT when none has
+// come by then; 0 waits for ever.
+func (s *Stack) AcceptTimeout(t *kernel.Thread, fd int, timeout sim.Time) (nfd int, from Addr, port uint16, err Errno) {
 	nfd = -1
 	t.Syscall(s.tcp.sym.accept, func() {
 		so, e := s.tcpSocket(fd)
@@ -518,8 +531,19 @@ func (s *Stack) Accept(t *kernel.Thread, fd int) (nfd int, from Addr, port uint1
 		}
 		lt.lock()
 		defer lt.unlock()
+		c := s.c
+		deadline := c.LocalTime() + timeout
 		for len(lt.acceptQ) == 0 {
-			lt.sleep(t, 0)
+			if timeout == 0 {
+				lt.sleep(t, 0)
+			} else {
+				left := deadline - c.LocalTime()
+				if left <= 0 {
+					err = ETIMEDOUT
+					return
+				}
+				lt.sleep(t, left)
+			}
 			if so.tcb != lt || lt.state != tcpListen {
 				err = EINVAL
 				return

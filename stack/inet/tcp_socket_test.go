@@ -71,6 +71,53 @@ func TestTCPConnectErrors(t *testing.T) {
 	}
 }
 
+// TestTCPAcceptTimeout: an accept that nobody connects to gives up with
+// ETIMEDOUT after its timeout (the kernel's 10 ms tick rounding it up),
+// and the listener is still there for the connection that comes later,
+// which an accept within its timeout takes.
+func TestTCPAcceptTimeout(t *testing.T) {
+	exp := loadUDP(t, []int{4}, 1, 0)
+	tr := newThreadRun(t, exp)
+	var waited sim.Time
+	accepted := false
+	tr.spawn("pcB", func(th *kernel.Thread, h *machine.Host) {
+		s := machinetest.Inet(h)
+		c := machinetest.Kernel(h).CPU()
+		lfd, _ := s.Socket(th, inet.SockStream)
+		s.Bind(th, lfd, tcpPort)
+		s.Listen(th, lfd, 1)
+		start := c.LocalTime()
+		if _, _, _, err := s.AcceptTimeout(th, lfd, 200*sim.Millisecond); err != inet.ETIMEDOUT {
+			tr.errorf("accept with nobody connecting: %v, want ETIMEDOUT", err)
+		}
+		waited = c.LocalTime() - start
+		fd, _, _, err := s.AcceptTimeout(th, lfd, sim.Second)
+		if err != 0 {
+			tr.errorf("accept of pcA's connection: %v", err)
+			return
+		}
+		accepted = true
+		s.Close(th, fd)
+		s.Close(th, lfd)
+	})
+	tr.spawn("pcA", func(th *kernel.Thread, h *machine.Host) {
+		s := machinetest.Inet(h)
+		th.SleepFor(300 * sim.Millisecond)
+		fd, _ := s.Socket(th, inet.SockStream)
+		if e := s.Connect(th, fd, ipB, tcpPort); e != 0 {
+			tr.errorf("connect: %v", e)
+		}
+		s.Close(th, fd)
+	})
+	tr.execute()
+	if waited < 200*sim.Millisecond || waited > 220*sim.Millisecond {
+		t.Errorf("accept gave up after %v, want 200 ms (at most two 10 ms ticks more)", waited)
+	}
+	if !accepted {
+		t.Error("the connection after the timeout was not accepted")
+	}
+}
+
 // nagleRun sends 200 writes of 10 bytes from pcA to pcB and returns the
 // segments pcA sent from the first write on (data, FIN and the last
 // ACK), with or without TCP_NODELAY.

@@ -19,6 +19,19 @@
 // accept to the end of the stream (throughput is the receiver's). Between
 // runs the transmitter shuts its side and waits for the receiver's close,
 // so runs never overlap; the receiver listens on port+i for run i.
+//
+// The two programs share nothing while the simulation runs, so that a
+// run may simulate the two hosts apart (workload.Type.Groups): each side
+// keeps its own part of every run (the transmitter its case index, ISNs
+// seen, window of each run and its counters; the receiver its bytes,
+// times, delayed-ACK timeouts and the data its card saw), and Result,
+// once the simulation has stopped, joins them: the run's trace merged by
+// time, the gaps, verdicts and graphs. Nothing tells the receiver that
+// the transmitter failed, so it gives up waiting for a connection by
+// itself once nothing has come from the transmitter for the workload's
+// timeout plus TCP's longest backoff (64 s): a run whose transmitter
+// failed ends when both programs have, which may be later than the
+// failure by up to that much.
 package ttcp
 
 import (
@@ -71,7 +84,7 @@ type Params struct {
 	Transmitter string   `toml:"transmitter" help:"host that connects and writes (ttcp -t)"`
 	Receiver    string   `toml:"receiver" help:"host that accepts and reads (ttcp -r)"`
 	Port        uint16   `toml:"port" min:"1" max:"60000" help:"receiver's TCP port for the first run; run i uses port + i"`
-	Timeout     sim.Time `toml:"timeout" min:"1ms" help:"longest wait in one read before the run is abandoned"`
+	Timeout     sim.Time `toml:"timeout" min:"1ms" help:"longest wait in one read before the run is abandoned; the receiver waits for a connection until nothing has come from the transmitter for this plus TCP's longest backoff (64s)"`
 	Pattern     int      `toml:"pattern" min:"0" max:"1000" help:"segments of each run's trace, from the middle of the transfer, to report"`
 	Cases       []Case   `toml:"case" nonempty:"true" help:"the runs, in order"`
 }
@@ -160,24 +173,87 @@ const progressSamples = 300
 
 var defMain = cpu.Def{Name: "ttcp_main", Layer: cpu.LayerAPPL, Instructions: 30, CodeBytes: 256, Why: "loop over the writes or reads, count bytes"}
 
-// Test is the runs across the two hosts.
+// Test is the runs across the two hosts. Its two programs share nothing
+// while the simulation runs, so that a run may simulate the hosts apart
+// (workload.Type.Groups): the transmitter's program and the observer of
+// its card write only tx, the receiver's program and its card's observer
+// only rx, and both read only what New set and never changes (the
+// parameters, the pattern, the two addresses). Result, called once
+// the simulation has stopped, puts each run's two halves together.
 type Test struct {
-	p       Params
-	tx, rx  *Endpoint
-	results []Result
-	cur     int // the run in progress
-	trace   []rawEvent
-	txIRS   uint32 // the transmitter's view: the receiver's ISN
-	rxIRS   uint32 // the receiver's: the transmitter's ISN
-	delack  sim.Time
-	txMain  *cpu.Symbol
-	rxMain  *cpu.Symbol
-	// pattern is one period of patternByte, from offset 0: the
-	// transmitter copies a write's bytes out of it and the receiver
+	p      Params
+	tx     transmitter
+	rx     receiver
+	rxAddr inet.Addr // where the transmitter connects
+	txAddr inet.Addr // where the receiver hears the transmitter from
+	delack sim.Time  // the receiver's delayed-ACK period
+	// pattern is one period of patternByte, from offset 0, built by New:
+	// the transmitter copies a write's bytes out of it and the receiver
 	// compares against it, instead of computing every byte.
 	pattern []byte
 }
 
+// transmitter is the transmitter's side: its program's state and its
+// card's observer's.
+type transmitter struct {
+	h    *Endpoint
+	main *cpu.Symbol
+	cur  int // the run in progress; len(Cases) once the program has ended
+	runs []txRun
+}
+
+// txRun is what the transmitter knows of one run.
+type txRun struct {
+	// started says that the transmitter began the run, at from (run 0:
+	// from the beginning); done that it finished it, at to. [from, to]
+	// is the run's window: the segments of its connection that reach
+	// either card within it are the run's trace.
+	started, done     bool
+	from, to          sim.Time
+	ifMTU, mss        int
+	seconds           float64 // connect to the last write's return
+	retransmits, held uint64
+	err               failure
+	peerISN           uint32     // the receiver's initial sequence number, from its SYN+ACK
+	acks              []rawEvent // the receiver's segments at the transmitter's card, as they came
+}
+
+// receiver is the receiver's side: its program's state and its card's
+// observer's.
+type receiver struct {
+	h    *Endpoint
+	main *cpu.Symbol
+	runs []rxRun
+	// heard is when a segment from the transmitter last reached the
+	// card: the transmitter is still at work, and the receiver waits on
+	// for its connection.
+	heard sim.Time
+}
+
+// rxRun is what the receiver knows of one run.
+type rxRun struct {
+	bytes, corrupt int64
+	seconds        float64 // accept to the end of the stream
+	delAcks        uint64  // ACKs its delayed-ACK timer sent from its accept to its close
+	err            failure
+	peerISN        uint32 // the transmitter's initial sequence number, from its SYN
+	// data is the transmitter's data segments at the receiver's card, as
+	// they came, to the run's port at any time: which are the run's is
+	// the transmitter's to say (its window), once the simulation is over.
+	data []rawEvent
+}
+
+// failure is one side's first failure in a run: what, and when by its
+// host's clock. waited marks the receiver's giving up on a connection
+// that never came, which a failure of the transmitter explains.
+type failure struct {
+	msg    string
+	at     sim.Time
+	waited bool
+}
+
+// rawEvent is a segment at a card, with its sequence and acknowledgement
+// numbers as they were on the wire.
 type rawEvent struct {
 	at       sim.Time
 	data     bool
@@ -200,28 +276,38 @@ func New(p Params, tx, rx *Endpoint) (*Test, error) {
 			}
 		}
 	}
-	t := &Test{p: p, tx: tx, rx: rx, results: make([]Result, len(p.Cases)), delack: rx.Inet.Params().TCPDelAck}
-	for i, c := range p.Cases {
-		t.results[i].Case = c
+	t := &Test{p: p, rxAddr: rx.Inet.Addr(), txAddr: tx.Inet.Addr(), delack: rx.Inet.Params().TCPDelAck, pattern: make([]byte, patternPeriod)}
+	for i := range t.pattern {
+		t.pattern[i] = patternByte(int64(i))
 	}
-	t.txMain, t.rxMain = tx.Kernel.Symbols().Define(defMain), rx.Kernel.Symbols().Define(defMain)
-	tx.Received.Connect(func(f []byte) { t.frame(f, false) })
-	rx.Received.Connect(func(f []byte) { t.frame(f, true) })
+	t.tx = transmitter{h: tx, main: tx.Kernel.Symbols().Define(defMain), runs: make([]txRun, len(p.Cases))}
+	t.rx = receiver{h: rx, main: rx.Kernel.Symbols().Define(defMain), runs: make([]rxRun, len(p.Cases))}
+	tx.Received.Connect(t.txFrame)
+	rx.Received.Connect(t.rxFrame)
 	return t, nil
 }
 
 // Start spawns the receiver and the transmitter.
 func (t *Test) Start() {
-	t.rx.Kernel.Spawn("ttcp-r", t.receive)
-	t.tx.Kernel.Spawn("ttcp-t", t.transmit)
+	t.rx.h.Kernel.Spawn("ttcp-r", t.receive)
+	t.tx.h.Kernel.Spawn("ttcp-t", t.transmit)
 }
 
-// Results returns the runs' outcomes once the transmitter has ended.
-func (t *Test) Results() []Result { return t.results }
+// now is h's scheduler's time: when a program or an observer of h acts.
+func now(h *Endpoint) sim.Time { return h.Kernel.CPU().Scheduler().Now() }
 
-func (t *Test) fail(i int, format string, args ...any) {
-	if t.results[i].Error == "" {
-		t.results[i].Error = fmt.Sprintf(format, args...)
+// fail records the transmitter's failure in run i, unless it has one.
+func (x *transmitter) fail(i int, format string, args ...any) {
+	if x.runs[i].err.msg == "" {
+		x.runs[i].err = failure{msg: fmt.Sprintf(format, args...), at: now(x.h)}
+	}
+}
+
+// fail records the receiver's failure in run i, unless it has one;
+// waited says that it gave up waiting for the connection.
+func (x *receiver) fail(i int, waited bool, format string, args ...any) {
+	if x.runs[i].err.msg == "" {
+		x.runs[i].err = failure{msg: fmt.Sprintf(format, args...), at: now(x.h), waited: waited}
 	}
 }
 
@@ -233,15 +319,7 @@ const patternPeriod = 256 * 512
 
 // patternAt returns the pattern's bytes from offset off up to the end of
 // its period.
-func (t *Test) patternAt(off int64) []byte {
-	if t.pattern == nil {
-		t.pattern = make([]byte, patternPeriod)
-		for i := range t.pattern {
-			t.pattern[i] = patternByte(int64(i))
-		}
-	}
-	return t.pattern[off%patternPeriod:]
-}
+func (t *Test) patternAt(off int64) []byte { return t.pattern[off%patternPeriod:] }
 
 // fillPattern puts the pattern's bytes from offset off in dst.
 func (t *Test) fillPattern(dst []byte, off int64) {
@@ -273,9 +351,10 @@ func (t *Test) corrupt(got []byte, off int64) int64 {
 // listen opens run i's listening socket with its receive buffer and
 // interface MTU.
 func (t *Test) listen(th *kernel.Thread, i int) int {
-	s, c := t.rx.Inet, t.p.Cases[i]
-	if err := t.setMTU(t.rx, c); err != nil {
-		t.fail(i, "%s: %v", t.rx.Name, err)
+	x := &t.rx
+	s, c := x.h.Inet, t.p.Cases[i]
+	if err := t.setMTU(x.h, c); err != nil {
+		x.fail(i, false, "%s: %v", x.h.Name, err)
 		return -1
 	}
 	fd, err := s.Socket(th, inet.SockStream)
@@ -292,7 +371,7 @@ func (t *Test) listen(th *kernel.Thread, i int) int {
 		err = s.Listen(th, fd, 1)
 	}
 	if err != 0 {
-		t.fail(i, "%s: listen: %v", t.rx.Name, err)
+		x.fail(i, false, "%s: listen: %v", x.h.Name, err)
 		return -1
 	}
 	return fd
@@ -307,26 +386,29 @@ func (t *Test) setMTU(h *Endpoint, c Case) error {
 	return h.Inet.SetMTU(mtu)
 }
 
+// receive is the receiver's program.
 func (t *Test) receive(th *kernel.Thread) {
-	h := t.rx
+	x := &t.rx
+	h := x.h
 	k := h.Kernel
 	cp := k.CPU()
-	cp.Enter(t.rxMain)
-	defer cp.Exit(t.rxMain)
+	cp.Enter(x.main)
+	defer cp.Exit(x.main)
 	s := h.Inet
 	buf := k.Kmalloc(t.maxSize())
 	got := make([]byte, t.maxSize())
 	lfd := t.listen(th, 0)
 	for i := range t.p.Cases {
 		c := t.p.Cases[i]
-		r := &t.results[i]
+		r := &x.runs[i]
 		if lfd < 0 {
 			return
 		}
-		fd, _, _, err := s.Accept(th, lfd)
+		before := s.Stats().TCPDelAckTimeouts
+		fd, err := t.accept(th, lfd)
 		s.Close(th, lfd)
 		if err != 0 {
-			t.fail(i, "%s: accept: %v", h.Name, err)
+			x.fail(i, err == inet.ETIMEDOUT, "%s: accept: %v", h.Name, err)
 			return
 		}
 		start := cp.LocalTime()
@@ -334,7 +416,7 @@ func (t *Test) receive(th *kernel.Thread) {
 		for {
 			n, err := s.Recv(th, fd, buf, c.Size, t.p.Timeout)
 			if err != 0 {
-				t.fail(i, "%s: recv after %d bytes: %v", h.Name, off, err)
+				x.fail(i, false, "%s: recv after %d bytes: %v", h.Name, off, err)
 				break
 			}
 			if n == 0 {
@@ -342,18 +424,44 @@ func (t *Test) receive(th *kernel.Thread) {
 			}
 			// The simulator checks the bytes; the program is not charged.
 			cp.System().Phys.Read(buf, got[:n])
-			r.Corrupt += t.corrupt(got[:n], off)
+			r.corrupt += t.corrupt(got[:n], off)
 			off += int64(n)
 		}
 		cp.Sync()
-		r.Bytes = off
-		r.Seconds = float64(cp.LocalTime()-start) / float64(sim.Second)
+		r.bytes = off
+		r.seconds = float64(cp.LocalTime()-start) / float64(sim.Second)
 		// The next run's listener is up before this connection closes,
 		// which is what the transmitter waits for.
 		if i+1 < len(t.p.Cases) {
 			lfd = t.listen(th, i+1)
 		}
 		s.Close(th, fd)
+		r.delAcks = s.Stats().TCPDelAckTimeouts - before
+	}
+}
+
+// accept waits for a run's connection on lfd as long as the transmitter
+// may still be at work: it gives up (ETIMEDOUT) once nothing has reached
+// the card from the transmitter for the workload's timeout plus the
+// longest a TCP that is still trying stays silent (inet.TCPMaxRTO, the
+// backoff ceiling that paces its SYNs and the data it sends again). A
+// transmitter that failed never connects, and the receiver, which cannot
+// know that, ends by itself; one resending an earlier run's data, or its
+// SYN, or waiting up to the timeout for the receiver's close, is waited
+// for.
+func (t *Test) accept(th *kernel.Thread, lfd int) (int, inet.Errno) {
+	x := &t.rx
+	s, cp := x.h.Inet, x.h.Kernel.CPU()
+	quiet := t.p.Timeout + inet.TCPMaxRTO
+	deadline := cp.LocalTime() + quiet
+	for {
+		fd, _, _, err := s.AcceptTimeout(th, lfd, deadline-cp.LocalTime())
+		if err != inet.ETIMEDOUT {
+			return fd, err
+		}
+		if deadline = x.heard + quiet; deadline <= cp.LocalTime() {
+			return fd, err
+		}
 	}
 }
 
@@ -365,13 +473,17 @@ func (t *Test) maxSize() int {
 	return n
 }
 
+// transmit is the transmitter's program.
 func (t *Test) transmit(th *kernel.Thread) {
-	h := t.tx
+	x := &t.tx
+	h := x.h
 	k := h.Kernel
 	cp := k.CPU()
-	cp.Enter(t.txMain)
-	defer cp.Exit(t.txMain)
-	defer t.finish()
+	cp.Enter(x.main)
+	defer cp.Exit(x.main)
+	// No run is current once the program has ended: its card's observer
+	// stops.
+	defer func() { x.cur = len(t.p.Cases) }()
 	s := h.Inet
 	size := t.maxSize()
 	// Each write's bytes are put in the buffer before it is sent.
@@ -379,21 +491,25 @@ func (t *Test) transmit(th *kernel.Thread) {
 	pat := make([]byte, size)
 	rbuf := k.Kmalloc(64)
 	for i, c := range t.p.Cases {
-		t.cur = i
-		r := &t.results[i]
+		x.cur = i
+		r := &x.runs[i]
+		r.started = true
+		if i > 0 {
+			r.from = now(h)
+		}
 		if err := t.setMTU(h, c); err != nil {
-			t.fail(i, "%s: %v", h.Name, err)
+			x.fail(i, "%s: %v", h.Name, err)
 			return
 		}
-		r.IfMTU = s.Params().MTU
-		before, rxBefore := s.Stats(), t.rx.Inet.Stats()
+		r.ifMTU = s.Params().MTU
+		before := s.Stats()
 		fd, err := t.connect(th, i)
 		if err != 0 {
-			t.fail(i, "%s: connect: %v", h.Name, err)
+			x.fail(i, "%s: connect: %v", h.Name, err)
 			return
 		}
 		if info, ok := s.TCPInfo(fd); ok {
-			r.MSS = info.MSS
+			r.mss = info.MSS
 		}
 		cp.Sync()
 		start := cp.LocalTime()
@@ -404,12 +520,12 @@ func (t *Test) transmit(th *kernel.Thread) {
 			n, err := s.Send(th, fd, buf, c.Size)
 			off += int64(n)
 			if err != 0 {
-				t.fail(i, "%s: send after %d bytes: %v", h.Name, off, err)
+				x.fail(i, "%s: send after %d bytes: %v", h.Name, off, err)
 				break
 			}
 		}
 		cp.Sync()
-		r.TxSeconds = float64(cp.LocalTime()-start) / float64(sim.Second)
+		r.seconds = float64(cp.LocalTime()-start) / float64(sim.Second)
 		// Shut our side and wait for the receiver to close: the run is over.
 		s.Shutdown(th, fd, inet.ShutWr)
 		for {
@@ -419,19 +535,17 @@ func (t *Test) transmit(th *kernel.Thread) {
 			}
 		}
 		s.Close(th, fd)
-		after, rxAfter := s.Stats(), t.rx.Inet.Stats()
-		r.Retransmits = after.TCPRetransSegs - before.TCPRetransSegs
-		r.Held = after.TCPSendHeld - before.TCPSendHeld
-		r.DelAckTimeouts = rxAfter.TCPDelAckTimeouts - rxBefore.TCPDelAckTimeouts
-		t.summarise(i)
-		t.trace = t.trace[:0]
+		after := s.Stats()
+		r.retransmits = after.TCPRetransSegs - before.TCPRetransSegs
+		r.held = after.TCPSendHeld - before.TCPSendHeld
+		r.done, r.to = true, now(h)
 	}
 }
 
 // connect opens run i's connection with its options. ttcp -t started
 // before ttcp -r is refused: it tries again shortly, up to 50 times.
 func (t *Test) connect(th *kernel.Thread, i int) (int, inet.Errno) {
-	s, c := t.tx.Inet, t.p.Cases[i]
+	s, c := t.tx.h.Inet, t.p.Cases[i]
 	for try := 0; ; try++ {
 		fd, err := s.Socket(th, inet.SockStream)
 		if err == 0 && c.SndBuf > 0 {
@@ -441,7 +555,7 @@ func (t *Test) connect(th *kernel.Thread, i int) (int, inet.Errno) {
 			err = s.SetOption(th, fd, inet.OptNoDelay, 1)
 		}
 		if err == 0 {
-			err = s.Connect(th, fd, t.rx.Inet.Addr(), t.p.Port+uint16(i))
+			err = s.Connect(th, fd, t.rxAddr, t.p.Port+uint16(i))
 		}
 		if err != inet.ECONNREFUSED || try == 50 {
 			return fd, err
@@ -451,65 +565,148 @@ func (t *Test) connect(th *kernel.Thread, i int) (int, inet.Errno) {
 	}
 }
 
-// finish stops the observers: no run is current.
-func (t *Test) finish() {
-	t.cur = len(t.p.Cases)
-}
-
-// frame records a segment of the current run's connection reaching a
-// card: data at the receiver, ACKs at the transmitter.
-func (t *Test) frame(f []byte, atReceiver bool) {
-	if t.cur >= len(t.p.Cases) {
-		return
-	}
-	h := t.tx
-	if atReceiver {
-		h = t.rx
-	}
+// segment returns the TCP segment of frame f that reached h's card
+// addressed to h, if it is one (an IPv4 packet's first fragment), with
+// its source address and its bytes of data.
+func segment(h *Endpoint, f []byte) (tcp header.TCP, src inet.Addr, n int, ok bool) {
 	ip, ok := h.IPv4(f)
 	if !ok || ip.Protocol() != header.IPv4ProtocolTCP || ip.FragmentOffset() != 0 {
-		return
+		return nil, src, 0, false
 	}
 	if ip.Dst() != h.Inet.Addr() {
-		return
+		return nil, src, 0, false
 	}
-	tcp := header.TCP(ip.Payload())
+	tcp = header.TCP(ip.Payload())
 	if !tcp.IsValid() {
-		return
+		return nil, src, 0, false
 	}
-	port := t.p.Port + uint16(t.cur)
-	if atReceiver && tcp.DstPort() != port || !atReceiver && tcp.SrcPort() != port {
-		return
-	}
-	if tcp.Flags()&header.TCPFlagSYN != 0 {
-		if atReceiver {
-			t.rxIRS = tcp.SeqNum()
-		} else {
-			t.txIRS = tcp.SeqNum()
-		}
-		return
-	}
-	n := ip.PayloadLength() - tcp.DataOffset()
-	ev := rawEvent{at: h.Kernel.CPU().Scheduler().Now(), data: atReceiver, seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())}
-	if atReceiver {
-		if n == 0 {
-			return // the transmitter's pure ACKs of the receiver's FIN
-		}
-		ev.seq -= t.rxIRS + 1
-		ev.ack -= t.txIRS + 1
-	} else {
-		if tcp.Flags()&header.TCPFlagACK == 0 {
-			return
-		}
-		ev.seq -= t.txIRS + 1
-		ev.ack -= t.rxIRS + 1
-	}
-	t.trace = append(t.trace, ev)
+	return tcp, ip.Src(), ip.PayloadLength() - tcp.DataOffset(), true
 }
 
-// summarise turns run i's trace into its result.
-func (t *Test) summarise(i int) {
-	r := &t.results[i]
+// txFrame records a segment of the current run's connection reaching the
+// transmitter's card: the receiver's SYN+ACK (its initial sequence
+// number) and ACKs.
+func (t *Test) txFrame(f []byte) {
+	x := &t.tx
+	if x.cur >= len(t.p.Cases) {
+		return
+	}
+	tcp, _, n, ok := segment(x.h, f)
+	if !ok || tcp.SrcPort() != t.p.Port+uint16(x.cur) {
+		return
+	}
+	r := &x.runs[x.cur]
+	if tcp.Flags()&header.TCPFlagSYN != 0 {
+		r.peerISN = tcp.SeqNum()
+		return
+	}
+	if tcp.Flags()&header.TCPFlagACK == 0 {
+		return
+	}
+	r.acks = append(r.acks, rawEvent{at: now(x.h), seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())})
+}
+
+// rxFrame records a segment reaching the receiver's card for a run's
+// port: the transmitter's SYN (its initial sequence number) and data;
+// and when the transmitter was last heard from.
+func (t *Test) rxFrame(f []byte) {
+	x := &t.rx
+	tcp, src, n, ok := segment(x.h, f)
+	if !ok {
+		return
+	}
+	if src == t.txAddr {
+		x.heard = now(x.h)
+	}
+	i := int(tcp.DstPort()) - int(t.p.Port)
+	if i < 0 || i >= len(t.p.Cases) {
+		return
+	}
+	r := &x.runs[i]
+	if tcp.Flags()&header.TCPFlagSYN != 0 {
+		r.peerISN = tcp.SeqNum()
+		return
+	}
+	if n == 0 {
+		return // the transmitter's pure ACKs
+	}
+	r.data = append(r.data, rawEvent{at: now(x.h), data: true, seq: tcp.SeqNum(), ack: tcp.AckNum(), n: n, win: int(tcp.Window())})
+}
+
+// results puts each run's two halves together. A run the transmitter
+// did not finish (it failed to connect, or the simulation stopped first)
+// has no summary, only what each side measured.
+func (t *Test) results() []Result {
+	out := make([]Result, len(t.p.Cases))
+	for i, c := range t.p.Cases {
+		tx, rx := &t.tx.runs[i], &t.rx.runs[i]
+		r := &out[i]
+		r.Case = c
+		r.IfMTU, r.MSS, r.TxSeconds = tx.ifMTU, tx.mss, tx.seconds
+		r.Bytes, r.Corrupt, r.Seconds = rx.bytes, rx.corrupt, rx.seconds
+		r.Error = firstError(tx, rx)
+		if tx.done {
+			r.Retransmits, r.Held, r.DelAckTimeouts = tx.retransmits, tx.held, rx.delAcks
+			t.summarise(r, runTrace(tx, rx))
+		}
+	}
+	return out
+}
+
+// firstError is a run's failure: the earlier of the two sides' first
+// failures (the transmitter's when both are at the same instant). The
+// receiver's giving up on a connection is reported only when the
+// transmitter began the run and reported nothing: otherwise the
+// transmitter's own failure, or one in an earlier run, is the reason.
+func firstError(tx *txRun, rx *rxRun) string {
+	f := tx.err
+	switch {
+	case rx.err.msg == "":
+	case rx.err.waited && (f.msg != "" || !tx.started):
+	case f.msg == "" || rx.err.at < f.at:
+		f = rx.err
+	}
+	return f.msg
+}
+
+// runTrace returns a run's segments as they reached the two cards, in
+// time order, their sequence and acknowledgement numbers relative to
+// each side's initial one: the receiver's data segments within the
+// run's window, merged with the transmitter's ACKs, each side's in its
+// own order. The rule for equal times: a data segment that reached the
+// receiver's card at the same picosecond as an ACK reached the
+// transmitter's comes first, and a segment at the same picosecond as the
+// window's start or end is in it (the two hosts' events at one instant
+// have no order between them once the hosts are simulated apart; on one
+// segment of Ethernet, or any network where a frame takes time, two
+// frames reaching two cards at the same picosecond are rare).
+func runTrace(tx *txRun, rx *rxRun) []rawEvent {
+	out := make([]rawEvent, 0, len(tx.acks)+len(rx.data))
+	ack := func(ev rawEvent) rawEvent {
+		ev.seq -= tx.peerISN + 1
+		ev.ack -= rx.peerISN + 1
+		return ev
+	}
+	j := 0
+	for _, ev := range rx.data {
+		if ev.at < tx.from || ev.at > tx.to {
+			continue
+		}
+		for ; j < len(tx.acks) && tx.acks[j].at < ev.at; j++ {
+			out = append(out, ack(tx.acks[j]))
+		}
+		ev.seq -= rx.peerISN + 1
+		ev.ack -= tx.peerISN + 1
+		out = append(out, ev)
+	}
+	for _, ev := range tx.acks[j:] {
+		out = append(out, ack(ev))
+	}
+	return out
+}
+
+// summarise turns a run's trace into its summary.
+func (t *Test) summarise(r *Result, trace []rawEvent) {
 	if r.Seconds > 0 {
 		r.KBps = float64(r.Bytes) / 1024 / r.Seconds
 		r.Mbps = float64(r.Bytes) * 8 / 1e6 / r.Seconds
@@ -519,7 +716,7 @@ func (t *Test) summarise(i int) {
 	var last sim.Time
 	var high int64 // the end of the highest data seen
 	first := -1
-	for j, ev := range t.trace {
+	for j, ev := range trace {
 		if !ev.data {
 			continue
 		}
@@ -544,21 +741,21 @@ func (t *Test) summarise(i int) {
 		return a.Bytes - b.Bytes
 	})
 	r.Gaps = gapStats(gaps, float64(t.delack)/float64(sim.Millisecond)/2)
-	r.Progress = progress(t.trace)
+	r.Progress = progress(trace)
 	delackMS := float64(t.delack) / float64(sim.Millisecond)
 	r.Verdict = verdict(r, delackMS)
-	r.Why = explain(r, t.bufSize(r.SndBuf, t.tx.Inet.Params().TCPSendBuffer), t.bufSize(r.RcvBuf, t.rx.Inet.Params().TCPRecvBuffer), delackMS)
+	r.Why = explain(r, t.bufSize(r.SndBuf, t.tx.h.Inet.Params().TCPSendBuffer), t.bufSize(r.RcvBuf, t.rx.h.Inet.Params().TCPRecvBuffer), delackMS)
 	if first < 0 || t.p.Pattern == 0 {
 		return
 	}
 	// A window from the middle of the transfer: the steady state.
-	from := first + (len(t.trace)-first)/2
-	for from > first && !t.trace[from].data {
+	from := first + (len(trace)-first)/2
+	for from > first && !trace[from].data {
 		from--
 	}
-	t0 := t.trace[first].at
-	prev := t.trace[from].at
-	for _, ev := range t.trace[from:min(len(t.trace), from+t.p.Pattern)] {
+	t0 := trace[first].at
+	prev := trace[from].at
+	for _, ev := range trace[from:min(len(trace), from+t.p.Pattern)] {
 		dir := "ack"
 		if ev.data {
 			dir = "data"

@@ -27,34 +27,24 @@ func init() {
 			}
 			return New(p, hs[0], hs[1])
 		},
+		// The transmitter's program and the receiver's share nothing
+		// while they run (Test): each host is a group of its own.
+		Groups: func(params any, _ []string) [][]string {
+			p := params.(*Params)
+			return [][]string{{p.Transmitter}, {p.Receiver}}
+		},
 	})
-}
-
-var _ workload.Ender = (*Test)(nil)
-
-// Ended reports whether the transmitter has ended after a failure: the
-// receiver may still wait for a connection that will never come (a
-// connect that timed out), and the run ends without it.
-func (t *Test) Ended() bool {
-	if t.cur < len(t.p.Cases) {
-		return false
-	}
-	for _, c := range t.results {
-		if c.Error != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // Result returns the runs' outcomes, their tables and each run's
 // time-sequence graph.
 func (t *Test) Result() (workload.Result, error) {
+	rs := t.results()
 	res := workload.Result{
-		Sections: []workload.Section{{Name: "ttcp", Value: t.results}},
-		Figures:  shape.Figures{Tables: tables(t.results), Charts: []shape.Chart{progressChart(t.results)}},
+		Sections: []workload.Section{{Name: "ttcp", Value: rs}},
+		Figures:  shape.Figures{Tables: tables(rs), Charts: []shape.Chart{progressChart(rs)}},
 	}
-	for _, c := range t.results {
+	for _, c := range rs {
 		if c.Error != "" {
 			res.Incomplete = fmt.Sprintf("ttcp run %q: %s", c.Name, c.Error)
 			break
