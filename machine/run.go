@@ -103,7 +103,8 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	if len(exp.Hosts) == 0 {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
-	groups, owner := islandsOf(exp, opt)
+	lay := islandsOf(exp, opt)
+	groups := lay.islands
 	if len(groups) == 1 {
 		r.Sched = sim.NewScheduler(seed)
 		r.Sched.Firing.Connect(opt.Trace)
@@ -114,9 +115,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	} else {
 		// Each island its own scheduler and its own instance of every
 		// network, whose elements of other islands stay idle.
-		r.Net = &Network{owner: owner}
+		r.Net = &Network{owner: lay.owner}
 		for k := range groups {
-			is := &island{index: k, sched: sim.NewScheduler(seed)}
+			is := &island{index: k, sched: sim.NewScheduler(seed), run: r}
 			var err error
 			if is.net, err = newNetwork(is.sched, exp, !opt.NoCapture); err != nil {
 				return nil, err
@@ -125,6 +126,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			r.Net.apart = append(r.Net.apart, is.net)
 		}
 		r.Net.order = r.islands[0].net.order
+		if err := r.link(exp, lay); err != nil {
+			return nil, err
+		}
 	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
