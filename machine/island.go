@@ -13,7 +13,9 @@ import (
 // Islands. Hosts that no network joins, directly or through one another
 // (no shared segment, link or switch), and whose workload's programs
 // share nothing while they run (workload.Type.Groups), never affect each
-// other: a run simulates each such island on its own event scheduler,
+// other; hosts joined only by a switch affect each other only through it,
+// a lookahead later (linked islands, linked.go). A run simulates each
+// such island on its own event scheduler,
 // with its own instance of every network, and, while it executes, on its
 // own goroutine, up to as many at once as it has cores (Cores). Every
 // host's devices, core and memory hold their island's scheduler alone:
@@ -35,14 +37,14 @@ import (
 // (sim.Scheduler.SetHorizon): a core that would waits for the clock
 // through an event of its own, fired only if the run goes on.
 //
-// Simplified: at the very end of a run, a core of the island that ends
-// it runs on, after its last thread has ended and within that event, as
-// far as nothing of its own island is due, where one scheduler would
-// stop it at the next event of any host; and two islands' events at the
-// same picosecond and priority are ordered by island, where one
-// scheduler orders them by when they were scheduled. Either can change a
-// figure only when the run ends within those few cycles of another
-// host's event.
+// The run ends at the instant its last thread ends, whole or in islands:
+// no core runs on past it into its idle loop (Run.finish), so where it
+// ends does not depend on what other hosts have due then.
+//
+// Simplified: two islands' events at the same picosecond and priority
+// are ordered by island, where one scheduler orders them by when they
+// were scheduled. That can change a figure only when the run ends at the
+// instant of another host's event.
 //
 // A run is one island, as before, when it cannot be split: its workload
 // declares no groups, or it runs a sequence of workloads (then), or it

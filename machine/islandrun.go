@@ -361,10 +361,11 @@ func (x *islandRun) idle(is *island) {
 	if when, prio := is.sched.Current(); when == c.when {
 		c.prio = prio
 	}
-	// The rest of the event runs on as the core does when nothing else
-	// is due (within its window); whether the run ends here is decided
-	// before the next.
-	is.sched.SetHorizon(is.open())
+	// Where the run may end, it ends at the instant the last thread
+	// ended: no core runs on past it (Run.finish) until it is decided
+	// that the run goes on; a core that would waits for the clock
+	// through an event of its own.
+	is.sched.SetHorizon(c.when)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if s.cand != nil && *s.cand == c {

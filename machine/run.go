@@ -303,8 +303,7 @@ func (r *Run) hostDone() {
 	if e, ok := r.Workloads[r.phase].(workload.Ender); ok && e.Ended() {
 		// Over after a failure, though some programs still wait (a
 		// server for a client that gave up): the run ends here.
-		r.finished = true
-		r.Sched.Stop()
+		r.finish()
 		return
 	}
 	for _, h := range r.Hosts {
@@ -317,8 +316,19 @@ func (r *Run) hostDone() {
 		r.Workloads[r.phase].Start()
 		return
 	}
+	r.finish()
+}
+
+// finish ends the run at this instant: the event that ended it is the last
+// to fire, and no core runs on past the instant, into its idle loop or
+// anything after the last thread's end, whatever other hosts have due
+// (a core that would waits for the clock, and the run is over): where a
+// run ends does not depend on how its hosts share schedulers
+// (islandRun.idle does the same).
+func (r *Run) finish() {
 	r.finished = true
 	r.Sched.Stop()
+	r.Sched.SetHorizon(r.Sched.Now())
 }
 
 // Execute runs the simulation to the workload's end or the stop time and
@@ -388,6 +398,9 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 				opt.Progress(r.Sched.Now(), stop)
 			}
 		}
+	}
+	if r.Sched != nil {
+		r.Sched.SetHorizon(sim.Never) // set where the run ended (finish)
 	}
 	if aborted == nil {
 		r.serverEnd(srv, until, r.interrupted)
