@@ -232,13 +232,16 @@ const spinFor = 1 << 14
 // stands, and the last to arrive begins the next window. It reports
 // whether the island goes on.
 //
-// While every island of the run is busy and none waits for the run's end
-// to be decided, the islands meet without the lock: each counts its
-// arrival, the last begins the next window while the others, each on a
-// thread of its own, spin until it has. Otherwise, and once an island has
-// spun long enough (or has no thread to spin on), they meet under the
-// lock.
+// A busy island arrives without the lock when none waits on it; the last
+// to arrive begins the next window under the lock while the others, each
+// on a thread of its own, spin until it has, or, once they have spun long
+// enough (or have no thread to spin on), wait on the lock.
 func (x *islandRun) barrier(is *island) bool {
+	if x.quit.Load() {
+		// The run is over (a nested run of the island's, handing back,
+		// asks again on the way out): nothing to meet for.
+		return false
+	}
 	g := is.grp
 	s := &is.st
 	gen := g.gen.Load()
@@ -267,18 +270,18 @@ func (x *islandRun) barrier(is *island) bool {
 		})
 	}
 	if last {
+		// Under the lock: an island that waits leaves when the window
+		// begins, or, the run over, once the lock is free, never while
+		// its scheduler is read here.
 		g.arrived.Store(0)
-		if g.allBusy() && x.waiters.Load() == 0 {
-			x.advance(g)
-			if x.waiters.Load() > 0 {
-				x.locked(func() {})
-			}
-		} else {
-			x.locked(func() {
+		x.locked(func() {
+			if x.final == nil && x.failed == nil {
+				// (Once the run is over, an island that waits may be
+				// leaving: its scheduler is not to be read.)
 				x.advance(g)
 				x.decide()
-			})
-		}
+			}
+		})
 		return !g.done.Load() && !x.quit.Load()
 	}
 	if x.cores.Size() > 1 {
@@ -304,14 +307,4 @@ func (x *islandRun) locked(f func()) {
 func (x *islandRun) othersWait(is *island) bool {
 	g := is.grp
 	return g != nil && g.arrived.Load() == int32(len(g.members)-1)
-}
-
-// allBusy reports whether every member of g is busy.
-func (g *group) allBusy() bool {
-	for _, m := range g.members {
-		if !m.st.busy {
-			return false
-		}
-	}
-	return true
 }
