@@ -86,9 +86,12 @@ type functional struct {
 // charge returns the whole cycles of units references of kind k and
 // carries the fraction.
 func (f *functional) charge(k AccessKind, units uint64) int64 {
+	// t is never negative (costs are at least 0): one unsigned division
+	// by the constant, its remainder by a multiplication.
 	t := f.rem + int64(units)*f.milli[k]
-	f.rem = t % 1000
-	return t / 1000
+	q := int64(uint64(t) / 1000)
+	f.rem = t - q*1000
+	return q
 }
 
 // Calibration is what a full-detail System charged for references to
