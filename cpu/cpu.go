@@ -783,6 +783,9 @@ func (c *CPU) Enter(s *Symbol) {
 		if n := st.fetchLines; n != 0 {
 			cost, ok := c.sys.FetchFunctional(n)
 			if !ok {
+				if s.index >= len(c.fetchMemo) {
+					c.growMemos(s.index)
+				}
 				cost = c.sys.FetchLinesMemo(st.fetchStart, n, &c.fetchMemo[s.index])
 			}
 			if stall := cost - int64(n)*c.ihit; stall != 0 {
@@ -854,13 +857,23 @@ func (c *CPU) SymbolTrace(s *Symbol) *SymbolTrace {
 //
 //go:noinline
 func (c *CPU) growSymbols(i int) {
-	c.symCycles = append(c.symCycles, make([]int64, i+64-len(c.symCycles))...)
+	// Twice the room at least, so that a table's symbols, entered one by
+	// one, copy the tables a few times only.
+	n := max(i+64, 2*len(c.symCycles))
+	c.symCycles = append(c.symCycles, make([]int64, n-len(c.symCycles))...)
 	for len(c.sym) < len(c.symCycles) {
 		c.sym = append(c.sym, symState{layer: -2})
 	}
-	if len(c.fetchMemo) < len(c.symCycles) {
-		c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, len(c.symCycles)-len(c.fetchMemo))...)
-	}
+}
+
+// growMemos makes room in fetchMemo for symbol index i, as growSymbols
+// does for the other tables: only a core whose calls fetch through the
+// I-cache's memo (full detail) needs one.
+//
+//go:noinline
+func (c *CPU) growMemos(i int) {
+	n := max(i+1, len(c.symCycles))
+	c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, n-len(c.fetchMemo))...)
 }
 
 // resolveLayer returns the counter index of layer l, or -1 for inherit.
