@@ -180,7 +180,7 @@ type Cache struct {
 	// flags (an install, a drop, a stale mark); epoch counts them over
 	// the whole cache. A hit changes neither. FetchMemo relies on them,
 	// and they are kept only where memo is set: in the cache that serves
-	// instruction fetch.
+	// instruction fetch (gen is nil in the others).
 	gen   []uint32
 	epoch uint64
 	memo  bool
@@ -238,7 +238,9 @@ func (c *Cache) reserve() {
 	c.tags = make([]uint64, lines)
 	c.stamps = make([]uint64, lines)
 	c.flags = make([]uint8, lines)
-	c.gen = make([]uint32, c.setMask+1)
+	if c.memo {
+		c.gen = make([]uint32, c.setMask+1)
+	}
 	if c.assoc == 4 {
 		c.tags4, c.stamps4 = bySet(c.tags), bySet(c.stamps)
 	}
