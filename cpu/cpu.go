@@ -23,7 +23,10 @@
 // slow Sync, a halt) runs the due events itself, on its own stack
 // (sim.Scheduler.RunNested), rather than switching back to the event side
 // and being switched in again: the same events fire in the same order,
-// with two coroutine switches fewer a wait.
+// with two coroutine switches fewer a wait. Likewise a context switch
+// resumes the new context from the old one's stack (drive), so that a
+// thread switched back to the context that ran it hands back with one
+// coroutine switch.
 //
 // Simplifications: one core per host; no pipeline or superscalar model (a
 // single CPI for non-memory work); instruction fetch is charged per code
@@ -70,6 +73,10 @@ type Context struct {
 	// layerCycles splits cycles by layer, indexed like the core's layers.
 	layerCycles []int64
 	done        bool
+	// driving is set while the context has resumed another of the core's
+	// contexts from its own stack (CPU.drive) and waits for it to hand
+	// back: it cannot be resumed itself until then.
+	driving bool
 	// Data belongs to the kernel (its thread structure).
 	Data any
 }
@@ -105,12 +112,11 @@ const (
 	reqNone   reqKind = iota
 	reqWait           // waiting until c.wake (slow Sync)
 	reqHalt           // idle until an interrupt
-	reqSwitch         // run req.to instead
+	reqSwitch         // run c.cur, which Switch made current, instead
 )
 
 type request struct {
 	kind reqKind // reqWait or reqHalt: suspended in wait; reqSwitch
-	to   *Context
 }
 
 // errStopped unwinds a context's stack when the simulation shuts it down.
@@ -502,30 +508,63 @@ func (c *CPU) resume() {
 		return
 	}
 	for {
-		c.req = request{}
-		if _, ok := c.cur.next(); !ok {
-			panic(fmt.Sprintf("cpu: %s: context %s ended", c.name, c.cur.name))
-		}
-		switch c.req.kind {
-		case reqWait, reqHalt:
+		if !c.next() {
 			return
-		case reqSwitch:
-			c.settle()
-			c.cur = c.req.to
-			if c.Trace.Switch.Listened() {
-				c.Trace.Switch.Fire(c.cur)
-			}
-		default:
-			panic(fmt.Sprintf("cpu: %s: context %s yielded without a request", c.name, c.cur.name))
+		}
+	}
+}
+
+// next resumes the current context and returns when it, or a context it
+// resumed in turn (drive), hands back: false when the core waits (a wait
+// or a halt), true when the context to run has changed (Switch set it)
+// and is to be resumed by whoever called next.
+func (c *CPU) next() bool {
+	c.req = request{}
+	if _, ok := c.cur.next(); !ok {
+		panic(fmt.Sprintf("cpu: %s: context %s ended", c.name, c.cur.name))
+	}
+	switch c.req.kind {
+	case reqWait, reqHalt:
+		return false
+	case reqSwitch:
+		return true
+	}
+	panic(fmt.Sprintf("cpu: %s: context %s yielded without a request", c.name, c.cur.name))
+}
+
+// drive runs the core from x's stack once x has stopped being the current
+// context (Switch), and returns when x is current again. A switch to a
+// context that is suspended resumes it from here, with one coroutine
+// switch, rather than handing back to the event side and being resumed
+// from there (two): an idle loop that runs a thread and is switched back
+// to by it costs two switches instead of four. A switch to a context
+// that is itself driving, beneath x, and a wait, go on to whoever resumed
+// x, as they would have without drive.
+func (c *CPU) drive(x *Context) {
+	for c.cur != x {
+		if c.cur.driving {
+			c.yieldFrom(x, request{kind: reqSwitch})
+			continue
+		}
+		x.driving = true
+		switched := c.next()
+		x.driving = false
+		if !switched {
+			// The core waits: so does x, for whoever resumed it, until
+			// a switch makes it current again.
+			c.yieldFrom(x, c.req)
 		}
 	}
 }
 
 // suspend hands control to the event side with request r and returns when
 // the context is resumed.
-func (c *CPU) suspend(r request) {
+func (c *CPU) suspend(r request) { c.yieldFrom(c.cur, r) }
+
+// yieldFrom hands control from x to whoever resumed it, with request r,
+// and returns when x is resumed.
+func (c *CPU) yieldFrom(x *Context, r request) {
 	c.req = r
-	x := c.cur
 	if !x.yield(struct{}{}) {
 		panic(errStopped{})
 	}
@@ -698,7 +737,13 @@ func (c *CPU) Switch(to *Context) {
 	c.Charge(c.p.SwitchCycles)
 	c.Sync()
 	c.stats.Switches++
-	c.suspend(request{kind: reqSwitch, to: to})
+	x := c.cur
+	c.settle()
+	c.cur = to
+	if c.Trace.Switch.Listened() {
+		c.Trace.Switch.Fire(to)
+	}
+	c.drive(x)
 }
 
 // Halt idles the core until an interrupt has been taken. It is the idle
@@ -783,6 +828,9 @@ func (c *CPU) Enter(s *Symbol) {
 		if n := st.fetchLines; n != 0 {
 			cost, ok := c.sys.FetchFunctional(n)
 			if !ok {
+				if s.index >= len(c.fetchMemo) {
+					c.growMemos(s.index)
+				}
 				cost = c.sys.FetchLinesMemo(st.fetchStart, n, &c.fetchMemo[s.index])
 			}
 			if stall := cost - int64(n)*c.ihit; stall != 0 {
@@ -854,13 +902,23 @@ func (c *CPU) SymbolTrace(s *Symbol) *SymbolTrace {
 //
 //go:noinline
 func (c *CPU) growSymbols(i int) {
-	c.symCycles = append(c.symCycles, make([]int64, i+64-len(c.symCycles))...)
+	// Twice the room at least, so that a table's symbols, entered one by
+	// one, copy the tables a few times only.
+	n := max(i+64, 2*len(c.symCycles))
+	c.symCycles = append(c.symCycles, make([]int64, n-len(c.symCycles))...)
 	for len(c.sym) < len(c.symCycles) {
 		c.sym = append(c.sym, symState{layer: -2})
 	}
-	if len(c.fetchMemo) < len(c.symCycles) {
-		c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, len(c.symCycles)-len(c.fetchMemo))...)
-	}
+}
+
+// growMemos makes room in fetchMemo for symbol index i, as growSymbols
+// does for the other tables: only a core whose calls fetch through the
+// I-cache's memo (full detail) needs one.
+//
+//go:noinline
+func (c *CPU) growMemos(i int) {
+	n := max(i+1, len(c.symCycles))
+	c.fetchMemo = append(c.fetchMemo, make([]memory.FetchMemo, n-len(c.fetchMemo))...)
 }
 
 // resolveLayer returns the counter index of layer l, or -1 for inherit.

@@ -1,6 +1,8 @@
 package cpu_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -371,4 +373,64 @@ func TestAttributionSettlesAtEveryBoundary(t *testing.T) {
 	if want := 2 + a.Cycles() + b.Cycles() + 80 + 13 + 40; busy != want || sum(r.c.LayerCycles()) != want-4 {
 		t.Errorf("busy cycles %d, the core's layers %d; want %d and %d", busy, sum(r.c.LayerCycles()), want, want-4)
 	}
+}
+
+// A context switched to from a thread runs from that thread's stack
+// (drive) while its wait, a switch back across the threads and a halt
+// go on to the event side as before: the times, the order and the
+// counters are those of contexts each resumed from the event side.
+func TestSwitchChainWaitsAndComesBack(t *testing.T) {
+	r := newRig(t)
+	var a, b *cpu.Context
+	var log []string
+	note := func(what string) { log = append(log, fmt.Sprintf("%s@%d", what, r.c.Cycles())) }
+	ev := sim.NewEvent("ev", func() { log = append(log, fmt.Sprintf("ev@%d", r.k.Now()/cycle)) })
+	r.k.Schedule(ev, 1000*cycle)
+	a = r.c.NewContext("a", cpu.KindThread, func(*cpu.Context) {
+		r.c.Charge(100)
+		r.c.Switch(b) // 300 cycles: b runs from a's stack at 400
+		note("a2")
+		r.c.Switch(r.idle) // the idle loop halts: nothing is left to run
+	})
+	b = r.c.NewContext("b", cpu.KindThread, func(*cpu.Context) {
+		note("b1")
+		r.c.Charge(1000)
+		r.c.Sync() // ev is due at 1000: b waits until 1400
+		note("b2")
+		r.c.Switch(a) // 300 cycles: a, waiting beneath b's wait, resumes at 1700
+	})
+	r.c.Start(a)
+	// The run stops while b waits, so that its wait goes on through a's
+	// stack to here; the next run resumes b from here.
+	r.k.RunUntil(1200 * cycle)
+	if got, want := strings.Join(log, " "), "b1@400 ev@1000"; got != want {
+		t.Fatalf("first run: %s, want %s", got, want)
+	}
+	r.k.Run()
+	if got, want := strings.Join(log, " "), "b1@400 ev@1000 b2@1400 a2@1700"; got != want {
+		t.Errorf("order %s, want %s", got, want)
+	}
+	st := r.c.Stats()
+	if st.Switches != 3 || st.SyncsSlow != 1 || st.WaitsNested != 0 || !r.c.Halted() {
+		t.Errorf("switches %d, slow syncs %d, nested waits %d, halted %v; want 3, 1, 0, true", st.Switches, st.SyncsSlow, st.WaitsNested, r.c.Halted())
+	}
+	r.c.Shutdown()
+}
+
+// A panic in a context resumed from another's stack reaches whoever ran
+// the events, naming the context it was raised in.
+func TestPanicInDrivenContext(t *testing.T) {
+	r := newRig(t)
+	b := r.c.NewContext("b", cpu.KindThread, func(*cpu.Context) { panic("boom") })
+	a := r.c.NewContext("a", cpu.KindThread, func(*cpu.Context) { r.c.Switch(b) })
+	r.c.Start(a)
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		r.k.Run()
+	}()
+	if p, ok := got.(*cpu.Panic); !ok || p.Context != "b" || p.Value != "boom" {
+		t.Errorf("recovered %#v, want the panic of context b", got)
+	}
+	r.c.Shutdown()
 }

@@ -174,6 +174,18 @@ func (c *CPU) InString(space memory.Space, port memory.Addr, width int, dst memo
 	}
 	m, ok := c.device(space, port, "string read")
 	c.stringHook(m, port, width, false, n, false)
+	if bd, isBlock := blockDevice(m, ok); isBlock && wholeWords(n, width) {
+		// A destination within one page takes the words straight from
+		// the device, as the copy through the scratch buffer would
+		// leave them.
+		if view, inPage := c.sys.Phys.View(dst, uint64(n), true); inPage {
+			bd.ReadBlock(uint64(port-m.Base), width, view)
+			c.stringCost(m, width, n, true)
+			c.ReferenceRange(dst, uint64(n), memory.Write)
+			c.stringHook(m, port, width, false, n, true)
+			return
+		}
+	}
 	buf := c.scratch(n)
 	if ok {
 		off := uint64(port - m.Base)
@@ -200,9 +212,20 @@ func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src mem
 	if c.quantum == 0 || !c.early() {
 		c.Sync()
 	}
-	buf := c.scratch(n)
 	m, ok := c.device(space, port, "string write")
 	c.stringHook(m, port, width, true, n, false)
+	if bd, isBlock := blockDevice(m, ok); isBlock && wholeWords(n, width) {
+		// A source within one page goes to the device straight from
+		// memory, as the copy through the scratch buffer would.
+		if view, inPage := c.sys.Phys.View(src, uint64(n), false); inPage {
+			c.ReferenceRange(src, uint64(n), memory.Read)
+			bd.WriteBlock(uint64(port-m.Base), width, view)
+			c.stringCost(m, width, n, false)
+			c.stringHook(m, port, width, true, n, true)
+			return
+		}
+	}
+	buf := c.scratch(n)
 	c.Read(src, buf)
 	if ok {
 		off := uint64(port - m.Base)
@@ -217,6 +240,21 @@ func (c *CPU) OutString(space memory.Space, port memory.Addr, width int, src mem
 	c.stringCost(m, width, n, false)
 	c.stringHook(m, port, width, true, n, true)
 }
+
+// blockDevice returns the device of mapping m as a BlockDevice, if it is
+// one (ok: m was found).
+func blockDevice(m *memory.Mapping, ok bool) (memory.BlockDevice, bool) {
+	if !ok {
+		return nil, false
+	}
+	bd, isBlock := m.Dev.(memory.BlockDevice)
+	return bd, isBlock
+}
+
+// wholeWords reports whether n bytes are a whole, positive number of
+// width-byte words: a string transfer whose every byte the device reads
+// or writes (a trailing part of a word it leaves alone).
+func wholeWords(n, width int) bool { return n > 0 && width > 0 && n%width == 0 }
 
 // scratch returns a reused buffer of n bytes for string transfers (the
 // bytes pass through it between the device and simulated memory).

@@ -67,16 +67,25 @@ func Build(k *sim.Scheduler, net *Network, hs *HostSpec, detail memory.Detail) (
 	if err := validName(name); err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
-	hier, err := memory.NewHierarchy(spec.Cache)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cache: %w", name, err)
-	}
-	sys := memory.NewSystem(k, name, memory.NewPhys(spec.Memory.Size), hier)
+	var (
+		sys *memory.System
+		err error
+	)
 	if detail == memory.DetailFunctional {
 		if spec.Functional == nil {
 			return nil, fmt.Errorf("%s: machine %q has no [functional] costs for functional detail: run simkron calibrate", name, spec.Machine.Name)
 		}
-		sys.SetFunctional(*spec.Functional)
+		// The caches' arrays are made only if the run switches to full
+		// detail (SetFull).
+		sys, err = memory.NewFunctionalSystem(k, name, memory.NewPhys(spec.Memory.Size), spec.Cache, *spec.Functional)
+	} else {
+		var hier *memory.Hierarchy
+		if hier, err = memory.NewHierarchy(spec.Cache); err == nil {
+			sys = memory.NewSystem(k, name, memory.NewPhys(spec.Memory.Size), hier)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: cache: %w", name, err)
 	}
 	c, err := cpu.New(k, name+".cpu0", spec.CPU, sys)
 	if err != nil {

@@ -180,7 +180,7 @@ type Cache struct {
 	// flags (an install, a drop, a stale mark); epoch counts them over
 	// the whole cache. A hit changes neither. FetchMemo relies on them,
 	// and they are kept only where memo is set: in the cache that serves
-	// instruction fetch.
+	// instruction fetch (gen is nil in the others).
 	gen   []uint32
 	epoch uint64
 	memo  bool
@@ -198,6 +198,15 @@ type Cache struct {
 // NewCache returns an empty cache. It panics if p is invalid: validate
 // configuration with CacheParams.Validate first.
 func NewCache(name string, p CacheParams) *Cache {
+	c := newCache(name, p)
+	c.reserve()
+	return c
+}
+
+// newCache is NewCache without the tag and state arrays (reserve makes
+// them): the caches of a system in functional detail, which never touch
+// them (NewFunctionalSystem).
+func newCache(name string, p CacheParams) *Cache {
 	if err := p.Validate(); err != nil {
 		panic(fmt.Sprintf("memory: NewCache(%q): %v", name, err))
 	}
@@ -210,14 +219,7 @@ func NewCache(name string, p CacheParams) *Cache {
 		setMask:   sets - 1,
 		assoc:     p.Assoc,
 		hit:       p.HitLatency,
-		tags:      make([]uint64, lines),
-		stamps:    make([]uint64, lines),
-		flags:     make([]uint8, lines),
-		gen:       make([]uint32, sets),
 		staleOn:   [3]uint8{Read: lineStale, Fetch: lineStale},
-	}
-	if p.Assoc == 4 {
-		c.tags4, c.stamps4 = bySet(c.tags), bySet(c.stamps)
 	}
 	if p.WritePolicy == WriteBack {
 		c.dirtyOn[Write] = lineDirty
@@ -225,6 +227,23 @@ func NewCache(name string, p CacheParams) *Cache {
 		c.through[Write] = true
 	}
 	return c
+}
+
+// reserve makes the cache's arrays, empty, unless it has them.
+func (c *Cache) reserve() {
+	if c.tags != nil {
+		return
+	}
+	lines := int(c.p.Size / c.p.Line)
+	c.tags = make([]uint64, lines)
+	c.stamps = make([]uint64, lines)
+	c.flags = make([]uint8, lines)
+	if c.memo {
+		c.gen = make([]uint32, c.setMask+1)
+	}
+	if c.assoc == 4 {
+		c.tags4, c.stamps4 = bySet(c.tags), bySet(c.stamps)
+	}
 }
 
 // bySet returns s, whose length is a multiple of 4, as one array per

@@ -3,6 +3,8 @@ package memory
 import (
 	"fmt"
 	"math"
+
+	"simkron/sim"
 )
 
 // Detail is how closely a run models the memory side, SimOS style.
@@ -86,9 +88,12 @@ type functional struct {
 // charge returns the whole cycles of units references of kind k and
 // carries the fraction.
 func (f *functional) charge(k AccessKind, units uint64) int64 {
+	// t is never negative (costs are at least 0): one unsigned division
+	// by the constant, its remainder by a multiplication.
 	t := f.rem + int64(units)*f.milli[k]
-	f.rem = t % 1000
-	return t / 1000
+	q := int64(uint64(t) / 1000)
+	f.rem = t - q*1000
+	return q
 }
 
 // Calibration is what a full-detail System charged for references to
@@ -153,12 +158,29 @@ func (s *System) SetFunctional(p FunctionalParams) {
 	s.plain = false
 }
 
+// NewFunctionalSystem is NewSystem over a hierarchy built from hp,
+// switched to functional detail with the costs p (SetFunctional) before
+// its caches are given their tag and state arrays: functional detail never
+// touches them, and SetFull makes them, empty, if the system switches to
+// full detail. A run in functional detail then allocates none of the
+// caches' arrays (an R4000 host's are 180 KB).
+func NewFunctionalSystem(k *sim.Scheduler, name string, phys *Phys, hp HierarchyParams, p FunctionalParams) (*System, error) {
+	h, err := newHierarchy(hp)
+	if err != nil {
+		return nil, err
+	}
+	s := NewSystem(k, name, phys, h)
+	s.SetFunctional(p)
+	return s, nil
+}
+
 // SetFull switches a system in functional detail to full detail from now
 // on, the warm-up done: references, fetches and DMA go through the
 // hierarchy again. Its caches start empty, functional detail never having
 // touched them, as SimOS's caches did when it switched to a detailed
 // model; the caches' and the calibration's counters count from here.
 func (s *System) SetFull() {
+	s.Cache.reserve()
 	s.fn = nil
 	s.plain = len(s.uncached) == 0
 }

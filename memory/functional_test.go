@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,13 +46,31 @@ func TestCalibrationCounts(t *testing.T) {
 }
 
 // Functional detail charges the averages with the fraction carried, keeps
-// uncached latencies exact and never touches the caches, even for DMA.
+// uncached latencies exact and never touches the caches, even for DMA:
+// a system switched to it, and one built in it (NewFunctionalSystem),
+// whose caches have no arrays to touch.
 func TestFunctionalCosts(t *testing.T) {
-	s := functionalSystem(t)
+	p := memory.FunctionalParams{Read: 1.25, Write: 2.5, Copy: 3.333, Fetch: 0.5}
+	for _, built := range []bool{false, true} {
+		s := functionalSystem(t)
+		if built {
+			var err error
+			s, err = memory.NewFunctionalSystem(sim.NewScheduler(1), "h", memory.NewPhys(1*sim.MiB), fetchConfigs()["r4000"], p)
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			s.SetFunctional(p)
+		}
+		testFunctionalCosts(t, s)
+	}
+}
+
+func testFunctionalCosts(t *testing.T, s *memory.System) {
+	t.Helper()
 	if err := s.AddUncached(0x80000, 0x1000, 7); err != nil {
 		t.Fatal(err)
 	}
-	s.SetFunctional(memory.FunctionalParams{Read: 1.25, Write: 2.5, Copy: 3.333, Fetch: 0.5})
 	if s.Detail() != memory.DetailFunctional {
 		t.Fatalf("detail %v", s.Detail())
 	}
@@ -126,5 +145,53 @@ func TestDetailText(t *testing.T) {
 	var d memory.Detail
 	if err := d.UnmarshalText([]byte("fast")); err == nil {
 		t.Error("detail \"fast\" accepted")
+	}
+}
+
+// A system built in functional detail (NewFunctionalSystem) makes none of
+// its caches' arrays, and once switched to full detail (SetFull) it
+// charges exactly what a system built in full detail and switched the
+// same way charges, its caches starting empty.
+func TestFunctionalSystemThenFull(t *testing.T) {
+	p := memory.FunctionalParams{Read: 1.25, Write: 2.5, Copy: 3.333, Fetch: 0.5}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	built, err := memory.NewFunctionalSystem(sim.NewScheduler(1), "h", memory.NewPhys(1*sim.MiB), fetchConfigs()["r4000"], p)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The R4000's caches' arrays alone take (1024+1024+8192) lines of 17
+	// bytes each: 174 KB.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("NewFunctionalSystem allocated %d bytes: the caches' arrays were made", n)
+	}
+	switched := functionalSystem(t)
+	switched.SetFunctional(p)
+	var got, want []int64
+	for _, s := range []*memory.System{built, switched} {
+		s.Reference(0x1000, memory.Read)
+		s.SetFull()
+		if s.Detail() != memory.DetailFull {
+			t.Fatalf("detail %v after SetFull", s.Detail())
+		}
+	}
+	for _, r := range []struct {
+		s   *memory.System
+		out *[]int64
+	}{{built, &got}, {switched, &want}} {
+		s := r.s
+		*r.out = append(*r.out,
+			s.Reference(0x1000, memory.Read), s.Reference(0x1000, memory.Read),
+			s.ReferenceRange(0x2000, 256, memory.Write), s.ReferenceCopy(0x4000, 0x2000, 256),
+			s.FetchLines(0x9000, 8), s.FetchLines(0x9000, 8), s.Flush(0x2000, 256), s.Invalidate(0x4000, 64))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("costs after SetFull (-switched +built):\n%s", diff)
+	}
+	for i, c := range built.Cache.Caches() {
+		if got, want := c.Stats(), switched.Cache.Caches()[i].Stats(); got != want {
+			t.Errorf("%s: stats %+v, want %+v", c.Name(), got, want)
+		}
 	}
 }

@@ -86,19 +86,30 @@ type Hierarchy struct {
 
 // NewHierarchy builds empty caches from p.
 func NewHierarchy(p HierarchyParams) (*Hierarchy, error) {
+	h, err := newHierarchy(p)
+	if err != nil {
+		return nil, err
+	}
+	h.reserve()
+	return h, nil
+}
+
+// newHierarchy is NewHierarchy whose caches do not have their arrays
+// yet (reserve).
+func newHierarchy(p HierarchyParams) (*Hierarchy, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	h := &Hierarchy{memLat: p.MemLatency, memWriteLat: p.MemWriteLatency}
 	if p.L1 != nil {
-		h.l1d = NewCache("l1", *p.L1)
+		h.l1d = newCache("l1", *p.L1)
 		h.l1i = h.l1d
 	} else {
-		h.l1i = NewCache("l1i", *p.L1I)
-		h.l1d = NewCache("l1d", *p.L1D)
+		h.l1i = newCache("l1i", *p.L1I)
+		h.l1d = newCache("l1d", *p.L1D)
 	}
 	if p.L2 != nil {
-		h.l2 = NewCache("l2", *p.L2)
+		h.l2 = newCache("l2", *p.L2)
 	}
 	h.l1 = [3]*Cache{Read: h.l1d, Write: h.l1d, Fetch: h.l1i}
 	h.l1i.memo = true
@@ -109,6 +120,13 @@ func NewHierarchy(p HierarchyParams) (*Hierarchy, error) {
 	}
 	h.arrangement = h.arranged()
 	return h, nil
+}
+
+// reserve gives every cache its arrays, unless it has them.
+func (h *Hierarchy) reserve() {
+	for _, c := range h.Caches() {
+		c.reserve()
+	}
 }
 
 // Arrangement names an arrangement of caches that has fast paths of its

@@ -187,6 +187,26 @@ func (m *Phys) Chunks(a Addr, n uint64, write bool, fn func(b []byte)) error {
 	return nil
 }
 
+// View returns a view of [a, a+n) without copying when the range lies in
+// memory and within one page, as Chunks would give it in one piece:
+// writable, its page created, with write set; otherwise read-only (an
+// untouched page reads as the shared zero page, which must not be
+// written). ok is false, and nothing is done, for any other range. The
+// caller must not keep the view.
+func (m *Phys) View(a Addr, n uint64, write bool) (b []byte, ok bool) {
+	off := uint64(a) & pageMask
+	if n > pageSize-off || !m.InRange(a, n) {
+		return nil, false
+	}
+	var pg *page
+	if write {
+		pg = m.touch(a)
+	} else if pg = m.lookup(a); pg == nil {
+		pg = &zeroPage
+	}
+	return pg[off : off+n : off+n], true
+}
+
 // PagesTouched returns how many 4 KiB pages exist (have been written).
 func (m *Phys) PagesTouched() int { return m.pages }
 

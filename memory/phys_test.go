@@ -185,3 +185,35 @@ func TestGuestLog(t *testing.T) {
 		t.Errorf("String() = %q", got)
 	}
 }
+
+// View gives a range within one page in place, as Chunks would in one
+// piece, and refuses one that crosses a page or leaves memory.
+func TestPhysView(t *testing.T) {
+	m := memory.NewPhys(64 * sim.KiB)
+	for _, tc := range []struct {
+		a    memory.Addr
+		n    uint64
+		want bool
+	}{
+		{0, 4096, true}, {100, 3996, true}, {100, 3997, false}, {4095, 1, true}, {4095, 2, false},
+		{60 * 1024, 4096, true}, {64*1024 - 8, 8, true}, {64*1024 - 8, 9, false}, {64 * 1024, 1, false},
+	} {
+		b, ok := m.View(tc.a, tc.n, false)
+		if ok != tc.want || ok && uint64(len(b)) != tc.n || ok && cap(b) != len(b) {
+			t.Errorf("View(%#x, %d): %d bytes (cap %d), %v; want %v", uint64(tc.a), tc.n, len(b), cap(b), ok, tc.want)
+		}
+	}
+	// A read-only view of an untouched page reads zeros and makes no page.
+	b, _ := m.View(0x2000, 16, false)
+	if string(b) != string(make([]byte, 16)) || m.PagesTouched() != 0 {
+		t.Errorf("untouched view %v, %d pages", b, m.PagesTouched())
+	}
+	// A writable view makes the page, and what is written through it is
+	// memory's.
+	w, _ := m.View(0x2010, 4, true)
+	copy(w, "abcd")
+	got := make([]byte, 4)
+	if err := m.Read(0x2010, got); err != nil || string(got) != "abcd" || m.PagesTouched() != 1 {
+		t.Errorf("read back %q (%v), %d pages", got, err, m.PagesTouched())
+	}
+}

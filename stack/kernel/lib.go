@@ -53,9 +53,18 @@ func (k *Kernel) Bcopy(dst, src memory.Addr, n int) {
 }
 
 // move copies n bytes of simulated memory from src to dst (overlap
-// allowed) and returns them; a range outside memory is a guest error of
-// the routine called what.
+// allowed) and returns them, for reading before the next move; a range
+// outside memory is a guest error of the routine called what.
 func (k *Kernel) move(dst, src memory.Addr, n int, what string) []byte {
+	// Each range within a page: one copy in place (copy moves
+	// overlapping bytes as memmove does), the bytes returned where they
+	// now are.
+	if from, ok := k.sys.Phys.View(src, uint64(n), false); ok {
+		if to, ok := k.sys.Phys.View(dst, uint64(n), true); ok {
+			copy(to, from)
+			return to
+		}
+	}
 	if cap(k.lib.scratch) < n {
 		k.lib.scratch = make([]byte, n)
 	}
