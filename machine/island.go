@@ -192,7 +192,7 @@ func islandsOf(exp *Experiment, opt Options) layout {
 			return all()
 		}
 		for _, g := range groups {
-			if g.Lookahead > 0 && len(g.Elements) == 1 && len(g.Hosts) > 1 {
+			if exp.Info.Linked && g.Lookahead > 0 && len(g.Elements) == 1 && len(g.Hosts) > 1 {
 				looses = append(looses, loose{link{tech: t.Name, element: g.Elements[0], lookahead: g.Lookahead}, g.Hosts})
 			} else {
 				join(g.Hosts)

@@ -3,6 +3,7 @@ package machine
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"simkron/machine/part"
 	"simkron/sim"
@@ -63,6 +64,17 @@ type group struct {
 	// heads and acts are advance's: each member's next event, and the
 	// earliest it could act in the window.
 	heads, acts []sim.Time
+}
+
+// Linked returns how many of the run's islands are linked islands.
+func (r *Run) Linked() int {
+	n := 0
+	for _, is := range r.islands {
+		if is.grp != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // outMsg is a message an island's instance of a network posted to
@@ -224,9 +236,11 @@ func sat(t, d sim.Time) sim.Time {
 	return t + d
 }
 
-// spinFor is how many times an island that waits at a window's end
-// looks whether the window has begun before it gives its thread back.
-const spinFor = 1 << 14
+// spinFor is how long an island that waits at a window's end, on a
+// thread of its own, looks whether the window has begun before it gives
+// its thread back: a window's work takes a few microseconds of host
+// time, and being woken many times that.
+const spinFor = 200 * time.Microsecond
 
 // barrier is island is's wait at its window's end: it publishes where it
 // stands, and the last to arrive begins the next window. It reports
@@ -285,7 +299,11 @@ func (x *islandRun) barrier(is *island) bool {
 		return !g.done.Load() && !x.quit.Load()
 	}
 	if x.cores.Size() > 1 {
-		for i := 0; i < spinFor && g.gen.Load() == gen && !x.quit.Load(); i++ {
+		start := time.Now()
+		for i := 1; g.gen.Load() == gen && !x.quit.Load(); i++ {
+			if i%256 == 0 && time.Since(start) > spinFor {
+				break
+			}
 		}
 	}
 	if g.gen.Load() == gen && !x.await(s, func() bool { return g.gen.Load() != gen }) {
