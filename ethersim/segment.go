@@ -34,11 +34,17 @@ type Segment struct {
 	active    int
 	busySince sim.Time
 
-	// Switch mode: the forwarding table (source MAC -> port).
-	fdb map[MAC]*Attachment
+	// Switch mode: the forwarding table (source MAC -> port), the
+	// attachments by port (nil: another part's, split.go), the port of
+	// each name given by Split, and the share of a split switch.
+	fdb    map[MAC]int
+	local  []*Attachment
+	portOf map[string]int
+	split  *split
 
 	freeBufs    []*frameBuf
 	freeTransit []*transit
+	freeLookups []*transit
 
 	taps   []*pcapgo.Writer
 	tapErr error
@@ -75,7 +81,7 @@ func newSegment(n *Network, name string, p SegmentParams) *Segment {
 		slot:   p.slotTime(),
 		jam:    p.Rate.ByteTime(JamBits / 8),
 		byName: map[string]*Attachment{},
-		fdb:    map[MAC]*Attachment{},
+		fdb:    map[MAC]int{},
 	}
 }
 
@@ -107,8 +113,17 @@ func (s *Segment) Attach(name string, st Station, faults FaultParams) (*Attachme
 	if err := faults.Validate(); err != nil {
 		return nil, fmt.Errorf("ethersim: segment %q: %q: %w", s.name, name, err)
 	}
+	port := len(s.atts)
+	if s.split != nil {
+		p, ok := s.portOf[name]
+		if !ok || s.split.parts[p] != s.split.self {
+			return nil, fmt.Errorf("ethersim: segment %q: %q is not one of this part's stations", s.name, name)
+		}
+		port = p
+	}
 	stream := s.name + "/" + name
 	a := &Attachment{
+		port:       port,
 		seg:        s,
 		name:       name,
 		st:         st,
@@ -125,6 +140,9 @@ func (s *Segment) Attach(name string, st Station, faults FaultParams) (*Attachme
 	a.out.endEv = sim.NewEvent(ev+".port.end", a.portEnd)
 	s.atts = append(s.atts, a)
 	s.byName[name] = a
+	if s.split != nil {
+		s.local[port] = a
+	}
 	return a, nil
 }
 
@@ -258,15 +276,15 @@ type transit struct {
 	kind transitKind
 	buf  *frameBuf // one reference, owned by the transit
 	from *Attachment
+	port int // a lookup's ingress port (split.go)
 }
 
 type transitKind uint8
 
 const (
-	deliverAll    transitKind = iota // shared: to every attachment but from
-	switchIngress                    // switch: last bit received and looked up
-	deliverOne                       // switch: from (the port's station) receives it
-	deliverLate                      // a reordered frame: from's station receives it, no more faults
+	deliverAll  transitKind = iota // shared: to every attachment but from
+	deliverOne                     // switch: from (the port's station) receives it
+	deliverLate                    // a reordered frame: from's station receives it, no more faults
 )
 
 // send schedules buf (whose reference the transit takes over) to arrive at.
@@ -296,8 +314,6 @@ func (t *transit) fire() {
 				a.receive(buf.data)
 			}
 		}
-	case switchIngress:
-		s.forward(from, buf)
 	case deliverOne:
 		from.receive(buf.data)
 	case deliverLate:
@@ -344,6 +360,8 @@ type Attachment struct {
 	tryEv, endEv, collEv *sim.Event
 
 	out     port   // switch mode: the switch's output port towards this station
+	port    int    // switch mode: the port's number (split.go)
+	frames  uint64 // switch mode: frames started, for their lookups' order
 	scratch []byte // a corrupted copy of a received frame
 
 	stats AttachmentStats
@@ -479,8 +497,9 @@ func (a *Attachment) sent() {
 		s.carrierOff()
 		s.send(deliverAll, a.tx, a, now+s.p.Propagation)
 	} else {
+		// Its lookup at the switch was announced as it started.
 		s.stats.BusyTime += a.hist[a.head].end - a.hist[a.head].start
-		s.send(switchIngress, a.tx, a, now+s.p.Propagation+s.p.SwitchLatency)
+		s.release(a.tx)
 	}
 	a.tx = nil
 	a.status.OK = true

@@ -92,6 +92,8 @@ func (a *Attachment) start(now sim.Time) {
 	s.emit(a, TraceTxStart, len(a.tx.data))
 	s.k.Schedule(a.endEv, end)
 	if s.p.Mode != ModeShared {
+		// A full-duplex link never collides: the frame will arrive.
+		s.ingress(a, end+s.p.Propagation+s.p.SwitchLatency)
 		return
 	}
 	s.carrierOn()

@@ -31,30 +31,41 @@ type port struct {
 	endEv   *sim.Event
 }
 
-// forward is the switch's lookup for a frame received whole from in.
-func (s *Segment) forward(in *Attachment, buf *frameBuf) {
+// forward is the switch's lookup for a frame received whole from port
+// in: on its own ports only, when the switch is split (split.go), and
+// counted where the frame's sender is.
+func (s *Segment) forward(in int, buf *frameBuf) {
 	var dst, src MAC
 	copy(dst[:], buf.data[0:6])
 	copy(src[:], buf.data[6:12])
 	if !src.IsMulticast() {
 		s.fdb[src] = in
 	}
-	out := s.fdb[dst]
+	out, known := s.fdb[dst]
+	from := s.local[in]
 	switch {
-	case dst.IsMulticast() || out == nil:
-		s.stats.Flooded++
-		s.emit(in, TraceFlood, len(buf.data))
+	case dst.IsMulticast() || !known:
+		if from != nil {
+			s.stats.Flooded++
+			s.emit(from, TraceFlood, len(buf.data))
+		}
 		for _, a := range s.atts {
-			if a != in {
+			if a.port != in {
 				a.enqueue(buf)
 			}
 		}
 	case out == in:
-		s.stats.Filtered++
-		s.emit(in, TraceFilter, len(buf.data))
+		if from != nil {
+			s.stats.Filtered++
+			s.emit(from, TraceFilter, len(buf.data))
+		}
 	default:
-		s.stats.Forwarded++
-		out.enqueue(buf)
+		if from != nil {
+			s.stats.Forwarded++
+		}
+		if a := s.local[out]; a != nil {
+			a.enqueue(buf)
+		}
 	}
 }
 

@@ -13,7 +13,9 @@ import (
 // Islands. Hosts that no network joins, directly or through one another
 // (no shared segment, link or switch), and whose workload's programs
 // share nothing while they run (workload.Type.Groups), never affect each
-// other: a run simulates each such island on its own event scheduler,
+// other; hosts joined only by a switch affect each other only through it,
+// a lookahead later (linked islands, linked.go). A run simulates each
+// such island on its own event scheduler,
 // with its own instance of every network, and, while it executes, on its
 // own goroutine, up to as many at once as it has cores (Cores). Every
 // host's devices, core and memory hold their island's scheduler alone:
@@ -35,14 +37,14 @@ import (
 // (sim.Scheduler.SetHorizon): a core that would waits for the clock
 // through an event of its own, fired only if the run goes on.
 //
-// Simplified: at the very end of a run, a core of the island that ends
-// it runs on, after its last thread has ended and within that event, as
-// far as nothing of its own island is due, where one scheduler would
-// stop it at the next event of any host; and two islands' events at the
-// same picosecond and priority are ordered by island, where one
-// scheduler orders them by when they were scheduled. Either can change a
-// figure only when the run ends within those few cycles of another
-// host's event.
+// The run ends at the instant its last thread ends, whole or in islands:
+// no core runs on past it into its idle loop (Run.finish), so where it
+// ends does not depend on what other hosts have due then.
+//
+// Simplified: two islands' events at the same picosecond and priority
+// are ordered by island, where one scheduler orders them by when they
+// were scheduled. That can change a figure only when the run ends at the
+// instant of another host's event.
 //
 // A run is one island, as before, when it cannot be split: its workload
 // declares no groups, or it runs a sequence of workloads (then), or it
@@ -61,6 +63,15 @@ type island struct {
 	net   *Network
 	hosts []*Host
 	st    islandState
+	// grp is the group of islands links join it to (linked.go), nil
+	// when none does; outbox is what its networks posted to other
+	// islands during the window.
+	grp    *group
+	outbox []outMsg
+	// end is the island's current window's end (exclusive), written by
+	// the last of its group to arrive at the window's end.
+	end sim.Time
+	run *Run
 }
 
 // Cores are the threads that runs share: each island of a run holds one
@@ -93,19 +104,36 @@ func (r *Run) Islands() int { return max(len(r.islands), 1) }
 // the given pool.
 func (r *Run) Threads(c *Cores) int { return min(r.Islands(), c.Size()) }
 
-// islandsOf returns the hosts of exp (indexes) in islands, each in the
-// experiment's order and the islands in the order of their first hosts;
-// and owner, the island of each element of each technology's network
-// (an element that joins no host belongs to the first). A run that
+// layout is how a run simulates its hosts: in islands (hosts as indexes
+// into the experiment's, each island in the experiment's order and the
+// islands in the order of their first hosts); the island of each element
+// of each technology's network (owner; an element that joins no host
+// belongs to the first; -1 for an element split among islands); and the
+// elements split among islands (links).
+type layout struct {
+	islands [][]int
+	owner   func(tech, element string) int
+	links   []link
+}
+
+// link is an element whose hosts are in several islands, which it lets
+// run apart (part.Join.Lookahead): the islands it spans, in order.
+type link struct {
+	tech, element string
+	islands       []int
+	lookahead     sim.Time
+}
+
+// islandsOf returns how a run of exp simulates its hosts. A run that
 // cannot be split is one island.
-func islandsOf(exp *Experiment, opt Options) (islands [][]int, owner func(tech, element string) int) {
+func islandsOf(exp *Experiment, opt Options) layout {
 	n := len(exp.Hosts)
-	all := func() ([][]int, func(string, string) int) {
+	all := func() layout {
 		one := make([]int, n)
 		for i := range one {
 			one[i] = i
 		}
-		return [][]int{one}, func(string, string) int { return 0 }
+		return layout{islands: [][]int{one}, owner: func(string, string) int { return 0 }}
 	}
 	wt, ok := workload.Lookup(exp.Workload.Type)
 	switch {
@@ -137,6 +165,12 @@ func islandsOf(exp *Experiment, opt Options) (islands [][]int, owner func(tech, 
 	// An element's first host, by technology; -1: none.
 	first := map[string]map[string]int{}
 	techFirst := map[string]int{}
+	// The elements that may be split, with their hosts.
+	type loose struct {
+		link
+		hosts []int
+	}
+	var looses []loose
 	for _, t := range part.Technologies() {
 		first[t.Name] = map[string]int{}
 		techFirst[t.Name] = -1
@@ -158,7 +192,11 @@ func islandsOf(exp *Experiment, opt Options) (islands [][]int, owner func(tech, 
 			return all()
 		}
 		for _, g := range groups {
-			join(g.Hosts)
+			if exp.Info.Linked && g.Lookahead > 0 && len(g.Elements) == 1 && len(g.Hosts) > 1 {
+				looses = append(looses, loose{link{tech: t.Name, element: g.Elements[0], lookahead: g.Lookahead}, g.Hosts})
+			} else {
+				join(g.Hosts)
+			}
 			for _, e := range g.Elements {
 				first[t.Name][e] = -1
 				if len(g.Hosts) > 0 {
@@ -186,23 +224,40 @@ func islandsOf(exp *Experiment, opt Options) (islands [][]int, owner func(tech, 
 		}
 		join(hs)
 	}
+	var out layout
 	of := make([]int, n) // host -> island
 	roots := map[int]int{}
 	for i := range exp.Hosts {
 		root := find(i)
 		k, ok := roots[root]
 		if !ok {
-			k = len(islands)
+			k = len(out.islands)
 			roots[root] = k
-			islands = append(islands, nil)
+			out.islands = append(out.islands, nil)
 		}
-		islands[k] = append(islands[k], i)
+		out.islands[k] = append(out.islands[k], i)
 		of[i] = k
 	}
-	if len(islands) == 1 {
+	if len(out.islands) == 1 {
 		return all()
 	}
-	return islands, func(tech, element string) int {
+	split := map[[2]string]bool{}
+	for _, l := range looses {
+		for _, h := range l.hosts {
+			if k := of[h]; !slices.Contains(l.islands, k) {
+				l.islands = append(l.islands, k)
+			}
+		}
+		if len(l.islands) > 1 {
+			slices.Sort(l.islands)
+			out.links = append(out.links, l.link)
+			split[[2]string{l.tech, l.element}] = true
+		}
+	}
+	out.owner = func(tech, element string) int {
+		if split[[2]string{tech, element}] {
+			return -1
+		}
 		h, ok := first[tech][element]
 		if !ok {
 			h = techFirst[tech]
@@ -212,6 +267,7 @@ func islandsOf(exp *Experiment, opt Options) (islands [][]int, owner func(tech, 
 		}
 		return of[h]
 	}
+	return out
 }
 
 // islandOf returns the island of host i among islands.

@@ -40,7 +40,8 @@ func TestIslandsOf(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.edit(exp)
-			got, owner := islandsOf(exp, tc.opt)
+			l := islandsOf(exp, tc.opt)
+			got, owner := l.islands, l.owner
 			if !equalIslands(got, tc.want) {
 				t.Errorf("islands %v, want %v", got, tc.want)
 			}

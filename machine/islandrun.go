@@ -130,6 +130,7 @@ func newIslandRun(r *Run, stop sim.Time, c *Cores) *islandRun {
 			s.frontier.Store(int64(sim.Never))
 		}
 	}
+	x.startGroups()
 	return x
 }
 
@@ -218,63 +219,83 @@ func (x *islandRun) take(s *islandState) {
 // fires the next, once it may.
 func (x *islandRun) more(is *island) bool {
 	s := &is.st
-	if s.pending {
-		// The event just fired is a candidate end: wait until it is
-		// decided (decide clears it, under the lock).
-		s.pending = false
-		if !x.await(s, func() bool { return s.cand == nil }) {
+	for {
+		if s.pending {
+			// The event just fired is a candidate end: wait until it is
+			// decided (decide clears it, under the lock), or, linked,
+			// until every other island of the group waits at the
+			// window's end: the decision may need them to go on.
+			if !x.await(s, func() bool { return s.cand == nil || x.othersWait(is) }) {
+				return false
+			}
+			if s.cand != nil {
+				if !x.barrier(is) {
+					return false
+				}
+				continue
+			}
+			s.pending = false
+		}
+		when, prio, ok := is.sched.Head()
+		if is.grp != nil && (!ok || when >= is.end) {
+			// The window's end (linked.go).
+			if !x.barrier(is) {
+				return false
+			}
+			continue
+		}
+		if !ok || when > x.stop {
 			return false
 		}
-	}
-	when, prio, ok := is.sched.Head()
-	if !ok || when > x.stop {
-		return false
-	}
-	if s.busy {
-		if s.count++; s.count < publishEvery {
+		if s.busy {
+			if s.count++; s.count < publishEvery {
+				return true
+			}
+			s.count = 0
+			s.frontier.Store(int64(when))
+			if x.quit.Load() {
+				return false
+			}
+			if x.waiters.Load() > 0 {
+				x.locked(x.decide)
+			}
 			return true
 		}
-		s.count = 0
+		if is.anyBusy() {
+			// A thread started in the event just fired: busy from there.
+			is.sched.SetHorizon(is.open())
+			x.locked(func() {
+				s.busy = true
+				s.count = 0
+				s.frontier.Store(int64(when))
+				x.decide()
+			})
+			return !x.quit.Load()
+		}
+		e := pos{when: when, prio: prio, island: is.index}
 		s.frontier.Store(int64(when))
-		if x.quit.Load() {
+		x.locked(func() {
+			s.next = e
+			x.decide()
+		})
+		if !x.await(s, func() bool { return x.safe(is, e) || x.othersWait(is) }) {
 			return false
 		}
-		if x.waiters.Load() > 0 {
-			x.mu.Lock()
-			x.decide()
-			x.cv.Broadcast()
-			x.mu.Unlock()
+		if is.grp != nil && !x.safe(is, e) {
+			// What keeps it waits at the window's end: it waits there
+			// too, and fires the event in a later window.
+			if !x.barrier(is) {
+				return false
+			}
+			continue
 		}
+		// The event may not take the clock past its own time: a core that
+		// would run ahead waits for the clock through an event of its own,
+		// which comes here first (an island that is idle may be where
+		// another ends the run; what it does later is decided then).
+		is.sched.SetHorizon(when)
 		return true
 	}
-	if is.anyBusy() {
-		// A thread started in the event just fired: busy from there.
-		is.sched.SetHorizon(sim.Never)
-		x.mu.Lock()
-		s.busy = true
-		s.count = 0
-		s.frontier.Store(int64(when))
-		x.decide()
-		x.cv.Broadcast()
-		x.mu.Unlock()
-		return !x.quit.Load()
-	}
-	e := pos{when: when, prio: prio, island: is.index}
-	s.frontier.Store(int64(when))
-	x.mu.Lock()
-	s.next = e
-	x.decide()
-	x.cv.Broadcast()
-	x.mu.Unlock()
-	if !x.await(s, func() bool { return x.safe(is, e) }) {
-		return false
-	}
-	// The event may not take the clock past its own time: a core that
-	// would run ahead waits for the clock through an event of its own,
-	// which comes here first (an island that is idle may be where another
-	// ends the run; what it does later is decided then).
-	is.sched.SetHorizon(when)
-	return true
 }
 
 // await waits, under the lock, until ok holds or the run is over; it
@@ -282,21 +303,17 @@ func (x *islandRun) more(is *island) bool {
 // its thread back.
 func (x *islandRun) await(s *islandState, ok func() bool) bool {
 	x.mu.Lock()
-	waited := false
+	// Counted before ok is first asked: whoever makes ok hold and then
+	// finds no waiter has made it hold before this asks.
+	x.waiters.Add(1)
 	for x.final == nil && x.failed == nil && !ok() {
-		if !waited {
-			waited = true
-			x.waiters.Add(1)
-		}
 		if s.holding {
 			s.holding = false
 			x.cores.release()
 		}
 		x.cv.Wait()
 	}
-	if waited {
-		x.waiters.Add(-1)
-	}
+	x.waiters.Add(-1)
 	goOn := x.final == nil && x.failed == nil
 	x.mu.Unlock()
 	if goOn && !s.holding {
@@ -344,9 +361,11 @@ func (x *islandRun) idle(is *island) {
 	if when, prio := is.sched.Current(); when == c.when {
 		c.prio = prio
 	}
-	// The rest of the event runs on as the core does when nothing else
-	// is due; whether the run ends here is decided before the next.
-	is.sched.SetHorizon(sim.Never)
+	// Where the run may end, it ends at the instant the last thread
+	// ended: no core runs on past it (Run.finish) until it is decided
+	// that the run goes on; a core that would waits for the clock
+	// through an event of its own.
+	is.sched.SetHorizon(c.when)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if s.cand != nil && *s.cand == c {

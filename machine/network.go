@@ -13,7 +13,9 @@ import (
 // run in islands (island.go) has, instead, each island's instance of it
 // (apart) and the island each element belongs to (owner): every instance
 // builds every element, and the one of the element's island is the one
-// that ran; its figures and captures are the network's.
+// that ran; its figures and captures are the network's. An element split
+// among islands (linked.go) ran in each of them: its figures are the sum
+// of theirs.
 type Network struct {
 	byTech map[string]part.Network
 	order  []string
@@ -78,6 +80,19 @@ func (n *Network) report(res *report.Result) {
 			a.byTech[t].Report(&each[i])
 		}
 		for j, s := range each[0].Segments {
+			if n.owner(t, s.Name) < 0 {
+				// Split among islands (linked.go): each counted its share.
+				sum := s
+				for _, e := range each[1:] {
+					o := e.Segments[j]
+					sum.Frames += o.Frames
+					sum.Bytes += o.Bytes
+					sum.Collisions += o.Collisions
+					sum.BusyPS += o.BusyPS
+				}
+				res.Segments = append(res.Segments, sum)
+				continue
+			}
 			res.Segments = append(res.Segments, pick(n, t, s.Name, j, len(each[0].Segments),
 				func(i int) int { return len(each[i].Segments) }, func(i int) report.Segment { return each[i].Segments[j] }))
 		}

@@ -103,7 +103,8 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	if len(exp.Hosts) == 0 {
 		return nil, fmt.Errorf("the experiment has no [[host]]")
 	}
-	groups, owner := islandsOf(exp, opt)
+	lay := islandsOf(exp, opt)
+	groups := lay.islands
 	if len(groups) == 1 {
 		r.Sched = sim.NewScheduler(seed)
 		r.Sched.Firing.Connect(opt.Trace)
@@ -114,9 +115,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 	} else {
 		// Each island its own scheduler and its own instance of every
 		// network, whose elements of other islands stay idle.
-		r.Net = &Network{owner: owner}
+		r.Net = &Network{owner: lay.owner}
 		for k := range groups {
-			is := &island{index: k, sched: sim.NewScheduler(seed)}
+			is := &island{index: k, sched: sim.NewScheduler(seed), run: r}
 			var err error
 			if is.net, err = newNetwork(is.sched, exp, !opt.NoCapture); err != nil {
 				return nil, err
@@ -125,6 +126,9 @@ func New(exp *Experiment, opt Options) (*Run, error) {
 			r.Net.apart = append(r.Net.apart, is.net)
 		}
 		r.Net.order = r.islands[0].net.order
+		if err := r.link(exp, lay); err != nil {
+			return nil, err
+		}
 	}
 	names := map[string]bool{}
 	for i := range exp.Hosts {
@@ -299,8 +303,7 @@ func (r *Run) hostDone() {
 	if e, ok := r.Workloads[r.phase].(workload.Ender); ok && e.Ended() {
 		// Over after a failure, though some programs still wait (a
 		// server for a client that gave up): the run ends here.
-		r.finished = true
-		r.Sched.Stop()
+		r.finish()
 		return
 	}
 	for _, h := range r.Hosts {
@@ -313,8 +316,19 @@ func (r *Run) hostDone() {
 		r.Workloads[r.phase].Start()
 		return
 	}
+	r.finish()
+}
+
+// finish ends the run at this instant: the event that ended it is the last
+// to fire, and no core runs on past the instant, into its idle loop or
+// anything after the last thread's end, whatever other hosts have due
+// (a core that would waits for the clock, and the run is over): where a
+// run ends does not depend on how its hosts share schedulers
+// (islandRun.idle does the same).
+func (r *Run) finish() {
 	r.finished = true
 	r.Sched.Stop()
+	r.Sched.SetHorizon(r.Sched.Now())
 }
 
 // Execute runs the simulation to the workload's end or the stop time and
@@ -384,6 +398,9 @@ func (r *Run) Execute(opt Options) (res *report.Result, err error) {
 				opt.Progress(r.Sched.Now(), stop)
 			}
 		}
+	}
+	if r.Sched != nil {
+		r.Sched.SetHorizon(sim.Never) // set where the run ended (finish)
 	}
 	if aborted == nil {
 		r.serverEnd(srv, until, r.interrupted)

@@ -9,6 +9,10 @@ type Priority int8
 
 // Event priorities.
 const (
+	// PriorityWire is the priority of what arrives from another host
+	// through a link (Scheduler.ScheduleKeyed): it comes before anything
+	// the host itself does at that instant.
+	PriorityWire    Priority = -20
 	PriorityDevice  Priority = -10
 	PriorityDefault Priority = 0
 	PriorityLate    Priority = 10

@@ -136,6 +136,27 @@ func (k *Scheduler) Schedule(e *Event, at Time) {
 	}
 }
 
+// ScheduleKeyed arranges for e, an event of priority PriorityWire, to fire
+// at time at (>= Now), ordered among the wire events due at the same
+// instant by key (below 2^56, lower first) instead of by when it was
+// scheduled. Something that arrives from another host through a link
+// (with its arrival time, known at least a link's lookahead in advance)
+// is scheduled so: its place among the receiving host's events is then
+// the same whether both hosts share one scheduler or each has its own
+// and the arrival is handed over later (package machine's linked
+// parts). Keys must differ among the wire events due at one instant.
+func (k *Scheduler) ScheduleKeyed(e *Event, at Time, key uint64) {
+	if e.prio != PriorityWire || key >= 1<<seqBits {
+		panic(fmt.Sprintf("sim: keyed event %s of priority %d with key %#x", e.name, e.prio, key))
+	}
+	k.Schedule(e, at)
+	i := e.index
+	k.heap[i].key = uint64(uint8(int16(PriorityWire)+128))<<seqBits | key
+	if !k.up(i) {
+		k.down(i)
+	}
+}
+
 // ScheduleAfter arranges for e to fire d after now.
 func (k *Scheduler) ScheduleAfter(e *Event, d Time) { k.Schedule(e, k.now+d) }
 

@@ -1050,3 +1050,38 @@ func TestRunNested(t *testing.T) {
 		t.Errorf("fire log (-want +got):\n%s", diff)
 	}
 }
+
+// Wire events at one instant fire in the order of their keys, whenever
+// they were scheduled, and before the instant's other events.
+func TestScheduleKeyed(t *testing.T) {
+	k := sim.NewScheduler(1)
+	var got []string
+	add := func(name string) func() { return func() { got = append(got, name) } }
+	dev := sim.NewEventPriority("dev", sim.PriorityDevice, add("dev"))
+	k.Schedule(dev, 10)
+	late := sim.NewEventPriority("w3", sim.PriorityWire, add("w3"))
+	early := sim.NewEventPriority("w1", sim.PriorityWire, add("w1"))
+	mid := sim.NewEventPriority("w2", sim.PriorityWire, add("w2"))
+	k.ScheduleKeyed(late, 10, 3)
+	k.ScheduleKeyed(mid, 10, 2)
+	k.ScheduleKeyed(early, 10, 1)
+	before := sim.NewEventPriority("w9", sim.PriorityWire, add("w9 at 9"))
+	k.ScheduleKeyed(before, 9, 9)
+	k.Run()
+	if want := "w9 at 9 w1 w2 w3 dev"; strings.Join(got, " ") != want {
+		t.Fatalf("fired %q, want %q", strings.Join(got, " "), want)
+	}
+	for _, bad := range []func(){
+		func() { k.ScheduleKeyed(sim.NewEvent("plain", func() {}), 20, 1) },
+		func() { k.ScheduleKeyed(sim.NewEventPriority("w", sim.PriorityWire, func() {}), 20, 1<<56) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			bad()
+		}()
+	}
+}

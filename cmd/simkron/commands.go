@@ -75,7 +75,7 @@ Workloads ([workload] type = "NAME", configured in [workload.NAME]):
 	memProfile := fs.String("memprofile", "", "write a heap profile, taken when the simulation ends, to `FILE`")
 	cyclesProfile := cyclesProfileFlag(fs)
 	traceF := addTraceFlags(fs)
-	jobs := fs.Int("j", runtime.NumCPU(), "islands of the experiment (hosts no network joins) simulated at once, each on its own thread; the result is the same at any -j")
+	jobs := fs.Int("j", runtime.NumCPU(), "islands of the experiment (hosts no network joins; with [experiment] linked, hosts joined only by a switch) simulated at once, each on its own thread; the result is the same at any -j")
 	rest, stop, st := parseFlags(e, fs, args)
 	if stop {
 		return st
@@ -261,6 +261,7 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		// Host facts, like the time: in the log, not the result, which
 		// is the same at any -j.
 		"islands": r.Islands(),
+		"linked":  r.Linked(),
 		"threads": r.Threads(opt.Cores),
 	}
 	if peak, ok := peakRSS(); ok {

@@ -79,6 +79,35 @@ type Technology struct {
 type Join struct {
 	Hosts    []int
 	Elements []string
+	// Lookahead, when positive, says that the elements let their hosts
+	// run apart, each part on its own clock (package machine's linked
+	// parts): nothing one host does reaches another through them sooner
+	// than Lookahead after it happens, and what will is known by then
+	// (a switch's full-duplex links). The network is then a Splitter.
+	Lookahead sim.Time
+}
+
+// Splitter is a network whose elements with a Lookahead (Join) may be
+// spread over several parts of a run, each with its own instance of the
+// network and its own event scheduler.
+type Splitter interface {
+	// Split makes this instance part self's share of element, whose
+	// hosts (indexes into hosts) are in the parts partOf gives; post
+	// hands a message to another part's instance. It is called before
+	// any host is built.
+	Split(element string, hosts []HostSpec, partOf func(host int) int, self int, post func(part int, m Message)) error
+	// Deliver schedules a message another part's instance posted; it is
+	// called before this part's clock reaches the message's time.
+	Deliver(m Message)
+}
+
+// Message is what a part's instance of a network hands another's: of
+// Element, due at At, no sooner than the element's lookahead after it
+// was posted.
+type Message struct {
+	Element string
+	At      sim.Time
+	Data    any
 }
 
 // Entry is one table of a [[host]] binding a card: its key relative to

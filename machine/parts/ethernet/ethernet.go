@@ -191,6 +191,11 @@ func captures(t any) []part.CaptureFile {
 func joins(tables any, hosts []part.HostSpec) (groups []part.Join, paced bool) {
 	for _, sg := range tables.(*Tables).Segments {
 		j := part.Join{Elements: []string{sg.Name}}
+		if sg.Mode == ethersim.ModeSwitch && !sg.Pcap && len(sg.Bridges) == 0 {
+			// A captured switch keeps its hosts together: one capture
+			// in the order of one clock.
+			j.Lookahead = sg.SegmentParams.Lookahead()
+		}
 		for i := range hosts {
 			for _, n := range BindingsOf(&hosts[i]).NICs {
 				if n.Segment == sg.Name && !slices.Contains(j.Hosts, i) {

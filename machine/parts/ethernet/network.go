@@ -87,3 +87,34 @@ func NetworkOf(h *part.Host) *Network {
 	n, _ := h.Network(Name).(*Network)
 	return n
 }
+
+var _ part.Splitter = (*Network)(nil)
+
+// Split makes this instance part self's share of the switch called
+// element (ethersim.Segment.Split): its stations are the cards of hosts
+// bound to it, each named as it attaches.
+func (n *Network) Split(element string, hosts []part.HostSpec, partOf func(int) int, self int, post func(int, part.Message)) error {
+	seg, ok := n.segments[element]
+	if !ok {
+		return fmt.Errorf("segment %q is not defined in a [[segment]]", element)
+	}
+	var names []string
+	var parts []int
+	for i := range hosts {
+		for _, nic := range BindingsOf(&hosts[i]).NICs {
+			if nic.Segment == element {
+				names = append(names, hosts[i].Name+"."+nic.Device)
+				parts = append(parts, partOf(i))
+			}
+		}
+	}
+	return seg.Split(names, parts, self, func(p int, in ethersim.Ingress) {
+		post(p, part.Message{Element: element, At: in.At, Data: in})
+	})
+}
+
+// Deliver schedules a frame's ingress another part's instance of its
+// switch posted.
+func (n *Network) Deliver(m part.Message) {
+	n.segments[m.Element].Deliver(m.Data.(ethersim.Ingress))
+}

@@ -1,0 +1,142 @@
+package machine_test
+
+import (
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"simkron/internal/machinetest"
+	"simkron/machine"
+)
+
+// Hosts joined only by a switch run as linked islands, each on its own
+// clock: what they simulate is what the whole run simulates, byte for
+// byte but for the simulator's own counts, with a third host on the
+// switch that runs no program, when stop_at comes first, when the switch
+// is the SimOS study's gigabit one, and when the receiver hears nothing
+// and the transfer fails; and a run is the same at any number of threads
+// and GOMAXPROCS.
+func TestLinkedSameAsWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ttcp transfers a few times over")
+	}
+	for _, tc := range []struct {
+		name     string
+		config   string
+		edit     func(*machinetest.Builder)
+		islands  int
+		complete bool
+	}{
+		{"R4000s at 10 Mbit/s", "ttcp-switch-r4000", func(*machinetest.Builder) {}, 2, true},
+		{"Mipsys at 100 Mbit/s", "ttcp-switch-simos", func(*machinetest.Builder) {}, 2, true},
+		{"Mipsys at 1 Gbit/s", "ttcp-switch-simos", func(b *machinetest.Builder) { b.Set("segment[0].rate", "1Gbps") }, 2, true},
+		{"a third host idle", "ttcp-switch-r4000", func(b *machinetest.Builder) {
+			b.Append("host", map[string]any{"name": "r4kC", "machine": "../machines/r4000.toml",
+				"nic": []any{map[string]any{"device": "nic0", "segment": "sw0", "mac": "02:00:00:00:00:0c", "ip": "10.0.0.3"}}})
+		}, 3, true},
+		{"stop_at first", "ttcp-switch-simos", func(b *machinetest.Builder) { b.Set("experiment.stop_at", "3ms") }, 2, false},
+		{"the receiver hears nothing", "ttcp-switch-r4000", func(b *machinetest.Builder) {
+			b.Set("host[1].nic[0].faults", map[string]any{"drop": 1.0})
+		}, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := machinetest.Edit(t, machinetest.Config("examples/"+tc.config+".toml")).
+				Set("workload.ttcp.case[0].writes", 60).Set("experiment.linked", true)
+			tc.edit(b)
+			exp := b.Experiment()
+			whole := runIslands(t, exp, machine.Options{Whole: true})
+			if whole.islands != 1 {
+				t.Fatalf("whole run in %d islands", whole.islands)
+			}
+			var first islandRun
+			for i, cores := range []int{1, 2, 8} {
+				got := runIslands(t, exp, machine.Options{Cores: machine.NewCores(cores)})
+				if got.islands != tc.islands {
+					t.Fatalf("%d islands, want %d", got.islands, tc.islands)
+				}
+				if got.res.Complete != tc.complete {
+					t.Errorf("complete %v (%s), want %v", got.res.Complete, got.res.Incomplete, tc.complete)
+				}
+				if i == 0 {
+					first = got
+					if diff := cmp.Diff(modelOnly(t, whole.res), modelOnly(t, got.res)); diff != "" {
+						t.Errorf("linked islands simulate otherwise than the whole run (-whole +linked):\n%s", diff)
+					}
+					continue
+				}
+				if got.result != first.result {
+					t.Errorf("%d threads: result differs from 1 thread's", cores)
+				}
+			}
+			old := runtime.GOMAXPROCS(1)
+			one := runIslands(t, exp, machine.Options{Cores: machine.NewCores(4)})
+			runtime.GOMAXPROCS(old)
+			if one.result != first.result {
+				t.Errorf("GOMAXPROCS=1: result differs")
+			}
+		})
+	}
+}
+
+// Which hosts run as linked islands: those joined only by a switch
+// without a capture, when the experiment asks (linked) and the workload
+// lets its hosts run apart; a shared segment, a captured switch, or an
+// experiment that does not ask keeps them together.
+func TestLinkedIslandsOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*machinetest.Builder)
+		want int
+	}{
+		{"asked", func(*machinetest.Builder) {}, 2},
+		{"not asked", func(b *machinetest.Builder) { b.Set("experiment.linked", false) }, 1},
+		{"a shared segment", func(b *machinetest.Builder) { b.Set("segment[0].mode", "shared") }, 1},
+		{"a captured switch", func(b *machinetest.Builder) { b.Set("segment[0].pcap", true) }, 1},
+		{"a workload whose hosts share state", func(b *machinetest.Builder) {
+			b.Set("workload.type", "udp").Delete("workload.ttcp").Set("workload.udp", map[string]any{"client": "r4kA", "server": "r4kB", "sizes": []any{64}})
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := machinetest.Edit(t, machinetest.Config("examples/ttcp-switch-r4000.toml")).Set("experiment.linked", true)
+			tc.edit(b)
+			r, err := machine.New(b.Experiment(), machine.Options{NoCapture: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.Islands() != tc.want {
+				t.Errorf("%d islands, want %d", r.Islands(), tc.want)
+			}
+		})
+	}
+}
+
+// Each linked island's host holds its own scheduler and no other: its
+// instance of the switch holds only its own stations (item 3: no model
+// reads another host's clock; what crosses goes through the switch as a
+// message with its time). The race detector sees what reflection cannot
+// (closures) when the islands run at once: go test -race.
+func TestLinkedHoldOwnScheduler(t *testing.T) {
+	exp := machinetest.Edit(t, machinetest.Config("examples/ttcp-switch-r4000.toml")).Set("experiment.linked", true).Experiment()
+	r, err := machine.New(exp, machine.Options{NoCapture: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Islands() != 2 || r.Hosts[0].Sched == r.Hosts[1].Sched {
+		t.Fatalf("%d islands, the hosts on schedulers %p and %p: want one each", r.Islands(), r.Hosts[0].Sched, r.Hosts[1].Sched)
+	}
+	for _, h := range r.Hosts {
+		found := schedulersFrom(reflect.ValueOf(h))
+		if len(found) == 0 {
+			t.Errorf("%s: no scheduler reachable", h.Name)
+		}
+		for _, k := range found {
+			if k != h.Sched {
+				t.Errorf("%s reaches a scheduler %p other than its own %p", h.Name, k, h.Sched)
+			}
+		}
+	}
+}
