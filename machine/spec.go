@@ -97,7 +97,7 @@ type ExperimentInfo struct {
 	SyncQuantum sim.Time `toml:"sync_quantum" max:"1ms" help:"how far ahead of the event clock a core may make a device access instead of running the events due first (the device sees it up to this early): fewer hand-overs between hosts, less host time, results no longer exact; 0 or absent: exact"`
 	// Linked lets hosts joined only by switches run on their own clocks
 	// (linked islands, linked.go).
-	Linked      bool     `toml:"linked" help:"run hosts joined only by a switch without a capture, whose workload lets them run apart, each on its own clock and thread, synchronised by the switch's lookahead (same results but for the simulator's own counts; faster only when each host has much to simulate between frames: see docs/parallel.md)"`
+	Linked      bool     `toml:"linked" help:"run hosts joined only by a switch without a capture, whose workload lets them run apart, each on its own clock and thread, synchronised by the switch's lookahead (same results but for the simulator's own counts; faster only when each host has much to simulate between frames: see docs/speed.md)"`
 	Annotations []string `toml:"annotations" help:"Tcl annotation scripts run with the experiment, relative to its file (simkron run --annotate adds more)"`
 	// The budget of annotation scripts (package annotations).
 	AnnotationCommands int64    `toml:"annotation_commands" min:"1000" max:"1000000000000" help:"Tcl commands one script's load or one annotation body may run; more is a script error that stops the run"`
