@@ -44,7 +44,6 @@ type Segment struct {
 
 	freeBufs    []*frameBuf
 	freeTransit []*transit
-	freeLookups []*transit
 
 	taps   []*pcapgo.Writer
 	tapErr error
@@ -272,7 +271,8 @@ func (s *Segment) release(b *frameBuf) {
 // once and then allocates nothing.
 type transit struct {
 	seg  *Segment
-	ev   *sim.Event
+	ev   *sim.Event // a delivery's, made at its first
+	wire *sim.Event // a lookup's (split.go), made at its first
 	kind transitKind
 	buf  *frameBuf // one reference, owned by the transit
 	from *Attachment
@@ -287,14 +287,20 @@ const (
 	deliverLate                    // a reordered frame: from's station receives it, no more faults
 )
 
+// getTransit returns a transit from the pool, or a new one.
+func (s *Segment) getTransit() *transit {
+	if n := len(s.freeTransit); n > 0 {
+		t := s.freeTransit[n-1]
+		s.freeTransit = s.freeTransit[:n-1]
+		return t
+	}
+	return &transit{seg: s}
+}
+
 // send schedules buf (whose reference the transit takes over) to arrive at.
 func (s *Segment) send(kind transitKind, buf *frameBuf, from *Attachment, at sim.Time) {
-	var t *transit
-	if n := len(s.freeTransit); n > 0 {
-		t = s.freeTransit[n-1]
-		s.freeTransit = s.freeTransit[:n-1]
-	} else {
-		t = &transit{seg: s}
+	t := s.getTransit()
+	if t.ev == nil {
 		t.ev = sim.NewEvent(s.name+".transit", t.fire)
 	}
 	t.kind, t.buf, t.from = kind, buf, from

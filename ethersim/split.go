@@ -153,23 +153,19 @@ func (s *Segment) Deliver(in Ingress) {
 // lookupAt schedules the switch's lookup of buf (whose reference it
 // takes over), from port, at time at.
 func (s *Segment) lookupAt(port int, key uint64, at sim.Time, buf *frameBuf) {
-	var t *transit
-	if n := len(s.freeLookups); n > 0 {
-		t = s.freeLookups[n-1]
-		s.freeLookups = s.freeLookups[:n-1]
-	} else {
-		t = &transit{seg: s}
-		t.ev = sim.NewEventPriority(s.name+".lookup", sim.PriorityWire, t.lookup)
+	t := s.getTransit()
+	if t.wire == nil {
+		t.wire = sim.NewEventPriority(s.name+".lookup", sim.PriorityWire, t.lookup)
 	}
 	t.buf, t.port = buf, port
-	s.k.ScheduleKeyed(t.ev, at, key)
+	s.k.ScheduleKeyed(t.wire, at, key)
 }
 
-// lookup is a lookup transit's event.
+// lookup is a transit's wire event: the switch's lookup.
 func (t *transit) lookup() {
 	s, buf, port := t.seg, t.buf, t.port
 	t.buf = nil
-	s.freeLookups = append(s.freeLookups, t)
+	s.freeTransit = append(s.freeTransit, t)
 	s.forward(port, buf)
 	s.release(buf)
 }

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/google/go-cmp/cmp"
-
 	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
 	"simkron/sim"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // The shipped experiments in more than one island: the TOP study's, whose
@@ -51,29 +51,6 @@ func TestIslandsOfShippedConfigs(t *testing.T) {
 			r.Close()
 		}
 	}
-}
-
-// simulatorCounters are the result's counts of the simulator's own work
-// that depend on how the hosts share a scheduler (island.go): every
-// other byte of a result is the same whole and in islands.
-var simulatorCounters = []string{".syncs_fast", ".syncs_slow", ".waits_nested"}
-
-// modelOnly returns res as JSON without the simulator's counts.
-func modelOnly(t *testing.T, res *report.Result) string {
-	t.Helper()
-	c := *res
-	c.Events = 0
-	c.Hosts = slices.Clone(c.Hosts)
-	for i := range c.Hosts {
-		c.Hosts[i].Counters = slices.DeleteFunc(slices.Clone(c.Hosts[i].Counters), func(k report.Counter) bool {
-			return slices.ContainsFunc(simulatorCounters, func(s string) bool { return strings.HasSuffix(k.Name, s) })
-		})
-	}
-	b, err := json.MarshalIndent(&c, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // islandRun is one run's result as JSON and its captures.
@@ -137,41 +114,50 @@ func TestIslandsSameAsWhole(t *testing.T) {
 					Set("workload.top.split_sizes", []any{128}).Set("segment[0].pcap", true)
 			}
 			tc.edit(b)
-			exp := b.Experiment()
-			whole := runIslands(t, exp, machine.Options{Whole: true})
-			if whole.islands != 1 {
-				t.Fatalf("whole run in %d islands", whole.islands)
-			}
-			var first islandRun
-			for i, cores := range []int{1, 2, 8} {
-				got := runIslands(t, exp, machine.Options{Cores: machine.NewCores(cores)})
-				if got.islands != 2 {
-					t.Fatalf("%d islands, want 2", got.islands)
-				}
-				if got.res.Complete != tc.complete {
-					t.Errorf("complete %v (%s), want %v", got.res.Complete, got.res.Incomplete, tc.complete)
-				}
-				if i == 0 {
-					first = got
-					if diff := cmp.Diff(modelOnly(t, whole.res), modelOnly(t, got.res)); diff != "" {
-						t.Errorf("islands simulate otherwise than the whole run (-whole +islands):\n%s", diff)
-					}
-					if !reflect.DeepEqual(whole.captures, got.captures) {
-						t.Errorf("captures differ from the whole run's")
-					}
-					continue
-				}
-				if got.result != first.result || !reflect.DeepEqual(got.captures, first.captures) {
-					t.Errorf("%d threads: result or captures differ from 1 thread's", cores)
-				}
-			}
-			old := runtime.GOMAXPROCS(1)
-			one := runIslands(t, exp, machine.Options{Cores: machine.NewCores(4)})
-			runtime.GOMAXPROCS(old)
-			if one.result != first.result || !reflect.DeepEqual(one.captures, first.captures) {
-				t.Errorf("GOMAXPROCS=1: result or captures differ")
-			}
+			sameAsWhole(t, b.Experiment(), 2, tc.complete)
 		})
+	}
+}
+
+// sameAsWhole checks that exp, run in islands (want of them) at 1, 2 and
+// 8 threads and at GOMAXPROCS=1, simulates what it does whole, byte for
+// byte but for the simulator's own counts, captures included; that each
+// run is complete or not as complete says; and that all give the same
+// bytes.
+func sameAsWhole(t *testing.T, exp *machine.Experiment, want int, complete bool) {
+	t.Helper()
+	whole := runIslands(t, exp, machine.Options{Whole: true})
+	if whole.islands != 1 {
+		t.Fatalf("whole run in %d islands", whole.islands)
+	}
+	var first islandRun
+	for i, cores := range []int{1, 2, 8} {
+		got := runIslands(t, exp, machine.Options{Cores: machine.NewCores(cores)})
+		if got.islands != want {
+			t.Fatalf("%d islands, want %d", got.islands, want)
+		}
+		if got.res.Complete != complete {
+			t.Errorf("complete %v (%s), want %v", got.res.Complete, got.res.Incomplete, complete)
+		}
+		if i == 0 {
+			first = got
+			if diff := cmp.Diff(machinetest.ModelOnly(t, whole.res), machinetest.ModelOnly(t, got.res)); diff != "" {
+				t.Errorf("islands simulate otherwise than the whole run (-whole +islands):\n%s", diff)
+			}
+			if !reflect.DeepEqual(whole.captures, got.captures) {
+				t.Errorf("captures differ from the whole run's")
+			}
+			continue
+		}
+		if got.result != first.result || !reflect.DeepEqual(got.captures, first.captures) {
+			t.Errorf("%d threads: result or captures differ from 1 thread's", cores)
+		}
+	}
+	old := runtime.GOMAXPROCS(1)
+	one := runIslands(t, exp, machine.Options{Cores: machine.NewCores(4)})
+	runtime.GOMAXPROCS(old)
+	if one.result != first.result || !reflect.DeepEqual(one.captures, first.captures) {
+		t.Errorf("GOMAXPROCS=1: result or captures differ")
 	}
 }
 

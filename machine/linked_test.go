@@ -2,10 +2,7 @@ package machine_test
 
 import (
 	"reflect"
-	"runtime"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"simkron/internal/machinetest"
 	"simkron/machine"
@@ -45,37 +42,7 @@ func TestLinkedSameAsWhole(t *testing.T) {
 			b := machinetest.Edit(t, machinetest.Config("examples/"+tc.config+".toml")).
 				Set("workload.ttcp.case[0].writes", 60).Set("experiment.linked", true)
 			tc.edit(b)
-			exp := b.Experiment()
-			whole := runIslands(t, exp, machine.Options{Whole: true})
-			if whole.islands != 1 {
-				t.Fatalf("whole run in %d islands", whole.islands)
-			}
-			var first islandRun
-			for i, cores := range []int{1, 2, 8} {
-				got := runIslands(t, exp, machine.Options{Cores: machine.NewCores(cores)})
-				if got.islands != tc.islands {
-					t.Fatalf("%d islands, want %d", got.islands, tc.islands)
-				}
-				if got.res.Complete != tc.complete {
-					t.Errorf("complete %v (%s), want %v", got.res.Complete, got.res.Incomplete, tc.complete)
-				}
-				if i == 0 {
-					first = got
-					if diff := cmp.Diff(modelOnly(t, whole.res), modelOnly(t, got.res)); diff != "" {
-						t.Errorf("linked islands simulate otherwise than the whole run (-whole +linked):\n%s", diff)
-					}
-					continue
-				}
-				if got.result != first.result {
-					t.Errorf("%d threads: result differs from 1 thread's", cores)
-				}
-			}
-			old := runtime.GOMAXPROCS(1)
-			one := runIslands(t, exp, machine.Options{Cores: machine.NewCores(4)})
-			runtime.GOMAXPROCS(old)
-			if one.result != first.result {
-				t.Errorf("GOMAXPROCS=1: result differs")
-			}
+			sameAsWhole(t, b.Experiment(), tc.islands, tc.complete)
 		})
 	}
 }

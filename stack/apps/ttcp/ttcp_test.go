@@ -1,8 +1,6 @@
 package ttcp_test
 
 import (
-	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
@@ -33,26 +31,6 @@ func run(t *testing.T, exp *machine.Experiment, opt machine.Options) (*report.Re
 		t.Fatal(err)
 	}
 	return res, r.Islands()
-}
-
-// modelOnly returns res as JSON without the simulator's own counts of
-// its work, which depend on how the hosts share a scheduler (package
-// machine's islands): the events and the cores' syncs and nested waits.
-func modelOnly(t *testing.T, res *report.Result) string {
-	t.Helper()
-	c := *res
-	c.Events = 0
-	c.Hosts = slices.Clone(c.Hosts)
-	for i := range c.Hosts {
-		c.Hosts[i].Counters = slices.DeleteFunc(slices.Clone(c.Hosts[i].Counters), func(k report.Counter) bool {
-			return strings.HasSuffix(k.Name, ".syncs_fast") || strings.HasSuffix(k.Name, ".syncs_slow") || strings.HasSuffix(k.Name, ".waits_nested")
-		})
-	}
-	b, err := json.MarshalIndent(&c, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func runs(t *testing.T, res *report.Result) []ttcp.Result {
@@ -145,7 +123,7 @@ func TestSwitchTransfer(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff(modelOnly(t, whole), modelOnly(t, apart)); diff != "" {
+	if diff := cmp.Diff(machinetest.ModelOnly(t, whole), machinetest.ModelOnly(t, apart)); diff != "" {
 		t.Errorf("the run that may split differs from the whole run (-whole +split):\n%s", diff)
 	}
 }
@@ -174,8 +152,8 @@ func TestHostsApartFail(t *testing.T) {
 		if at := float64(apart.SimTimePS) / 1e12; at < 127 || at > 128 {
 			t.Errorf("the run ended at %.3f s, want at the connect's failure (127 s)", at)
 		}
-		got := modelOnly(t, apart)
-		if diff := cmp.Diff(modelOnly(t, whole), got); diff != "" {
+		got := machinetest.ModelOnly(t, apart)
+		if diff := cmp.Diff(machinetest.ModelOnly(t, whole), got); diff != "" {
 			t.Errorf("%d threads: islands differ from the whole run (-whole +islands):\n%s", cores, diff)
 		}
 		if first != "" && got != first {
