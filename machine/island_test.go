@@ -194,14 +194,21 @@ func TestIslandsHoldOwnScheduler(t *testing.T) {
 			t.Errorf("an island's scheduler has seed %d (want %d) or another stream", k.Seed(), exp.Info.Seed)
 		}
 	}
-	for _, h := range r.Hosts {
+	holdOwnScheduler(t, r.Hosts)
+}
+
+// holdOwnScheduler checks that every *sim.Scheduler reachable from each
+// of hosts is the host's own.
+func holdOwnScheduler(t *testing.T, hosts []*machine.Host) {
+	t.Helper()
+	for _, h := range hosts {
 		found := schedulersFrom(reflect.ValueOf(h))
 		if len(found) == 0 {
 			t.Errorf("%s: no scheduler reachable", h.Name)
 		}
 		for _, k := range found {
 			if k != h.Sched {
-				t.Errorf("%s reaches a scheduler %p other than its island's %p", h.Name, k, h.Sched)
+				t.Errorf("%s reaches a scheduler %p other than its own %p", h.Name, k, h.Sched)
 			}
 		}
 	}

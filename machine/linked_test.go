@@ -1,7 +1,6 @@
 package machine_test
 
 import (
-	"reflect"
 	"testing"
 
 	"simkron/internal/machinetest"
@@ -95,15 +94,5 @@ func TestLinkedHoldOwnScheduler(t *testing.T) {
 	if r.Islands() != 2 || r.Hosts[0].Sched == r.Hosts[1].Sched {
 		t.Fatalf("%d islands, the hosts on schedulers %p and %p: want one each", r.Islands(), r.Hosts[0].Sched, r.Hosts[1].Sched)
 	}
-	for _, h := range r.Hosts {
-		found := schedulersFrom(reflect.ValueOf(h))
-		if len(found) == 0 {
-			t.Errorf("%s: no scheduler reachable", h.Name)
-		}
-		for _, k := range found {
-			if k != h.Sched {
-				t.Errorf("%s reaches a scheduler %p other than its own %p", h.Name, k, h.Sched)
-			}
-		}
-	}
+	holdOwnScheduler(t, r.Hosts)
 }
