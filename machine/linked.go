@@ -13,9 +13,11 @@ import (
 // (part.Join.Lookahead: a switch, whose full-duplex links take at least
 // the smallest frame's time, the propagation delay and the switch's
 // latency to carry anything from one host to another, and whose traffic
-// is known when a frame starts) are islands of their own when their
-// workload lets them (workload.Type.Groups), each host on its own clock,
-// scheduler and goroutine. Each island holds its own instance of such an
+// is known when a frame starts) are islands of their own when the
+// experiment asks ([experiment] linked) and their workload lets them
+// (workload.Type.Groups), each host on its own clock, scheduler and
+// goroutine. It is asked for, not automatic: on the shipped transfers it
+// is no faster than one scheduler (docs/speed.md says why). Each island holds its own instance of such an
 // element (part.Splitter), and what one instance hands another (a frame
 // that will reach the switch) goes through the run as a message with its
 // time (part.Message), never sooner than the element's lookahead after
@@ -160,7 +162,7 @@ func (is *island) open() sim.Time {
 	return sim.Never
 }
 
-// start begins the first window of each group.
+// startGroups begins the first window of each group, before the run.
 func (x *islandRun) startGroups() {
 	for _, is := range x.r.islands {
 		if g := is.grp; g != nil && g.gen.Load() == 0 {
@@ -276,7 +278,7 @@ func (x *islandRun) barrier(is *island) bool {
 		}
 	} else {
 		x.locked(func() {
-			if !s.busy && s.cand == nil {
+			if s.cand == nil {
 				s.next = pos{when: h, prio: prio, island: is.index}
 			}
 			last = g.arrived.Add(1) == n
