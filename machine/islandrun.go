@@ -84,8 +84,10 @@ type islandState struct {
 	// read by the others.
 	frontier atomic.Int64
 	// holding says the island's goroutine holds a thread of the pool
-	// (its own field).
+	// (its own field); held, for a linked island, counts the members of
+	// its group that do.
 	holding bool
+	held    *atomic.Int32
 	// count is the events the island fired since it last published its
 	// frontier (its own field).
 	count int
@@ -203,16 +205,28 @@ func (x *islandRun) run(is *island) {
 		x.cv.Broadcast()
 		x.mu.Unlock()
 		if s.holding {
-			s.holding = false
-			x.cores.release()
+			x.give(s)
 		}
 	}()
 	is.sched.RunWhile(func() bool { return x.more(is) })
 }
 
+// take takes a thread of the pool for an island, give gives it back;
+// a linked island's group counts its members holding one (held).
 func (x *islandRun) take(s *islandState) {
 	x.cores.take()
 	s.holding = true
+	if s.held != nil {
+		s.held.Add(1)
+	}
+}
+
+func (x *islandRun) give(s *islandState) {
+	if s.held != nil {
+		s.held.Add(-1)
+	}
+	s.holding = false
+	x.cores.release()
 }
 
 // more is island is's condition before each of its events: whether it
@@ -308,8 +322,7 @@ func (x *islandRun) await(s *islandState, ok func() bool) bool {
 	x.waiters.Add(1)
 	for x.final == nil && x.failed == nil && !ok() {
 		if s.holding {
-			s.holding = false
-			x.cores.release()
+			x.give(s)
 		}
 		x.cv.Wait()
 	}

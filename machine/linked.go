@@ -66,6 +66,8 @@ type group struct {
 	// heads and acts are advance's: each member's next event, and the
 	// earliest it could act in the window.
 	heads, acts []sim.Time
+	// holding counts the members that hold a thread of the pool.
+	holding atomic.Int32
 }
 
 // Linked returns how many of the run's islands are linked islands.
@@ -135,6 +137,11 @@ func (r *Run) link(exp *Experiment, lay layout) error {
 				is.grp = g
 				g.members = append(g.members, is)
 			}
+		}
+	}
+	for _, is := range r.islands {
+		if is.grp != nil {
+			is.st.held = &is.grp.holding
 		}
 	}
 	return nil
@@ -238,10 +245,11 @@ func sat(t, d sim.Time) sim.Time {
 	return t + d
 }
 
-// spinFor is how long an island that waits at a window's end, on a
-// thread of its own, looks whether the window has begun before it gives
-// its thread back: a window's work takes a few microseconds of host
-// time, and being woken many times that.
+// spinFor is how long an island that waits at a window's end looks
+// whether the window has begun before it gives its thread back, when
+// every island of its group holds a thread (none waits for one, held by
+// another island or another run of a sweep): a window's work takes a few
+// microseconds of host time, and being woken many times that.
 const spinFor = 200 * time.Microsecond
 
 // barrier is island is's wait at its window's end: it publishes where it
@@ -300,7 +308,8 @@ func (x *islandRun) barrier(is *island) bool {
 		})
 		return !g.done.Load() && !x.quit.Load()
 	}
-	if x.cores.Size() > 1 {
+	if g.holding.Load() == n {
+		// Every member holds a thread: the last is on its way.
 		start := time.Now()
 		for i := 1; g.gen.Load() == gen && !x.quit.Load(); i++ {
 			if i%256 == 0 && time.Since(start) > spinFor {
