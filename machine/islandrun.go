@@ -292,10 +292,11 @@ func (x *islandRun) more(is *island) bool {
 			s.next = e
 			x.decide()
 		})
-		if !x.await(s, func() bool { return x.safe(is, e) || x.othersWait(is) }) {
+		safe := false // asked under the lock
+		if !x.await(s, func() bool { safe = x.safe(is, e); return safe || x.othersWait(is) }) {
 			return false
 		}
-		if is.grp != nil && !x.safe(is, e) {
+		if !safe {
 			// What keeps it waits at the window's end: it waits there
 			// too, and fires the event in a later window.
 			if !x.barrier(is) {
