@@ -101,26 +101,27 @@ func (s *Segment) Split(names []string, parts []int, self int, post func(part in
 	return nil
 }
 
-// numberPorts numbers the ports of a segment that is not split, by
-// name, once every station has attached (at its first frame, and again
-// if one attached after it), carrying the forwarding table over.
+// numberPorts numbers the ports of a segment that is not split: at its
+// first frame, by name, the stations attached by then (as Split numbers
+// them); a station that attaches later takes the next number, so that no
+// port is ever numbered anew.
 func (s *Segment) numberPorts() {
-	old := s.local
-	s.local = slices.Clone(s.atts)
-	slices.SortFunc(s.local, func(a, b *Attachment) int {
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
-	})
+	if len(s.local) == 0 {
+		s.local = slices.Clone(s.atts)
+		slices.SortFunc(s.local, func(a, b *Attachment) int {
+			switch {
+			case a.name < b.name:
+				return -1
+			case a.name > b.name:
+				return 1
+			}
+			return 0
+		})
+	} else {
+		s.local = append(s.local, s.atts[len(s.local):]...)
+	}
 	for i, a := range s.local {
 		a.port = i
-	}
-	for mac, port := range s.fdb {
-		s.fdb[mac] = old[port].port
 	}
 }
 

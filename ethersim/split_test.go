@@ -3,6 +3,7 @@ package ethersim_test
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -188,5 +189,30 @@ func TestSplitRefuses(t *testing.T) {
 	}
 	if _, err := sw.Attach("c", &station{name: "c", l: &log{k: k}}, ethersim.FaultParams{}); err == nil {
 		t.Error("a station the split does not name attached")
+	}
+}
+
+// A station that attaches to a switch after its first frame takes the
+// next port: the switch learns it and forwards to it, and the stations
+// numbered before keep their ports (and what the switch learnt of them).
+func TestSwitchLateAttach(t *testing.T) {
+	r := newRig(t, 1, switchParams())
+	r.attach("b", ethersim.FaultParams{})
+	r.attach("a", ethersim.FaultParams{})
+	r.send(0, "a", frame(mac(2), mac(1), 64, 1)) // flooded to b; a learnt
+	r.k.Run()
+	r.attach("c", ethersim.FaultParams{})
+	r.send(r.k.Now()+sim.Millisecond, "c", frame(mac(1), mac(3), 64, 2))   // to a, learnt
+	r.send(r.k.Now()+2*sim.Millisecond, "a", frame(mac(3), mac(1), 64, 3)) // to c alone
+	r.k.Run()
+	var got []string
+	for _, x := range r.l.rx {
+		got = append(got, fmt.Sprintf("%s:%d", x.By, binary.BigEndian.Uint32(x.Frame[14:18])))
+	}
+	if want := []string{"b:1", "a:2", "c:3"}; !slices.Equal(got, want) {
+		t.Errorf("received %v, want %v", got, want)
+	}
+	if st := r.seg.Stats(); st.Flooded != 1 || st.Forwarded != 2 {
+		t.Errorf("stats %+v, want 1 flooded and 2 forwarded", st)
 	}
 }
