@@ -3,6 +3,7 @@ package ethersim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"simkron/sim"
 )
@@ -74,15 +75,7 @@ func (s *Segment) Split(names []string, parts []int, self int, post func(part in
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		switch {
-		case names[a] < names[b]:
-			return -1
-		case names[a] > names[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 	sp := &split{self: self, post: post, parts: make([]int, len(names))}
 	s.portOf = map[string]int{}
 	for port, i := range order {
@@ -108,15 +101,7 @@ func (s *Segment) Split(names []string, parts []int, self int, post func(part in
 func (s *Segment) numberPorts() {
 	if len(s.local) == 0 {
 		s.local = slices.Clone(s.atts)
-		slices.SortFunc(s.local, func(a, b *Attachment) int {
-			switch {
-			case a.name < b.name:
-				return -1
-			case a.name > b.name:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(s.local, func(a, b *Attachment) int { return strings.Compare(a.name, b.name) })
 	} else {
 		s.local = append(s.local, s.atts[len(s.local):]...)
 	}

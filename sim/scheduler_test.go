@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	cmpstd "cmp"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -689,21 +690,11 @@ type triple struct {
 func tripleLess(a, b triple) int {
 	switch {
 	case a.When != b.When:
-		return cmpInt(a.When, b.When)
+		return cmpstd.Compare(a.When, b.When)
 	case a.Prio != b.Prio:
-		return cmpInt(a.Prio, b.Prio)
+		return cmpstd.Compare(a.Prio, b.Prio)
 	}
-	return cmpInt(a.Seq, b.Seq)
-}
-
-func cmpInt[T ~int64 | ~int8 | ~uint64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmpstd.Compare(a.Seq, b.Seq)
 }
 
 // model mirrors the kernel's documented ordering with a plain map: each

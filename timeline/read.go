@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -394,9 +395,9 @@ func flatten(ss []slice) ([]flatSeg, error) {
 	order := slices.Clone(ss)
 	slices.SortStableFunc(order, func(a, b slice) int {
 		if a.from != b.from {
-			return cmpInt(a.from, b.from)
+			return cmp.Compare(a.from, b.from)
 		}
-		return cmpInt(b.to, a.to) // the longer encloses
+		return cmp.Compare(b.to, a.to) // the longer encloses
 	})
 	var out []flatSeg
 	var stack []*slice
@@ -429,16 +430,6 @@ func flatten(ss []slice) ([]flatSeg, error) {
 		stack = stack[:len(stack)-1]
 	}
 	return out, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // cycle is the core's cycle at time ps: the inverse of its clock's

@@ -3,6 +3,7 @@ package via
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"simkron/stack/apps/compare"
 	"simkron/stack/apps/latency"
@@ -289,17 +290,7 @@ func topTwo(gain map[string]float64) []string {
 		case gain[a] < gain[b]:
 			return 1
 		}
-		return cmpStr(a, b)
+		return strings.Compare(a, b)
 	})
 	return ls[:min(2, len(ls))]
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
