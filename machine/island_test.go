@@ -58,6 +58,7 @@ type islandRun struct {
 	result   string
 	captures []machine.Capture
 	islands  int
+	windows  uint64 // the linked islands' windows
 	res      *report.Result
 }
 
@@ -75,7 +76,7 @@ func runIslands(t *testing.T, exp *machine.Experiment, opt machine.Options) isla
 	if err != nil {
 		t.Fatal(err)
 	}
-	return islandRun{result: string(b), captures: r.Net.Captures(), islands: r.Islands(), res: res}
+	return islandRun{result: string(b), captures: r.Net.Captures(), islands: r.Islands(), windows: r.LinkedWindows(), res: res}
 }
 
 // A run in islands simulates what the whole run does, byte for byte but
@@ -114,7 +115,9 @@ func TestIslandsSameAsWhole(t *testing.T) {
 					Set("workload.top.split_sizes", []any{128}).Set("segment[0].pcap", true)
 			}
 			tc.edit(b)
-			sameAsWhole(t, b.Experiment(), 2, tc.complete)
+			if got := sameAsWhole(t, b.Experiment(), 2, tc.complete); got.windows != 0 {
+				t.Errorf("%d linked windows in islands that no link joins", got.windows)
+			}
 		})
 	}
 }
@@ -124,11 +127,11 @@ func TestIslandsSameAsWhole(t *testing.T) {
 // byte but for the simulator's own counts, captures included; that each
 // run is complete or not as complete says; and that all give the same
 // bytes.
-func sameAsWhole(t *testing.T, exp *machine.Experiment, want int, complete bool) {
+func sameAsWhole(t *testing.T, exp *machine.Experiment, want int, complete bool) islandRun {
 	t.Helper()
 	whole := runIslands(t, exp, machine.Options{Whole: true})
-	if whole.islands != 1 {
-		t.Fatalf("whole run in %d islands", whole.islands)
+	if whole.islands != 1 || whole.windows != 0 {
+		t.Fatalf("whole run in %d islands, %d linked windows", whole.islands, whole.windows)
 	}
 	var first islandRun
 	for i, cores := range []int{1, 2, 8} {
@@ -152,13 +155,17 @@ func sameAsWhole(t *testing.T, exp *machine.Experiment, want int, complete bool)
 		if got.result != first.result || !reflect.DeepEqual(got.captures, first.captures) {
 			t.Errorf("%d threads: result or captures differ from 1 thread's", cores)
 		}
+		if got.windows != first.windows {
+			t.Errorf("%d threads: %d linked windows, 1 thread %d", cores, got.windows, first.windows)
+		}
 	}
 	old := runtime.GOMAXPROCS(1)
 	one := runIslands(t, exp, machine.Options{Cores: machine.NewCores(4)})
 	runtime.GOMAXPROCS(old)
-	if one.result != first.result || !reflect.DeepEqual(one.captures, first.captures) {
-		t.Errorf("GOMAXPROCS=1: result or captures differ")
+	if one.result != first.result || !reflect.DeepEqual(one.captures, first.captures) || one.windows != first.windows {
+		t.Errorf("GOMAXPROCS=1: result, captures or linked windows differ")
 	}
+	return first
 }
 
 // Each island's hosts hold its own scheduler and no other: every

@@ -68,6 +68,9 @@ type group struct {
 	heads, acts []sim.Time
 	// holding counts the members that hold a thread of the pool.
 	holding atomic.Int32
+	// windows counts the windows begun, written by advance only (under
+	// the lock, every member waiting) and read after the run.
+	windows uint64
 }
 
 // Linked returns how many of the run's islands are linked islands.
@@ -76,6 +79,23 @@ func (r *Run) Linked() int {
 	for _, is := range r.islands {
 		if is.grp != nil {
 			n++
+		}
+	}
+	return n
+}
+
+// LinkedWindows returns how many windows the run's linked islands began,
+// every group's together (0 when none is linked): where the windows fall
+// depends on the simulated events alone, so this is the same at any -j.
+// The events per window say how much each island can simulate before it
+// waits for the others (docs/speed.md).
+func (r *Run) LinkedWindows() uint64 {
+	var n uint64
+	seen := map[*group]bool{}
+	for _, is := range r.islands {
+		if g := is.grp; g != nil && !seen[g] {
+			seen[g] = true
+			n += g.windows
 		}
 	}
 	return n
@@ -234,6 +254,7 @@ func (x *islandRun) advance(g *group) {
 			s.next = pos{when: h, prio: prio, island: m.index}
 		}
 	}
+	g.windows++
 	g.gen.Add(1)
 }
 

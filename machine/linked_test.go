@@ -41,7 +41,9 @@ func TestLinkedSameAsWhole(t *testing.T) {
 			b := machinetest.Edit(t, machinetest.Config("examples/"+tc.config+".toml")).
 				Set("workload.ttcp.case[0].writes", 60).Set("experiment.linked", true)
 			tc.edit(b)
-			sameAsWhole(t, b.Experiment(), tc.islands, tc.complete)
+			if got := sameAsWhole(t, b.Experiment(), tc.islands, tc.complete); got.windows == 0 {
+				t.Errorf("no linked window counted")
+			}
 		})
 	}
 }

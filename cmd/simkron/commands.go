@@ -264,6 +264,9 @@ func runExperiment(e *env, cmd, path string, exp *machine.Experiment, o runOptio
 		"linked":  r.Linked(),
 		"threads": r.Threads(opt.Cores),
 	}
+	if r.Linked() > 0 {
+		fields["linked_windows"] = r.LinkedWindows()
+	}
 	if peak, ok := peakRSS(); ok {
 		fields["host_peak_rss_mb"] = fmt.Sprintf("%.1f", float64(peak)/1e6)
 	}
