@@ -126,7 +126,8 @@ func TestIslandsSameAsWhole(t *testing.T) {
 // 8 threads and at GOMAXPROCS=1, simulates what it does whole, byte for
 // byte but for the simulator's own counts, captures included; that each
 // run is complete or not as complete says; and that all give the same
-// bytes.
+// bytes and meet at the same linked windows. It returns the run on one
+// thread.
 func sameAsWhole(t *testing.T, exp *machine.Experiment, want int, complete bool) islandRun {
 	t.Helper()
 	whole := runIslands(t, exp, machine.Options{Whole: true})
