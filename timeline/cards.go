@@ -128,17 +128,23 @@ func (cs *cardState) serialisation(n int) sim.Time {
 	return cs.rate.ByteTime(n + 8)
 }
 
+// frameSlice draws a frame of n bytes on the card's track tr ("tx" or
+// "rx": dir), made at its first frame, from ts for dur.
+func (cs *cardState) frameSlice(tr **track, dir string, n int, ts, dur sim.Time) {
+	if *tr == nil {
+		*tr = cs.h.newTrack(cs.name + " " + dir)
+	}
+	cs.h.t.emit(&event{ph: phComplete, name: fmt.Sprintf("%s %dB", dir, n), cat: "frame", pid: cs.h.pid, tid: (*tr).tid, ts: int64(ts), dur: int64(dur)})
+}
+
 func (cs *cardState) sent(f []byte) {
 	t := cs.h.t
 	if t.closed {
 		return // the host's part may last longer; the wire's does not
 	}
 	now := t.k.Now()
-	if cs.tx == nil {
-		cs.tx = cs.h.newTrack(cs.name + " tx")
-	}
 	ser := cs.serialisation(len(f))
-	t.emit(&event{ph: phComplete, name: fmt.Sprintf("tx %dB", len(f)), cat: "frame", pid: cs.h.pid, tid: cs.tx.tid, ts: int64(now), dur: int64(ser)})
+	cs.frameSlice(&cs.tx, "tx", len(f), now, ser)
 	if n := cs.network; n != nil && n.cards > 1 {
 		n.sent = append(n.sent, &frame{data: string(f), at: now, from: cs, ser: ser})
 	}
@@ -150,17 +156,14 @@ func (cs *cardState) received(f []byte) {
 		return // the host's part may last longer; the wire's does not
 	}
 	now := t.k.Now()
-	if cs.rx == nil {
-		cs.rx = cs.h.newTrack(cs.name + " rx")
-	}
 	ser := min(cs.serialisation(len(f)), now)
-	t.emit(&event{ph: phComplete, name: fmt.Sprintf("rx %dB", len(f)), cat: "frame", pid: cs.h.pid, tid: cs.rx.tid, ts: int64(now - ser), dur: int64(ser)})
+	cs.frameSlice(&cs.rx, "rx", len(f), now-ser, ser)
 	n := cs.network
 	if n == nil {
 		return
 	}
 	for i, fr := range n.sent {
-		if fr.from == cs || fr.data != string(f) || seen(fr, cs) {
+		if fr.from == cs || fr.data != string(f) || slices.Contains(fr.seenb, cs) {
 			continue
 		}
 		fr.seen++
@@ -180,15 +183,6 @@ func (cs *cardState) received(f []byte) {
 		}
 		return
 	}
-}
-
-func seen(fr *frame, cs *cardState) bool {
-	for _, c := range fr.seenb {
-		if c == cs {
-			return true
-		}
-	}
-	return false
 }
 
 func (cs *cardState) dma(busy bool) {
