@@ -2,15 +2,12 @@ package annotations_test
 
 import (
 	"encoding/json"
-	"hash/fnv"
-	"strconv"
 	"testing"
 
 	"simkron/annotations"
 	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
-	"simkron/sim"
 	"simkron/stack/apps/udp"
 )
 
@@ -58,16 +55,8 @@ func simulateWith(t testing.TB, exp *machine.Experiment, scripts []annotations.S
 func simulateIn(t testing.TB, exp *machine.Experiment, scripts []annotations.Source, dir string, setup func(*annotations.Engine)) *run {
 	t.Helper()
 	out := &run{}
-	h := fnv.New64a()
-	var buf []byte
-	opt := machine.Options{Trace: func(ev *sim.Event) {
-		buf = strconv.AppendInt(buf[:0], int64(ev.When()), 10)
-		buf = append(buf, ' ')
-		buf = append(buf, ev.Name()...)
-		buf = append(buf, '\n')
-		h.Write(buf)
-		out.events++
-	}}
+	tr := machinetest.NewEventTrace()
+	opt := machine.Options{Trace: tr.Fire}
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +87,7 @@ func simulateIn(t testing.TB, exp *machine.Experiment, scripts []annotations.Sou
 	if out.e != nil {
 		out.finish = out.e.Finish()
 	}
-	out.trace = h.Sum64()
+	out.trace, out.events = tr.Sum(), tr.Events
 	return out
 }
 

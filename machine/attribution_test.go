@@ -1,7 +1,6 @@
 package machine_test
 
 import (
-	"hash/fnv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,7 +8,6 @@ import (
 	"simkron/internal/machinetest"
 	"simkron/machine"
 	"simkron/report"
-	"simkron/sim"
 )
 
 // sweep runs a short UDP sweep with the built-in layer attribution on or
@@ -23,16 +21,8 @@ func sweep(t testing.TB, attribution bool, messages int) (*report.Result, uint64
 	machinetest.Segments(exp)[0].Pcap = false
 	udpParams(exp).Sizes = []int{4, 1024, 4096}
 	udpParams(exp).Messages = messages
-	h := fnv.New64a()
-	var buf [8]byte
-	opt := machine.Options{Trace: func(ev *sim.Event) {
-		at := ev.When()
-		for i := range buf {
-			buf[i] = byte(uint64(at) >> (8 * i))
-		}
-		h.Write(buf[:])
-		h.Write([]byte(ev.Name()))
-	}}
+	tr := machinetest.NewEventTrace()
+	opt := machine.Options{Trace: tr.Fire}
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +34,7 @@ func sweep(t testing.TB, attribution bool, messages int) (*report.Result, uint64
 	if err != nil || !res.Complete {
 		t.Fatal(err, res.Incomplete)
 	}
-	return res, h.Sum64()
+	return res, tr.Sum()
 }
 
 // The built-in attribution only counts: with it off the event trace and

@@ -3,7 +3,6 @@ package machine_test
 import (
 	"bytes"
 	"encoding/json"
-	"hash/fnv"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -12,8 +11,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"simkron/annotations/cycleprof"
+	"simkron/internal/machinetest"
 	"simkron/machine"
-	"simkron/sim"
 	"simkron/stack/apps/udp"
 )
 
@@ -22,16 +21,8 @@ import (
 // of every event).
 func profiled(t *testing.T, exp *machine.Experiment, rec *cycleprof.Recorder) (*machine.Run, []byte, uint64) {
 	t.Helper()
-	h := fnv.New64a()
-	var buf [8]byte
-	opt := machine.Options{NoCapture: true, CyclesProfile: rec, Trace: func(ev *sim.Event) {
-		at := ev.When()
-		for i := range buf {
-			buf[i] = byte(uint64(at) >> (8 * i))
-		}
-		h.Write(buf[:])
-		h.Write([]byte(ev.Name()))
-	}}
+	tr := machinetest.NewEventTrace()
+	opt := machine.Options{NoCapture: true, CyclesProfile: rec, Trace: tr.Fire}
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +35,7 @@ func profiled(t *testing.T, exp *machine.Experiment, rec *cycleprof.Recorder) (*
 	if err := res.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	return r, js.Bytes(), h.Sum64()
+	return r, js.Bytes(), tr.Sum()
 }
 
 // readProfile writes rec's profile as a file would hold it and reads it

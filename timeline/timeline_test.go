@@ -3,9 +3,7 @@ package timeline_test
 import (
 	"bytes"
 	"encoding/json"
-	"hash/fnv"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -43,16 +41,8 @@ func runTraced(t testing.TB, exp *machine.Experiment, win *timeline.Window, scri
 func runWatched(t testing.TB, exp *machine.Experiment, win *timeline.Window, watch func(*machine.Run), scripts ...annotations.Source) traced {
 	t.Helper()
 	var out traced
-	h := fnv.New64a()
-	var buf []byte
-	opt := machine.Options{NoCapture: true, Trace: func(ev *sim.Event) {
-		buf = strconv.AppendInt(buf[:0], int64(ev.When()), 10)
-		buf = append(buf, ' ')
-		buf = append(buf, ev.Name()...)
-		buf = append(buf, '\n')
-		h.Write(buf)
-		out.events++
-	}}
+	tr := machinetest.NewEventTrace()
+	opt := machine.Options{NoCapture: true, Trace: tr.Fire}
 	r, err := machine.New(exp, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +87,7 @@ func runWatched(t testing.TB, exp *machine.Experiment, win *timeline.Window, wat
 		}
 		out.trace = file.Bytes()
 	}
-	out.hash = h.Sum64()
+	out.hash, out.events = tr.Sum(), tr.Events
 	return out
 }
 
