@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
 	"image/png"
 	"os"
 	"os/exec"
@@ -71,6 +72,38 @@ func consoleErrors(log string) []string {
 	return bad
 }
 
+// screenshotPixels takes a screenshot of url in a window of size ("W,H")
+// into dir, fails the test on a browser error, and counts the pixels
+// whose colour (16-bit red, green, blue) pick accepts.
+func screenshotPixels(t *testing.T, bin, dir, size, url string, pick func(r, g, b uint32) bool) (image.Rectangle, int) {
+	t.Helper()
+	shot := filepath.Join(dir, "shot.png")
+	_, log := chromium(t, bin, "--screenshot="+shot, "--window-size="+size, url)
+	if bad := consoleErrors(log); len(bad) > 0 {
+		t.Errorf("browser errors:\n%s", strings.Join(bad, "\n"))
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if pick(r, g, b) {
+				n++
+			}
+		}
+	}
+	return bounds, n
+}
+
 // The HTML report opens in a real browser without errors and shows its
 // charts. Skipped where there is no chromium on the PATH (a failure under
 // CI=true).
@@ -102,31 +135,10 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("browser errors:\n%s", strings.Join(bad, "\n"))
 	}
 
-	shot := filepath.Join(dir, "shot.png")
-	_, log = chromium(t, bin, "--screenshot="+shot, "--window-size=1200,2000", url)
-	if bad := consoleErrors(log); len(bad) > 0 {
-		t.Errorf("browser errors:\n%s", strings.Join(bad, "\n"))
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The charts' bars are the only colour on the page but the status.
-	colored := 0
-	bounds := img.Bounds()
-	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
-		for x := bounds.Min.X; x < bounds.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if max(r, g, bl)-min(r, g, bl) > 0x2000 {
-				colored++
-			}
-		}
-	}
+	bounds, colored := screenshotPixels(t, bin, dir, "1200,2000", url, func(r, g, bl uint32) bool {
+		return max(r, g, bl)-min(r, g, bl) > 0x2000
+	})
 	if colored < 5000 {
 		t.Errorf("the screenshot (%v) has %d coloured pixels: no charts drawn?", bounds, colored)
 	}
@@ -165,31 +177,10 @@ func TestWaterfallInChromium(t *testing.T) {
 	if err := os.WriteFile(file, svg.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shot := filepath.Join(dir, "shot.png")
-	_, log = chromium(t, bin, "--screenshot="+shot, "--window-size=1100,300", "file://"+file)
-	if bad := consoleErrors(log); len(bad) > 0 {
-		t.Errorf("browser errors:\n%s", strings.Join(bad, "\n"))
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// UDP's orange in the first row, where the receive ends.
-	orange := 0
-	bounds := img.Bounds()
-	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
-		for x := bounds.Min.X; x < bounds.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r>>8 > 0xd0 && g>>8 > 0x90 && g>>8 < 0xb0 && bl>>8 < 0x20 {
-				orange++
-			}
-		}
-	}
+	bounds, orange := screenshotPixels(t, bin, dir, "1100,300", "file://"+file, func(r, g, bl uint32) bool {
+		return r>>8 > 0xd0 && g>>8 > 0x90 && g>>8 < 0xb0 && bl>>8 < 0x20
+	})
 	if orange < 1000 {
 		t.Errorf("the screenshot (%v) has %d orange (UDP) pixels: no bars drawn?", bounds, orange)
 	}
